@@ -1,0 +1,35 @@
+"""Small JSON readers that turn every problem into a RawFormatError naming file and line/key."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .errors import RawFormatError
+
+
+def read_json_object(path: str | Path) -> dict[str, Any]:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise RawFormatError(p, f"not UTF-8 text ({exc.reason})") from exc
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RawFormatError(p, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from exc
+    if not isinstance(doc, dict):
+        raise RawFormatError(p, "top level is not a JSON object", line=1)
+    return doc
+
+
+def require(doc: dict[str, Any], key: str, path: str | Path, types: type | tuple[type, ...] | None = None) -> Any:
+    """doc[key], or RawFormatError naming the file and the key (missing or of the wrong type)."""
+    if key not in doc:
+        raise RawFormatError(path, "missing key", key=key)
+    value = doc[key]
+    if types is not None:
+        bad_bool = isinstance(value, bool) and bool not in (types if isinstance(types, tuple) else (types,))
+        if bad_bool or not isinstance(value, types):
+            raise RawFormatError(path, f"unexpected value {value!r}", key=key)
+    return value

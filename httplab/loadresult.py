@@ -1,0 +1,74 @@
+"""The tool-agnostic result of one measured point (one load-tool run), and the registry that maps
+scenario.json's `tool` to the function that reads that tool's raw files.
+
+A loader has the signature `loader(scenario_dir: Path, rep: int) -> LoadResult | None` and returns
+None when the tool left no machine-readable output (e.g. it died at start-up). To add h2load:
+write `httplab/h2load.py` with a parser and a loader and call `register_loader("h2load", loader)`
+(or add it to `_LOADERS` below).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+
+@dataclass(frozen=True, eq=False)
+class LoadResult:
+    tool: str
+    requests: int  # completed requests (responses) in the measured window
+    duration_s: float  # measured window as the tool timed it
+    bytes_read: float  # bytes the client read (responses), as the tool counts them
+    # Error counters that make a run failed, keyed by a human label ("read errors",
+    # "non-2xx/3xx responses", "h2load failed", ...). Zero entries may be present.
+    errors: Mapping[str, int]
+    lat_mean_us: float  # NaN when no latency was recorded
+    lat_max_us: float
+    hist_kind: str  # "exact" or "quantiles" (see scripts/lua/report.lua), "none" if empty
+    hist_values_us: np.ndarray
+    hist_counts: np.ndarray
+    source_files: tuple[str, ...] = field(default=())
+
+    @property
+    def req_per_s(self) -> float:
+        return self.requests / self.duration_s if self.duration_s > 0 else math.nan
+
+    @property
+    def bytes_per_s(self) -> float:
+        return self.bytes_read / self.duration_s if self.duration_s > 0 else math.nan
+
+    @property
+    def total_errors(self) -> int:
+        return int(sum(self.errors.values()))
+
+
+Loader = Callable[[Path, int], "LoadResult | None"]
+_LOADERS: dict[str, Loader] = {}
+
+
+def register_loader(tool: str, loader: Loader) -> None:
+    _LOADERS[tool] = loader
+
+
+def loader_for(tool: str) -> Loader:
+    if not _LOADERS:
+        _register_builtin()
+    try:
+        return _LOADERS[tool]
+    except KeyError:
+        raise KeyError(f"no raw loader for load tool {tool!r} (known: {sorted(_LOADERS)})") from None
+
+
+def known_tools() -> list[str]:
+    if not _LOADERS:
+        _register_builtin()
+    return sorted(_LOADERS)
+
+
+def _register_builtin() -> None:
+    from .wrk_loader import load_wrk_point
+
+    _LOADERS.setdefault("wrk", load_wrk_point)

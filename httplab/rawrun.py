@@ -1,0 +1,350 @@
+"""Walk a raw run directory (raw/<run_id>/...) and build the tidy frames of DESIGN §3.
+
+Layout (the contract with the shell scripts):
+    raw/<run_id>/meta.json
+    raw/<run_id>/<suite>/suite.json
+    raw/<run_id>/<suite>/<server>/verify.r<rep>.txt
+    raw/<run_id>/<suite>/<server>/<scenario>/scenario.json
+    raw/<run_id>/<suite>/<server>/<scenario>/r<rep>.{stdout.txt,stderr.txt,wrk.json,server.json,run.json}
+A rep is finished when r<rep>.run.json exists (written last); unfinished reps are skipped.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import RawFormatError
+from .jsonio import read_json_object, require
+from .loadresult import LoadResult, loader_for
+from .percentiles import weighted_percentiles
+
+# ---------------------------------------------------------------- frame schemas
+RUNS_COLUMNS: tuple[str, ...] = (
+    "run_id", "suite", "protocol", "tls", "server", "route", "method", "size_bytes", "connections",
+    "streams", "client_threads", "duration_s", "rep", "status", "requests", "req_per_s",
+    "bytes_per_s", "lat_mean_us", "lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_p999_us",
+    "lat_max_us", "errors", "server_cpu_s", "cpu_pct", "cpu_us_per_req", "rss_peak_kb", "raw_path",
+    # beyond DESIGN §3:
+    "scenario", "pipeline", "fail_reason", "hist_kind",
+)
+RUN_KEY: tuple[str, ...] = ("run_id", "suite", "server", "scenario", "rep")
+LATENCY_COLUMNS: tuple[str, ...] = RUN_KEY + ("latency_us", "count")
+VERIFY_COLUMNS: tuple[str, ...] = ("run_id", "suite", "server", "rep", "passed", "n_pass", "n_fail",
+                                   "failed_checks", "lines", "raw_path")
+SUITE_COLUMNS: tuple[str, ...] = ("run_id", "suite", "status", "message", "end_utc")
+
+_INT_COLS = ("size_bytes", "connections", "streams", "client_threads", "rep", "pipeline")
+_FLOAT_COLS = ("duration_s", "requests", "req_per_s", "bytes_per_s", "lat_mean_us", "lat_p50_us",
+               "lat_p90_us", "lat_p99_us", "lat_p999_us", "lat_max_us", "errors", "server_cpu_s",
+               "cpu_pct", "cpu_us_per_req", "rss_peak_kb")
+
+SCENARIO_KEYS: dict[str, type | tuple[type, ...]] = {
+    "suite": str, "protocol": str, "tls": bool, "server": str, "scenario": str, "route": str,
+    "method": str, "size_bytes": int, "connections": int, "streams": int, "pipeline": int,
+    "client_threads": int, "duration_s": (int, float), "tool": str,
+}
+
+_REP_RE = re.compile(r"r(\d+)\.run\.json")
+_VERIFY_RE = re.compile(r"verify\.r(\d+)\.txt")
+
+
+# ---------------------------------------------------------------- small readers
+def read_meta(run_dir: str | Path) -> dict[str, Any]:
+    """raw/<run_id>/meta.json as a dict (RawFormatError if missing keys run_id/complete)."""
+    path = Path(run_dir) / "meta.json"
+    meta = read_json_object(path)
+    require(meta, "run_id", path, str)
+    meta.setdefault("complete", False)
+    return meta
+
+
+def read_scenario(scenario_dir: Path) -> dict[str, Any]:
+    path = scenario_dir / "scenario.json"
+    doc = read_json_object(path)
+    for key, types in SCENARIO_KEYS.items():
+        require(doc, key, path, types)
+    return doc
+
+
+def finished_reps(scenario_dir: Path) -> list[int]:
+    """Reps whose r<rep>.run.json exists (the finished ones), ascending."""
+    reps = []
+    for p in scenario_dir.iterdir():
+        m = _REP_RE.fullmatch(p.name)
+        if m:
+            reps.append(int(m.group(1)))
+    return sorted(reps)
+
+
+@dataclass(frozen=True)
+class ServerCost:
+    cpu_s: float
+    wall_s: float
+    rss_kb: float
+    rss_peak_kb: float
+    alive: bool | None
+
+
+def read_server_cost(path: Path) -> ServerCost | None:
+    """r<rep>.server.json -> CPU seconds of the process tree over the window, RSS; None if absent."""
+    if not path.is_file():
+        return None
+    doc = read_json_object(path)
+    num = (int, float)
+    clk = require(doc, "clk_tck", path, num)
+    before = require(doc, "cpu_ticks_before", path, num)
+    after = require(doc, "cpu_ticks_after", path, num)
+    wall = require(doc, "wall_s", path, num)
+    if clk <= 0:
+        raise RawFormatError(path, f"clk_tck must be > 0, got {clk}", key="clk_tck")
+    if after < before:
+        raise RawFormatError(path, "cpu_ticks_after < cpu_ticks_before", key="cpu_ticks_after")
+    alive = doc.get("server_alive")
+    return ServerCost(
+        cpu_s=(after - before) / clk,
+        wall_s=float(wall),
+        rss_kb=float(doc.get("rss_kb", math.nan) if doc.get("rss_kb") is not None else math.nan),
+        rss_peak_kb=float(doc["rss_peak_kb"]) if doc.get("rss_peak_kb") is not None else math.nan,
+        alive=None if alive is None else bool(alive),
+    )
+
+
+# ---------------------------------------------------------------- status rule
+def fail_reasons(exit_code: int | None, result: LoadResult | None, server_alive: bool | None,
+                 tool: str) -> list[str]:
+    """Human reasons why a run is failed; empty list = ok.
+
+    Failed when: the load tool exited non-zero, it left no output, any error counter > 0 (socket
+    errors, non-2xx/3xx responses, h2load failed/errored/timeout), zero completed requests, or the
+    server was not alive after the run.
+    """
+    reasons: list[str] = []
+    if exit_code is not None and exit_code != 0:
+        reasons.append(f"{tool} exited with code {exit_code}")
+    if result is None:
+        reasons.append(f"{tool} wrote no result")
+    else:
+        for label, n in result.errors.items():
+            if n > 0:
+                reasons.append(f"{n:,} {label}")
+        if result.requests <= 0:
+            reasons.append("no request completed")
+    if server_alive is False:
+        reasons.append("server not alive after the run")
+    return reasons
+
+
+# ---------------------------------------------------------------- walking
+@dataclass(frozen=True)
+class PointDir:
+    suite: str
+    server: str
+    scenario_dir: Path
+
+
+def iter_scenario_dirs(run_dir: Path) -> Iterator[Path]:
+    """Every raw/<run_id>/<suite>/<server>/<scenario>/ that has a scenario.json, sorted."""
+    for path in sorted(run_dir.glob("*/*/*/scenario.json")):
+        yield path.parent
+
+
+def _point_row(run_id: str, run_dir: Path, scenario_dir: Path, scen: dict[str, Any], rep: int
+               ) -> tuple[dict[str, Any], LoadResult | None]:
+    run_json_path = scenario_dir / f"r{rep}.run.json"
+    run_json = read_json_object(run_json_path)
+    exit_code = run_json.get("exit_code")
+    if exit_code is not None and (isinstance(exit_code, bool) or not isinstance(exit_code, int)):
+        raise RawFormatError(run_json_path, f"unexpected value {exit_code!r}", key="exit_code")
+    tool = scen["tool"]
+    result = loader_for(tool)(scenario_dir, rep)
+    cost = read_server_cost(scenario_dir / f"r{rep}.server.json")
+    alive_flags = [run_json.get("server_alive"), cost.alive if cost else None]
+    alive = False if any(a is False for a in alive_flags) else (
+        True if any(a is True for a in alive_flags) else None)
+    reasons = fail_reasons(exit_code, result, alive, tool)
+
+    requests = float(result.requests) if result else math.nan
+    if result is not None and result.hist_counts.sum() > 0:
+        p50, p90, p99, p999 = weighted_percentiles(result.hist_values_us, result.hist_counts,
+                                                   [50, 90, 99, 99.9])
+    else:
+        p50 = p90 = p99 = p999 = math.nan
+    cpu_s = cost.cpu_s if cost else math.nan
+    cpu_pct = 100.0 * cpu_s / cost.wall_s if cost and cost.wall_s > 0 else math.nan
+    cpu_us_per_req = 1e6 * cpu_s / requests if requests and requests > 0 else math.nan
+    rel = scenario_dir.relative_to(run_dir)
+    row: dict[str, Any] = {
+        "run_id": run_id, "suite": scen["suite"], "protocol": scen["protocol"], "tls": scen["tls"],
+        "server": scen["server"], "route": scen["route"], "method": scen["method"],
+        "size_bytes": scen["size_bytes"], "connections": scen["connections"],
+        "streams": scen["streams"], "client_threads": scen["client_threads"],
+        "duration_s": float(scen["duration_s"]), "rep": rep,
+        "status": "failed" if reasons else "ok",
+        "requests": requests,
+        "req_per_s": result.req_per_s if result else math.nan,
+        "bytes_per_s": result.bytes_per_s if result else math.nan,
+        "lat_mean_us": result.lat_mean_us if result else math.nan,
+        "lat_p50_us": p50, "lat_p90_us": p90, "lat_p99_us": p99, "lat_p999_us": p999,
+        "lat_max_us": result.lat_max_us if result else math.nan,
+        "errors": float(result.total_errors) if result else math.nan,
+        "server_cpu_s": cpu_s, "cpu_pct": cpu_pct, "cpu_us_per_req": cpu_us_per_req,
+        "rss_peak_kb": cost.rss_peak_kb if cost else math.nan,
+        "raw_path": f"{run_id}/{rel.as_posix()}/r{rep}",
+        "scenario": scen["scenario"], "pipeline": scen["pipeline"],
+        "fail_reason": "; ".join(reasons), "hist_kind": result.hist_kind if result else "none",
+    }
+    return row, result
+
+
+def empty_runs_frame() -> pd.DataFrame:
+    return _typed_runs(pd.DataFrame({c: [] for c in RUNS_COLUMNS}))
+
+
+def _typed_runs(df: pd.DataFrame) -> pd.DataFrame:
+    df = df.loc[:, list(RUNS_COLUMNS)].copy()
+    for c in _INT_COLS:
+        df[c] = df[c].astype("int64")
+    for c in _FLOAT_COLS:
+        df[c] = df[c].astype("float64")
+    df["tls"] = df["tls"].astype(bool)
+    for c in ("run_id", "suite", "protocol", "server", "route", "method", "status", "raw_path",
+              "scenario", "fail_reason", "hist_kind"):
+        df[c] = df[c].astype(object).astype(str) if len(df) else df[c].astype(object)
+    return df.reset_index(drop=True)
+
+
+def build_frames(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(runs, latency) frames for one raw run. Failed runs are kept (status='failed')."""
+    run_dir = Path(run_dir)
+    meta = read_meta(run_dir)
+    run_id = meta["run_id"]
+    rows: list[dict[str, Any]] = []
+    lat_parts: list[pd.DataFrame] = []
+    for scenario_dir in iter_scenario_dirs(run_dir):
+        scen = read_scenario(scenario_dir)
+        for rep in finished_reps(scenario_dir):
+            row, result = _point_row(run_id, run_dir, scenario_dir, scen, rep)
+            rows.append(row)
+            if result is not None and len(result.hist_values_us):
+                n = len(result.hist_values_us)
+                lat_parts.append(pd.DataFrame({
+                    "run_id": [run_id] * n, "suite": [row["suite"]] * n,
+                    "server": [row["server"]] * n, "scenario": [row["scenario"]] * n,
+                    "rep": np.full(n, rep, dtype=np.int64),
+                    "latency_us": result.hist_values_us.astype(np.float64),
+                    "count": result.hist_counts.astype(np.int64),
+                }))
+    runs = _typed_runs(pd.DataFrame(rows)) if rows else empty_runs_frame()
+    runs = runs.sort_values(["suite", "scenario", "server", "rep"], kind="stable").reset_index(drop=True)
+    if lat_parts:
+        latency = pd.concat(lat_parts, ignore_index=True)
+    else:
+        latency = pd.DataFrame({"run_id": pd.Series([], dtype=object), "suite": pd.Series([], dtype=object),
+                                "server": pd.Series([], dtype=object), "scenario": pd.Series([], dtype=object),
+                                "rep": pd.Series([], dtype="int64"), "latency_us": pd.Series([], dtype="float64"),
+                                "count": pd.Series([], dtype="int64")})
+    return runs, latency.loc[:, list(LATENCY_COLUMNS)]
+
+
+# ---------------------------------------------------------------- verify gates and suites
+def parse_verify(text: str) -> tuple[list[str], list[str], list[str]]:
+    """(all non-blank lines, PASS lines, FAIL lines) of a verify transcript. Lines that start with
+    neither PASS nor FAIL are kept as notes; a transcript with no check at all does not pass."""
+    lines = [ln.rstrip() for ln in text.splitlines() if ln.strip()]
+    passes = [ln for ln in lines if ln.lstrip().startswith("PASS")]
+    fails = [ln for ln in lines if ln.lstrip().startswith("FAIL")]
+    return lines, passes, fails
+
+
+def load_verify(run_dir: str | Path) -> pd.DataFrame:
+    """One row per (suite, server, rep) verify gate: passed, counts, the failed checks, all lines."""
+    run_dir = Path(run_dir)
+    run_id = read_meta(run_dir)["run_id"]
+    rows = []
+    for path in sorted(run_dir.glob("*/*/verify.r*.txt")):
+        m = _VERIFY_RE.fullmatch(path.name)
+        if not m:
+            continue
+        lines, passes, fails = parse_verify(path.read_text(encoding="utf-8", errors="replace"))
+        rows.append({
+            "run_id": run_id, "suite": path.parent.parent.name, "server": path.parent.name,
+            "rep": int(m.group(1)), "passed": bool(passes) and not fails,
+            "n_pass": len(passes), "n_fail": len(fails),
+            "failed_checks": "\n".join(fails) if fails else ("" if passes else "no check recorded"),
+            "lines": "\n".join(lines), "raw_path": path.relative_to(run_dir.parent).as_posix(),
+        })
+    df = pd.DataFrame(rows, columns=list(VERIFY_COLUMNS))
+    return df.sort_values(["suite", "server", "rep"], kind="stable").reset_index(drop=True)
+
+
+def load_suites(run_dir: str | Path) -> pd.DataFrame:
+    """One row per suite directory: status from suite.json, or 'incomplete' when it is missing."""
+    run_dir = Path(run_dir)
+    meta = read_meta(run_dir)
+    names = set(meta.get("suites") or []) | {p.parent.name for p in run_dir.glob("*/suite.json")} | {
+        p.parent.parent.parent.name for p in run_dir.glob("*/*/*/scenario.json")}
+    rows = []
+    for suite in sorted(names):
+        path = run_dir / suite / "suite.json"
+        if path.is_file():
+            doc = read_json_object(path)
+            rows.append({"run_id": meta["run_id"], "suite": suite,
+                         "status": str(require(doc, "status", path, str)),
+                         "message": str(doc.get("message") or ""), "end_utc": doc.get("end_utc")})
+        else:
+            rows.append({"run_id": meta["run_id"], "suite": suite, "status": "incomplete",
+                         "message": "no suite.json (suite not finished)", "end_utc": None})
+    return pd.DataFrame(rows, columns=list(SUITE_COLUMNS))
+
+
+# ---------------------------------------------------------------- everything at once
+@dataclass(frozen=True, eq=False)
+class RawRun:
+    run_dir: Path
+    meta: dict[str, Any]
+    runs: pd.DataFrame
+    latency: pd.DataFrame
+    verify: pd.DataFrame
+    suites: pd.DataFrame
+
+    @property
+    def run_id(self) -> str:
+        return str(self.meta["run_id"])
+
+    def frames(self) -> dict[str, pd.DataFrame]:
+        """The tidy frames of DESIGN §3, for write_tidy."""
+        return {"runs": self.runs, "latency": self.latency}
+
+    def suite(self, name: str) -> "RawRun":
+        """The same run restricted to one suite."""
+        def pick(df: pd.DataFrame) -> pd.DataFrame:
+            return df[df["suite"] == name].reset_index(drop=True) if "suite" in df else df
+        return RawRun(self.run_dir, self.meta, pick(self.runs), pick(self.latency),
+                      pick(self.verify), pick(self.suites))
+
+
+def load_run(run_dir: str | Path) -> RawRun:
+    run_dir = Path(run_dir)
+    meta = read_meta(run_dir)
+    runs, latency = build_frames(run_dir)
+    return RawRun(run_dir, meta, runs, latency, load_verify(run_dir), load_suites(run_dir))
+
+
+def write_tidy(frames: Mapping[str, pd.DataFrame], out_dir: str | Path) -> list[Path]:
+    """Write each frame as <name>.parquet and <name>.csv under out_dir (created). Returns the paths."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for name, df in frames.items():
+        pq, csv = out / f"{name}.parquet", out / f"{name}.csv"
+        df.to_parquet(pq, index=False)
+        df.to_csv(csv, index=False)
+        written += [pq, csv]
+    return written

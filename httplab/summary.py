@@ -1,0 +1,98 @@
+"""The seed-style summary block (seed 000's "GET /ping: xKit +18% ~ +24%", peak throughput, peak
+transfer), every number computed from the runs frame and every Δ carrying its CI."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from .aggregate import ok_runs, select
+from .fmt import fmt_bytes_rate, fmt_kilo, fmt_size
+from .scenarios import Section, scenario_label
+from .servers import display_name, short_name
+from .stats import DEFAULT_SEED, RatioCI, format_delta, mean_ci, ratio_ci
+
+_LEVEL_FMT = {"size_bytes": fmt_size, "connections": lambda v: f"{int(v)} connections"}
+
+
+def _section_deltas(runs: pd.DataFrame, section: Section, a: str, b: str, metric: str,
+                    confidence: float, n_boot: int, seed: int) -> list[tuple[object, RatioCI]]:
+    ok = ok_runs(select(runs, section.where))
+    out = []
+    if ok.empty:
+        return out
+    for level in sorted(ok[section.vary].unique()):
+        at = ok[ok[section.vary] == level]
+        xa = at.loc[at["server"] == a, metric].to_numpy(dtype=np.float64)
+        xb = at.loc[at["server"] == b, metric].to_numpy(dtype=np.float64)
+        if len(xa) and len(xb):
+            out.append((level, ratio_ci(xa, xb, confidence, n_boot, seed)))
+    return out
+
+
+def _range_line(deltas: list[tuple[object, RatioCI]], vary: str) -> str:
+    fmt_level = _LEVEL_FMT.get(vary, str)
+    if not deltas:
+        return "no data"
+    ordered = sorted(deltas, key=lambda d: d[1].estimate if d[1].estimate is not None else np.nan)
+    lo_level, lo = ordered[0]
+    hi_level, hi = ordered[-1]
+    n_clear = sum(1 for _, r in deltas if r.clear)
+    n_ci = sum(1 for _, r in deltas if r.has_interval)
+    if len(deltas) == 1:
+        text = f"{format_delta(lo)} at {fmt_level(lo_level)}"
+    else:
+        text = (f"{format_delta(lo)} ({fmt_level(lo_level)}) ~ {format_delta(hi)} ({fmt_level(hi_level)})")
+    return f"{text}; clear difference at {n_clear} of {len(deltas)} points ({n_ci} with a CI)"
+
+
+def _peak(runs: pd.DataFrame, server: str, metric: str, confidence: float):
+    """The non-pipelined scenario where the server's mean metric is highest, with its mean CI."""
+    ok = ok_runs(runs)
+    ok = ok[(ok["server"] == server) & (ok["pipeline"] <= 1)]
+    if ok.empty:
+        return None
+    means = ok.groupby("scenario")[metric].mean()
+    if means.dropna().empty:
+        return None
+    scen = means.idxmax()
+    grp = ok[ok["scenario"] == scen]
+    return grp.iloc[0], mean_ci(grp[metric].to_numpy(dtype=np.float64), confidence)
+
+
+def _peak_text(peak, fmt, unit: str) -> str:
+    if peak is None:
+        return "no data"
+    row, ci = peak
+    value = f"{fmt(ci.mean)}{unit}"
+    interval = (f" [{fmt(ci.low)}, {fmt(ci.high)}]" if ci.has_interval
+                else f" (n={ci.n}, {ci.reason})")
+    return f"{value}{interval} ({scenario_label(row, batch_note=False)})"
+
+
+def summary_block(runs: pd.DataFrame, sections: Sequence[Section], servers: Sequence[str] = ("evloop", "go"),
+                  baseline: str = "go", run_id: str = "", confidence: float = 0.95, n_boot: int = 9999,
+                  seed: int = DEFAULT_SEED) -> str:
+    """Plain-text block like seed 000's summary. Δ = req/s of each non-baseline server vs the
+    baseline, per point, with BCa CIs; the range shows the smallest and largest Δ of a section."""
+    contestants = [s for s in servers if s != baseline]
+    head = " vs ".join(display_name(s) for s in contestants + [baseline])
+    title = f"{head}" + (f" — run {run_id}" if run_id else "")
+    lines = [title, "=" * len(title),
+             f"Δ req/s per point, {confidence:.0%} BCa bootstrap CI ({n_boot:,} resamples); "
+             "peaks (non-pipelined scenarios): mean over runs with a Student-t CI"]
+    width = max((len(s.title.split(" — ")[0]) for s in sections), default=10) + 1
+    for s in sections:
+        name = s.title.split(" — ")[0] + ":"
+        for c in contestants:
+            deltas = _section_deltas(runs, s, c, baseline, "req_per_s", confidence, n_boot, seed)
+            who = f"{short_name(c)} " if deltas else ""
+            lines.append(f"{name:<{width}} {who}{_range_line(deltas, s.vary)}")
+    for c in list(contestants) + [baseline]:
+        lines.append(f"Peak throughput: {short_name(c)} "
+                     + _peak_text(_peak(runs, c, "req_per_s", confidence), fmt_kilo, " req/s"))
+    for c in list(contestants) + [baseline]:
+        lines.append(f"Peak transfer: {short_name(c)} "
+                     + _peak_text(_peak(runs, c, "bytes_per_s", confidence), fmt_bytes_rate, ""))
+    return "\n".join(lines)

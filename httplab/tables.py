@@ -1,0 +1,234 @@
+"""Seed-style tables built from the runs frame. Every builder returns a DataFrame ready for
+`to_markdown(index=False)`, with `df.attrs["title"]` and `df.attrs["caption"]` (the caption states
+n and the confidence level). An empty DataFrame (with a caption saying why) means "no data".
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .aggregate import Where, ok_runs, select
+from .fmt import fmt_bytes_rate, fmt_float, fmt_mean_ci, fmt_size, fmt_us
+from .scenarios import scenario_label, scenario_sort_key
+from .servers import REFERENCE_SERVERS, display_name, short_name, sort_servers
+from .stats import DEFAULT_SEED, MIN_RUNS, format_delta, mean_ci, ratio_ci, tail_ratio
+
+METRIC_LABELS: dict[str, str] = {
+    "req_per_s": "req/s", "bytes_per_s": "Transfer/s", "cpu_us_per_req": "CPU-µs/req",
+    "cpu_pct": "CPU %", "lat_p50_us": "P50 latency", "lat_p99_us": "P99 latency",
+}
+
+VARY_FORMAT: dict[str, Callable[[float], str]] = {
+    "size_bytes": fmt_size,
+    "connections": lambda v: f"{int(v)}",
+    "pipeline": lambda v: f"{int(v)}",
+    "streams": lambda v: f"{int(v)}",
+}
+
+
+def _with_meta(df: pd.DataFrame, title: str, caption: str) -> pd.DataFrame:
+    df.attrs["title"] = title
+    df.attrs["caption"] = caption
+    return df
+
+
+def _ci_words(confidence: float) -> str:
+    return (f"{confidence:.0%} Student-t CI over runs (n = ok runs; no interval below {MIN_RUNS} runs)")
+
+
+def _delta_words(confidence: float, n_boot: int) -> str:
+    return (f"Δ = ratio of means − 1 with a {confidence:.0%} BCa bootstrap CI ({n_boot:,} resamples, "
+            f"fixed seed); 'no clear difference' when the CI holds 0")
+
+
+def _vals(df: pd.DataFrame, metric: str) -> np.ndarray:
+    return df[metric].to_numpy(dtype=np.float64)
+
+
+def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str = "connections",
+                     servers: Sequence[str] = ("evloop", "go"), baseline: str = "go",
+                     metric: str = "req_per_s", latency_metric: str = "lat_p50_us",
+                     references: Sequence[str] = REFERENCE_SERVERS, transfer: bool = False,
+                     vary_label: str | None = None, title: str = "", confidence: float = 0.95,
+                     n_boot: int = 9999, seed: int = DEFAULT_SEED) -> pd.DataFrame:
+    """`Connections | C req/s | Go req/s | C latency | Go latency | Δ C vs Go | nginx req/s (ref) …`
+
+    One row per value of `vary`. req/s cells: mean ± half-width of the t CI, with n. Latency: mean
+    over runs of each run's P50 (from its full histogram). With transfer=True, `X Transfer/s`
+    columns (mean bytes read per second, binary units as wrk prints). Δ of `metric` for every
+    server of `servers` other than baseline against baseline. Reference servers that have data
+    here are added as extra columns (req/s only). Failed runs are left out of every number.
+    """
+    sub = select(runs, where)
+    title = title or "comparison"
+    if sub.empty:
+        return _with_meta(pd.DataFrame(), title, "no data for this table in this run")
+    ok = ok_runs(sub)
+    label = vary_label or vary
+    fmt_level = VARY_FORMAT.get(vary, str)
+    present = set(sub["server"])
+    refs = [r for r in sort_servers(set(references) & present) if r not in servers]
+    contestants = [s for s in servers if s != baseline]
+    rows = []
+    for level in sorted(sub[vary].unique()):
+        at = ok[ok[vary] == level]
+        row: dict[str, str] = {label: fmt_level(level)}
+        for s in servers:
+            srv = at[at["server"] == s]
+            row[f"{short_name(s)} req/s"] = fmt_mean_ci(mean_ci(_vals(srv, metric), confidence))
+        if transfer:
+            for s in servers:
+                srv = at[at["server"] == s]
+                ci = mean_ci(_vals(srv, "bytes_per_s"), confidence)
+                row[f"{short_name(s)} Transfer/s"] = fmt_bytes_rate(ci.mean) if ci.mean is not None else "no data"
+        else:
+            for s in servers:
+                srv = at[at["server"] == s]
+                ci = mean_ci(_vals(srv, latency_metric), confidence)
+                row[f"{short_name(s)} latency"] = fmt_us(ci.mean) if ci.mean is not None else "no data"
+        for s in contestants:
+            r = ratio_ci(_vals(at[at["server"] == s], metric), _vals(at[at["server"] == baseline], metric),
+                         confidence, n_boot, seed)
+            row[f"Δ {short_name(s)} vs {short_name(baseline)}"] = format_delta(r)
+        for ref in refs:
+            srv = at[at["server"] == ref]
+            row[f"{short_name(ref)} req/s (ref)"] = fmt_mean_ci(mean_ci(_vals(srv, metric), confidence))
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    n_failed = int((sub["status"] != "ok").sum())
+    lat_txt = ("Transfer/s = mean bytes read per second by the client (responses; binary units as wrk "
+               "prints them)" if transfer else
+               f"latency = mean over runs of each run's {latency_metric.removeprefix('lat_').removesuffix('_us').upper()} "
+               "(percentile from the run's full histogram)")
+    cap = (f"{METRIC_LABELS.get(metric, metric)}: mean ± half-width of the {_ci_words(confidence)}; {lat_txt}; "
+           f"{_delta_words(confidence, n_boot)}. Servers: "
+           + ", ".join(f"{short_name(s)} = {display_name(s)}" for s in list(servers) + refs)
+           + ("; reference servers as extra columns marked (ref)" if refs else "")
+           + (f". {n_failed} failed run(s) excluded (see the failed-runs table)." if n_failed else "."))
+    return _with_meta(df, title, cap)
+
+
+def _scenario_rows(sub: pd.DataFrame, servers: Sequence[str] | None):
+    present = sort_servers(set(sub["server"]))
+    chosen = [s for s in (servers or present) if s in present]
+    firsts = sub.drop_duplicates("scenario")
+    order = sorted(firsts.to_dict("records"), key=scenario_sort_key)
+    for first in order:
+        scen = first["scenario"]
+        for s in chosen:
+            grp = sub[(sub["scenario"] == scen) & (sub["server"] == s)]
+            if not grp.empty:
+                yield scen, scenario_label(first), s, grp
+
+
+def latency_table(runs: pd.DataFrame, where: Where | None = None, servers: Sequence[str] | None = None,
+                  baseline: str = "go", confidence: float = 0.95, n_boot: int = 9999,
+                  seed: int = DEFAULT_SEED, title: str = "Latency percentiles") -> pd.DataFrame:
+    """Per scenario and server: P50, P99, P99.9 (mean over runs of per-run percentiles), P99/P50
+    (per run, then mean ± CI), and Δ P99 vs the baseline server."""
+    sub = select(runs, where)
+    if sub.empty:
+        return _with_meta(pd.DataFrame(), title, "no data for this table in this run")
+    rows = []
+    for scen, label, s, grp in _scenario_rows(sub, servers):
+        ok = ok_runs(grp)
+        base = ok_runs(sub[(sub["scenario"] == scen) & (sub["server"] == baseline)])
+        ratio = mean_ci(tail_ratio(_vals(ok, "lat_p99_us"), _vals(ok, "lat_p50_us")), confidence)
+        row = {
+            "Scenario": label, "Server": display_name(s), "n": len(ok),
+            "P50": fmt_us(mean_ci(_vals(ok, "lat_p50_us")).mean),
+            "P99": fmt_us(mean_ci(_vals(ok, "lat_p99_us")).mean),
+            "P99.9": fmt_us(mean_ci(_vals(ok, "lat_p999_us")).mean),
+            "P99/P50": fmt_mean_ci(ratio, lambda v: fmt_float(v, 2)),
+            f"Δ P99 vs {short_name(baseline)}": ("—" if s == baseline or base.empty else format_delta(
+                ratio_ci(_vals(ok, "lat_p99_us"), _vals(base, "lat_p99_us"), confidence, n_boot, seed))),
+        }
+        rows.append(row)
+    cap = ("Percentiles per run from that run's full latency histogram (nearest rank), then the mean "
+           f"over the n ok runs; P99/P50 per run, then mean ± half-width of the {_ci_words(confidence)}; "
+           f"{_delta_words(confidence, n_boot)} (negative = lower tail latency than the baseline). "
+           "Pipelined scenarios: one latency sample per batch.")
+    return _with_meta(pd.DataFrame(rows), title, cap)
+
+
+def cost_table(runs: pd.DataFrame, where: Where | None = None, servers: Sequence[str] | None = None,
+               baseline: str = "go", confidence: float = 0.95, n_boot: int = 9999,
+               seed: int = DEFAULT_SEED, title: str = "Server cost") -> pd.DataFrame:
+    """Per scenario and server: req/s, server CPU % and CPU-µs per request (mean ± CI), peak RSS
+    (largest over the runs), and Δ CPU-µs/request vs the baseline."""
+    sub = select(runs, where)
+    if sub.empty:
+        return _with_meta(pd.DataFrame(), title, "no data for this table in this run")
+    rows = []
+    for scen, label, s, grp in _scenario_rows(sub, servers):
+        ok = ok_runs(grp)
+        base = ok_runs(sub[(sub["scenario"] == scen) & (sub["server"] == baseline)])
+        rss = ok["rss_peak_kb"].max() if not ok.empty else np.nan
+        rows.append({
+            "Scenario": label, "Server": display_name(s), "n": len(ok),
+            "req/s": fmt_mean_ci(mean_ci(_vals(ok, "req_per_s"), confidence), show_n=False),
+            "CPU %": fmt_mean_ci(mean_ci(_vals(ok, "cpu_pct"), confidence), lambda v: fmt_float(v, 1), show_n=False),
+            "CPU-µs/req": fmt_mean_ci(mean_ci(_vals(ok, "cpu_us_per_req"), confidence),
+                                      lambda v: fmt_float(v, 2), show_n=False),
+            "Peak RSS": "—" if pd.isna(rss) else f"{rss / 1024:.1f} MiB",
+            f"Δ CPU-µs/req vs {short_name(baseline)}": ("—" if s == baseline or base.empty else format_delta(
+                ratio_ci(_vals(ok, "cpu_us_per_req"), _vals(base, "cpu_us_per_req"), confidence, n_boot, seed))),
+        })
+    cap = (f"Mean ± half-width of the {_ci_words(confidence)}. CPU = utime + stime of the server's "
+           "whole process tree over the measured window (/proc); CPU % of one core; CPU-µs/req = CPU "
+           "time / completed requests; peak RSS = largest VmHWM sum over the runs. "
+           f"{_delta_words(confidence, n_boot)} (negative = cheaper than the baseline).")
+    return _with_meta(pd.DataFrame(rows), title, cap)
+
+
+def failed_runs_table(runs: pd.DataFrame, title: str = "Failed runs") -> pd.DataFrame:
+    """Server, scenario, rep, fail reason and raw path of every failed run."""
+    failed = runs[runs["status"] != "ok"] if not runs.empty else runs
+    if failed.empty:
+        return _with_meta(pd.DataFrame(), title, "no failed runs")
+    df = pd.DataFrame({
+        "Server": failed["server"].map(display_name).to_numpy(),
+        "Scenario": [scenario_label(r) for _, r in failed.iterrows()],
+        "Rep": failed["rep"].to_numpy(),
+        "Fail reason": failed["fail_reason"].to_numpy(),
+        "Raw": failed["raw_path"].to_numpy(),
+    })
+    return _with_meta(df, title, f"{len(df)} failed run(s); excluded from every statistic.")
+
+
+def verify_table(verify: pd.DataFrame, title: str = "Verify gate") -> pd.DataFrame:
+    """One row per server: rep blocks whose gate passed, checks per block, failed checks (if any)."""
+    if verify.empty:
+        return _with_meta(pd.DataFrame(), title, "no verify-gate transcripts in this run")
+    rows = []
+    for server in sort_servers(set(verify["server"])):
+        v = verify[verify["server"] == server]
+        passed = v["passed"].astype(bool)
+        failed = v[~passed]
+        rows.append({
+            "Server": display_name(server),
+            "Result": "PASS" if passed.all() else "FAIL",
+            "Rep blocks passed": f"{int(passed.sum())}/{len(v)}",
+            "Checks per block": "/".join(str(int(p + f)) for p, f in sorted(set(zip(v["n_pass"], v["n_fail"])))),
+            "Failed checks": "; ".join(f"r{r}: {c.replace(chr(10), '; ')}"
+                                       for r, c in zip(failed["rep"], failed["failed_checks"])) or "—",
+        })
+    n_fail = int((~verify["passed"].astype(bool)).sum())
+    cap = ("Before any load every route of the suite is requested over the suite's protocol (status "
+           "200, Content-Length, exact body). "
+           + (f"{n_fail} gate(s) failed: that server was not loaded in that rep block."
+              if n_fail else "All gates passed."))
+    return _with_meta(pd.DataFrame(rows), title, cap)
+
+
+def to_markdown(df: pd.DataFrame) -> str:
+    """Title, table and caption as Markdown ('no data' paragraph when empty)."""
+    title = df.attrs.get("title", "")
+    cap = df.attrs.get("caption", "")
+    head = f"**{title}**\n\n" if title else ""
+    if df.empty:
+        return f"{head}*{cap[:1].upper() + cap[1:]}.*" if cap else f"{head}*No data.*"
+    body = df.to_markdown(index=False, disable_numparse=True)
+    return f"{head}{body}\n\n*{cap}*" if cap else f"{head}{body}"

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# bench_http1.sh: seed 000's HTTP/1.1 matrix with wrk (flags: --help).
+# Latency under pipelining is per batch of 16, not per request (wrk's rule).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+SUITE=http1 PROTOCOL=h1 TLS=false TOOL=wrk SCHEME=http
+SUITE_SERVERS=(evloop go nginx floor)
+# id                     kind      method route size connections pipeline lua
+SCENARIOS=(
+    "get_ping_c50          ping      GET  /ping 0     50  1  report.lua"
+    "get_ping_c100         ping      GET  /ping 0     100 1  report.lua"
+    "get_ping_c200         ping      GET  /ping 0     200 1  report.lua"
+    "get_ping_c500         ping      GET  /ping 0     500 1  report.lua"
+    "get_echo_s64_c100     echo_get  GET  /echo 64    100 1  report.lua"
+    "get_echo_s256_c100    echo_get  GET  /echo 256   100 1  report.lua"
+    "get_echo_s1024_c100   echo_get  GET  /echo 1024  100 1  report.lua"
+    "get_echo_s4096_c100   echo_get  GET  /echo 4096  100 1  report.lua"
+    "post_echo_b1024_c100  echo_post POST /echo 1024  100 1  post_body.lua"
+    "post_echo_b4096_c100  echo_post POST /echo 4096  100 1  post_body.lua"
+    "post_echo_b16384_c100 echo_post POST /echo 16384 100 1  post_body.lua"
+    "post_echo_b65536_c100 echo_post POST /echo 65536 100 1  post_body.lua"
+    "get_ping_pipe16_c100  pipeline  GET  /ping 0     100 16 pipeline.lua"
+)
+
+parse_suite_flags "$@"
+suite_run

@@ -1,0 +1,527 @@
+# scripts/lib.sh: the functions every lab script shares. Source it; it runs nothing.
+#
+# Sections: paths and logging; CPU pinning; the server registry; starting and
+# stopping servers; /proc accounting; the verify gate; the raw run directory;
+# measuring one point; the suite driver. Suites (bench_*.sh) only declare their
+# scenario matrix and call suite_run.
+
+LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD_DIR=${BUILD_DIR:-$LAB_ROOT/build}
+RAW_ROOT=${RAW_ROOT:-$LAB_ROOT/raw}
+DATA_ROOT=${DATA_ROOT:-$LAB_ROOT/data}
+REPORTS_ROOT=${REPORTS_ROOT:-$LAB_ROOT/reports}
+LUA_DIR=$LAB_ROOT/scripts/lua
+VENV_DIR=${VENV_DIR:-$LAB_ROOT/.venv}
+
+# ---------------------------------------------------------------- logging
+
+log() { printf '%s %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+utc_now() { date -u +%Y-%m-%dT%H:%M:%SZ; }
+
+# lab_python: the Python that has the lab's packages (the venv, else a conda env).
+lab_python() {
+    if [[ -x $VENV_DIR/bin/python ]]; then echo "$VENV_DIR/bin/python"
+    elif [[ -n ${CONDA_PREFIX:-} && -x $CONDA_PREFIX/bin/python ]]; then echo "$CONDA_PREFIX/bin/python"
+    else die "no lab Python environment: run scripts/setup.sh"
+    fi
+}
+
+# ---------------------------------------------------------------- CPU pinning
+
+# The server gets SERVER_CPUS and the load generator CLIENT_CPUS, disjoint: by
+# default the first and the second half of the cores. With both on one core we
+# would measure contention, not servers.
+default_cpu_sets() {
+    local n half
+    n=$(nproc)
+    (( n >= 2 )) || die "the lab needs at least 2 cores to pin server and load generator apart (found $n)"
+    half=$(( n / 2 ))
+    SERVER_CPUS=${SERVER_CPUS:-$( (( half == 1 )) && echo 0 || echo "0-$((half - 1))")}
+    CLIENT_CPUS=${CLIENT_CPUS:-$( (( n - half == 1 )) && echo "$half" || echo "$half-$((n - 1))")}
+    CLIENT_THREADS=$(cpu_count "$CLIENT_CPUS")
+    export SERVER_CPUS CLIENT_CPUS CLIENT_THREADS
+}
+
+# cpu_count LIST: how many CPUs a taskset list such as "0-3,6" names.
+cpu_count() {
+    local total=0 part lo hi
+    IFS=, read -ra parts <<<"$1"
+    for part in "${parts[@]}"; do
+        if [[ $part == *-* ]]; then lo=${part%-*}; hi=${part#*-}; total=$(( total + hi - lo + 1 ))
+        else total=$(( total + 1 )); fi
+    done
+    echo "$total"
+}
+
+on_client() { taskset -c "$CLIENT_CPUS" "$@"; }
+
+# ---------------------------------------------------------------- server registry
+
+# Every server the lab can start, in the order suites list them.
+LAB_SERVERS=(evloop go nginx floor)
+
+# What each server can serve: <protocol>:<route kind>. The suites ask
+# server_serves before putting a server into a scenario.
+server_caps() {
+    case $1 in
+        evloop|go) echo "h1:ping h1:pipeline h1:echo_get h1:echo_post" ;;
+        nginx)     echo "h1:ping h1:pipeline h1:echo_get" ;;
+        floor)     echo "h1:ping h1:pipeline" ;;
+        *)         return 1 ;;
+    esac
+}
+
+server_serves() { [[ " $(server_caps "$1") " == *" $2 "* ]]; }
+
+known_server() { server_caps "$1" >/dev/null 2>&1; }
+
+# A fixed port per server, so a server that lingers never answers for another.
+server_port() {
+    local i
+    for i in "${!LAB_SERVERS[@]}"; do
+        [[ ${LAB_SERVERS[$i]} == "$1" ]] && { echo $(( ${LAB_PORT_BASE:-18080} + i )); return; }
+    done
+    die "unknown server '$1' (known: ${LAB_SERVERS[*]})"
+}
+
+# server_command NAME PORT: fills the array SERVER_CMD with the command line.
+server_command() {
+    local name=$1 port=$2
+    case $name in
+        evloop) SERVER_CMD=("$BUILD_DIR/bench/http_bench_server" "$port") ;;
+        go)     SERVER_CMD=("$BUILD_DIR/bench/go_http_bench" "$port") ;;
+        floor)  SERVER_CMD=("$BUILD_DIR/bench/floor" "$port") ;;
+        nginx)  render_nginx_conf "$port"
+                SERVER_CMD=(nginx -p "$NGINX_PREFIX" -c "$NGINX_PREFIX/nginx.conf" -e stderr) ;;
+        *)      die "unknown server '$name' (known: ${LAB_SERVERS[*]})" ;;
+    esac
+    [[ ${SERVER_CMD[0]} == */* && ! -x ${SERVER_CMD[0]} ]] &&
+        die "$name: ${SERVER_CMD[0]} is not built; run scripts/build.sh"
+    return 0
+}
+
+# nginx reads a config with absolute paths; each port gets its own prefix dir.
+render_nginx_conf() {
+    NGINX_PREFIX=$BUILD_DIR/run/nginx-$1
+    mkdir -p "$NGINX_PREFIX"
+    sed -e "s|@PORT@|$1|g" -e "s|@PREFIX@|$NGINX_PREFIX|g" -e "s|@WWW@|$BUILD_DIR/www|g" \
+        "$LAB_ROOT/servers/nginx/nginx.conf.in" >"$NGINX_PREFIX/nginx.conf"
+}
+
+# ---------------------------------------------------------------- start and stop
+
+# port_open PORT: true when something accepts connections on 127.0.0.1:PORT.
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# start_server NAME LOGFILE: (appends to LOGFILE) starts NAME pinned to SERVER_CPUS through serve.sh
+# (which execs, so the PID is the server's), waits until its port accepts.
+# Sets SERVER_PID and SERVER_PORT.
+start_server() {
+    local name=$1 logfile=$2 i
+    SERVER_PORT=$(server_port "$name")
+    port_open "$SERVER_PORT" && die "port $SERVER_PORT is already in use; is an old server still running?"
+    "$LAB_ROOT/scripts/serve.sh" "$name" "$SERVER_PORT" >>"$logfile" 2>&1 &
+    SERVER_PID=$!
+    for (( i = 0; i < 200; i++ )); do
+        kill -0 "$SERVER_PID" 2>/dev/null || { wait "$SERVER_PID" 2>/dev/null
+            die "$name exited while starting; its log ($logfile) says: $(tail -n 5 "$logfile")"; }
+        port_open "$SERVER_PORT" && return 0
+        sleep 0.05
+    done
+    stop_server
+    die "$name did not open port $SERVER_PORT within 10 s (log: $logfile)"
+}
+
+# stop_server: SIGTERM (graceful), then SIGKILL after 5 s.
+stop_server() {
+    [[ -n ${SERVER_PID:-} ]] || return 0
+    local i
+    kill -TERM "$SERVER_PID" 2>/dev/null || true
+    for (( i = 0; i < 100; i++ )); do
+        kill -0 "$SERVER_PID" 2>/dev/null || break
+        sleep 0.05
+    done
+    kill -KILL "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=
+}
+
+server_alive() { [[ -n ${SERVER_PID:-} ]] && kill -0 "$SERVER_PID" 2>/dev/null; }
+
+# ---------------------------------------------------------------- /proc accounting
+
+# tree_pids PID: PID and all its descendants (nginx's worker, Node's cluster...).
+tree_pids() {
+    local pid=$1 child
+    [[ -d /proc/$pid ]] || return 0
+    echo "$pid"
+    for child in $(cat /proc/"$pid"/task/*/children 2>/dev/null); do tree_pids "$child"; done
+}
+
+# cpu_ticks PID...: utime + stime (clock ticks) summed over the processes.
+# Fields are counted after the ")" that closes the command name, which may hold spaces.
+cpu_ticks() {
+    local total=0 pid stat rest
+    for pid in "$@"; do
+        stat=$(cat /proc/"$pid"/stat 2>/dev/null) || continue
+        rest=${stat##*) }
+        read -r -a f <<<"$rest"
+        total=$(( total + f[11] + f[12] ))
+    done
+    echo "$total"
+}
+
+# mem_kb FIELD PID...: a /proc/PID/status field (VmRSS, VmHWM) summed, in kB.
+mem_kb() {
+    local field=$1 total=0 pid v
+    shift
+    for pid in "$@"; do
+        v=$(awk -v k="$field:" '$1 == k { print $2 }' /proc/"$pid"/status 2>/dev/null)
+        total=$(( total + ${v:-0} ))
+    done
+    echo "$total"
+}
+
+# ---------------------------------------------------------------- verify gate
+
+# payload_file N: a file of N 'x' bytes (the echo body), made once per run.
+payload_file() {
+    local f=$PAYLOAD_DIR/x$1
+    [[ -f $f ]] || head -c "$1" /dev/zero | tr '\0' x >"$f"
+    echo "$f"
+}
+
+# gate_check_h1 BASE_URL METHOD PATH EXPECTED_BODY_FILE [REQUEST_BODY_FILE]
+# Prints one PASS/FAIL line; fails when the status is not 200, Content-Length
+# is missing or wrong, or the body differs from the expected bytes.
+gate_check_h1() {
+    local base=$1 method=$2 path=$3 expect=$4 send=${5:-} code cl want
+    local body=$GATE_TMP/body headers=$GATE_TMP/headers
+    local args=(-sS --http1.1 --max-time 10 -o "$body" -D "$headers" -w '%{http_code}' -X "$method")
+    [[ -n $send ]] && args+=(--data-binary "@$send" -H 'Content-Type: application/octet-stream')
+    code=$(on_client curl "${args[@]}" "$base$path" 2>&1) || { echo "FAIL $method $path: curl: $code"; return 1; }
+    want=$(stat -c %s "$expect")
+    cl=$(awk 'tolower($1) == "content-length:" { gsub("\r", "", $2); print $2 }' "$headers")
+    if [[ $code != 200 ]]; then echo "FAIL $method $path: status $code"; return 1; fi
+    if [[ $cl != "$want" ]]; then echo "FAIL $method $path: Content-Length '${cl}' want $want"; return 1; fi
+    if ! cmp -s "$body" "$expect"; then echo "FAIL $method $path: body differs from the expected $want bytes"; return 1; fi
+    echo "PASS $method $path: 200, Content-Length $want, body exact"
+}
+
+# ---------------------------------------------------------------- the raw run
+
+# The run id: UTC time and short host name, unique per machine per second.
+new_run_id() { echo "$(date -u +%Y%m%dT%H%M%SZ)-$(hostname -s)"; }
+
+tool_version() {
+    case $1 in
+        wrk)     { wrk -v 2>&1 || true; } | head -n 1 ;;
+        h2load)  h2load --version 2>&1 | head -n 1 ;;
+        gcc)     gcc --version | head -n 1 ;;
+        go)      go version ;;
+        rustc)   rustc --version ;;
+        node)    node --version ;;
+        python)  python3 --version ;;
+        openssl) openssl version ;;
+        nghttp2) pkg-config --modversion libnghttp2 ;;
+        nginx)   nginx -v 2>&1 ;;
+        h2o)     h2o --version | head -n 1 ;;
+        curl)    curl --version | head -n 1 ;;
+    esac 2>/dev/null || echo "not found"
+}
+
+# create_run_meta RUN_DIR PROFILE SUITES PARAMS_JSON: writes meta.json once.
+create_run_meta() {
+    local dir=$1 profile=$2 suites=$3 params=$4 tools='{}' t commit dirty
+    for t in wrk h2load gcc go rustc node python openssl nghttp2 nginx h2o curl; do
+        tools=$(jq --arg k "$t" --arg v "$(tool_version "$t")" '. + {($k): $v}' <<<"$tools")
+    done
+    commit=$(git -C "$LAB_ROOT" rev-parse --verify -q HEAD 2>/dev/null || echo none)
+    dirty=$( [[ -n $(git -C "$LAB_ROOT" status --porcelain --untracked-files=no 2>/dev/null) ]] && echo true || echo false)
+    mkdir -p "$dir"
+    jq -n --arg run_id "$(basename "$dir")" --arg profile "$profile" --arg start "$(utc_now)" \
+        --arg suites "$suites" --arg scpu "$SERVER_CPUS" --arg ccpu "$CLIENT_CPUS" \
+        --argjson cthreads "$CLIENT_THREADS" --argjson params "$params" --argjson tools "$tools" \
+        --arg cpu "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)" \
+        --argjson cores "$(nproc)" --arg kernel "$(uname -sr)" --arg host "$(hostname -s)" \
+        --arg commit "$commit" --argjson dirty "$dirty" \
+        '{run_id: $run_id, profile: $profile, start_utc: $start, end_utc: null, complete: false,
+          suites: ($suites | split(" ")), server_cpus: $scpu, client_cpus: $ccpu,
+          client_threads: $cthreads, params: $params,
+          host: {cpu_model: $cpu, cores: $cores, kernel: $kernel, hostname: $host},
+          tools: $tools, git: {commit: $commit, dirty: $dirty}}' >"$dir/meta.json.tmp"
+    mv "$dir/meta.json.tmp" "$dir/meta.json"
+}
+
+# finish_run_meta RUN_DIR COMPLETE: the one update meta.json ever gets: its end.
+finish_run_meta() {
+    jq --arg finish "$(utc_now)" --argjson complete "$2" '.end_utc = $finish | .complete = $complete' \
+        "$1/meta.json" >"$1/meta.json.tmp"
+    mv "$1/meta.json.tmp" "$1/meta.json"
+}
+
+# write_json_once FILE JSON: raw files are never rewritten; a second write is a no-op.
+write_json_once() { [[ -f $1 ]] || { printf '%s\n' "$2" >"$1.tmp" && mv "$1.tmp" "$1"; }; }
+
+# ---------------------------------------------------------------- one measured point
+
+# point_done DIR REP: the run.json of a point is written last, so it marks it finished.
+point_done() { [[ -f $1/r$2.run.json ]]; }
+
+# measure_point DIR REP TOOL: warm-up, then one measured run of TOOL (wrk or
+# h2load) with the server's CPU ticks read around it. Everything the tool wrote
+# is kept; files land under their final names only when the point is complete.
+# The tool-specific functions <tool>_warmup and <tool>_measure take DIR, REP and
+# the part-file prefix; the scenario fields come from the SC_* variables.
+measure_point() {
+    local dir=$1 rep=$2 tool=$3 part="$1/.r$2" pids t0 t1 w0 w1 rc=0 start alive f
+    "${tool}_warmup" "$dir" "$rep"
+    mapfile -t pids < <(tree_pids "$SERVER_PID")
+    start=$(utc_now)
+    t0=$(cpu_ticks "${pids[@]}")
+    w0=$(date +%s.%N)
+    "${tool}_measure" "$dir" "$rep" "$part" || rc=$?
+    w1=$(date +%s.%N)
+    mapfile -t pids < <(tree_pids "$SERVER_PID")
+    t1=$(cpu_ticks "${pids[@]}")
+    server_alive && alive=true || alive=false
+    jq -n --argjson pids "$(printf '%s\n' "${pids[@]}" | jq -s .)" --argjson clk "$(getconf CLK_TCK)" \
+        --argjson t0 "$t0" --argjson t1 "$t1" --argjson wall "$(awk -v a="$w0" -v b="$w1" 'BEGIN { printf "%.6f", b - a }')" \
+        --argjson rss "$(mem_kb VmRSS "${pids[@]}")" --argjson hwm "$(mem_kb VmHWM "${pids[@]}")" \
+        --argjson alive "$alive" \
+        '{pids: $pids, clk_tck: $clk, cpu_ticks_before: $t0, cpu_ticks_after: $t1, wall_s: $wall,
+          rss_kb: $rss, rss_peak_kb: $hwm, server_alive: $alive}' >"$part.server.json"
+    for f in "$part".*; do mv "$f" "$dir/r$rep.${f##*/.r$rep.}"; done
+    jq -n --argjson rep "$rep" --arg start "$start" --arg finish "$(utc_now)" --argjson rc "$rc" \
+        --arg cmd "$LAST_TOOL_CMD" --argjson alive "$alive" \
+        '{rep: $rep, start_utc: $start, end_utc: $finish, exit_code: $rc, cmd: $cmd, server_alive: $alive}' \
+        >"$dir/.run.json.tmp"
+    mv "$dir/.run.json.tmp" "$dir/r$rep.run.json"
+}
+
+# wrk: one thread per client CPU; the Lua script sets the method/body/pipelining
+# and its done() hook writes the JSON with the whole latency histogram.
+wrk_args() {
+    WRK_ARGS=(-t "$CLIENT_THREADS" -c "$SC_CONNS" --timeout "${WRK_TIMEOUT:-2s}" -s "$LUA_DIR/$SC_LUA" "$SC_URL")
+}
+
+wrk_env() {
+    echo "WRK_LUA_DIR=$LUA_DIR BODY_SIZE=$SC_SIZE PIPELINE_DEPTH=$SC_PIPELINE"
+}
+
+wrk_warmup() {
+    (( WARMUP > 0 )) || return 0
+    wrk_args
+    on_client env $(wrk_env) WRK_JSON=/dev/null wrk -d "${WARMUP}s" "${WRK_ARGS[@]}" >/dev/null 2>&1 || true
+}
+
+wrk_measure() {
+    local part=$3
+    wrk_args
+    LAST_TOOL_CMD="$(wrk_env) wrk -d ${DURATION}s ${WRK_ARGS[*]}"
+    on_client env $(wrk_env) WRK_JSON="$part.wrk.json" wrk -d "${DURATION}s" "${WRK_ARGS[@]}" \
+        >"$part.stdout.txt" 2>"$part.stderr.txt"
+}
+
+# ---------------------------------------------------------------- the suite driver
+
+# A suite declares SUITE, PROTOCOL, TLS, TOOL, SCHEME, and SCENARIOS: one line per
+# scenario, "id kind method route size connections pipeline lua", where kind is
+# a capability as in server_caps (without the protocol) and size the payload.
+# suite_run then runs rep after rep; within a rep each server (started fresh, gated,
+# then loaded with every scenario it serves) in an order that alternates with the
+# rep, so slow drift of the machine hits every server alike.
+
+parse_scenario() {
+    read -r SC_ID SC_KIND SC_METHOD SC_ROUTE SC_SIZE SC_CONNS SC_PIPELINE SC_LUA <<<"$1"
+}
+
+scenario_dir() { echo "$RUN_DIR/$SUITE/$1/$SC_ID"; }
+
+# scenario_selected: --scenarios takes a comma-separated list of globs.
+scenario_selected() {
+    local pat
+    [[ -z ${SCENARIO_FILTER:-} ]] && return 0
+    IFS=, read -ra pats <<<"$SCENARIO_FILTER"
+    for pat in "${pats[@]}"; do [[ $SC_ID == $pat ]] && return 0; done
+    return 1
+}
+
+# todo_for SERVER REP: the scenario lines SERVER still has to run in REP.
+todo_for() {
+    local server=$1 rep=$2 line
+    for line in "${SCENARIOS[@]}"; do
+        parse_scenario "$line"
+        scenario_selected || continue
+        server_serves "$server" "$PROTOCOL:$SC_KIND" || continue
+        point_done "$(scenario_dir "$server")" "$rep" || echo "$line"
+    done
+}
+
+write_scenario_json() {
+    local dir=$1 server=$2
+    mkdir -p "$dir"
+    write_json_once "$dir/scenario.json" "$(jq -n --arg suite "$SUITE" --arg proto "$PROTOCOL" \
+        --argjson tls "$TLS" --arg server "$server" --arg id "$SC_ID" --arg route "$SC_ROUTE" \
+        --arg method "$SC_METHOD" --argjson size "$SC_SIZE" --argjson conns "$SC_CONNS" \
+        --argjson streams "${SC_STREAMS:-1}" --argjson pipe "$SC_PIPELINE" \
+        --argjson threads "$CLIENT_THREADS" --argjson dur "$DURATION" --argjson warm "$WARMUP" \
+        --arg tool "$TOOL" --arg url "$SC_URL" \
+        '{suite: $suite, protocol: $proto, tls: $tls, server: $server, scenario: $id, route: $route,
+          method: $method, size_bytes: $size, connections: $conns, streams: $streams,
+          pipeline: $pipe, client_threads: $threads, duration_s: $dur, warmup_s: $warm,
+          tool: $tool, url: $url}')"
+}
+
+# gate SERVER REP: every route the suite will hit on SERVER, before any load.
+gate() {
+    local server=$1 rep=$2 out line ok=0 expect send path base="$SCHEME://127.0.0.1:$SERVER_PORT"
+    out=$RUN_DIR/$SUITE/$server/verify.r$rep.txt
+    [[ -f $out ]] && out=$RUN_DIR/$SUITE/$server/verify.r$rep.resumed-$(date +%s).txt
+    mkdir -p "$(dirname "$out")"
+    {
+        echo "# verify gate: $SUITE $server rep $rep $(utc_now) $base"
+        while read -r line; do
+            parse_scenario "$line"
+            send= path=$SC_ROUTE
+            if [[ $SC_KIND == echo_post ]]; then send=$(payload_file "$SC_SIZE"); expect=$send
+            elif [[ $SC_KIND == echo_get ]]; then expect=$(payload_file "$SC_SIZE"); path+="?size=$SC_SIZE"
+            else expect=$PAYLOAD_DIR/pong; fi
+            "gate_check_$PROTOCOL" "$base" "$SC_METHOD" "$path" "$expect" "$send" || ok=1
+        done < <(printf '%s\n' "$(todo_for "$server" "$rep")" | sort -u -k3,5 | sed '/^$/d')
+    } >"$out.tmp"
+    mv "$out.tmp" "$out"
+    return $ok
+}
+
+# progress DONE TOTAL LABEL: one line with an ETA from the pace so far.
+progress() {
+    local done=$1 total=$2 now eta=""
+    now=$(date +%s)
+    if (( done > 0 )); then
+        eta=$(( (now - SUITE_T0) * (total - done) / done ))
+        eta=$(printf 'ETA %dm%02ds' $(( eta / 60 )) $(( eta % 60 )))
+    fi
+    log "[$SUITE $done/$total] $3 $eta"
+}
+
+# abort_suite MESSAGE: a server died or misbehaved; the finished raw files stay.
+abort_suite() {
+    write_json_once "$RUN_DIR/$SUITE/suite.aborted.$(date +%s).json" \
+        "$(jq -n --arg s "$SUITE" --arg m "$1" --arg t "$(utc_now)" '{suite: $s, status: "aborted", message: $m, end_utc: $t}')"
+    stop_server
+    log "suite $SUITE stopped: $1"
+    log "finished points are kept under $RUN_DIR/$SUITE; rerun the same command to resume"
+    return 1
+}
+
+suite_run() {
+    local rep server line total=0 done=0 i order
+    PAYLOAD_DIR=$BUILD_DIR/payload GATE_TMP=$(mktemp -d)
+    mkdir -p "$PAYLOAD_DIR" "$RUN_DIR/$SUITE"
+    printf pong >"$PAYLOAD_DIR/pong"
+    trap 'stop_server; rm -rf "$GATE_TMP"' EXIT
+    trap 'exit 130' INT TERM
+    for (( rep = 1; rep <= REPS; rep++ )); do
+        for server in "${SUITE_SERVERS[@]}"; do
+            total=$(( total + $(todo_for "$server" "$rep" | grep -c . || true) ))
+        done
+    done
+    log "suite $SUITE: $total points to run (${REPS} reps, ${DURATION}s + ${WARMUP}s warm-up each), server CPUs $SERVER_CPUS, client CPUs $CLIENT_CPUS"
+    SUITE_T0=$(date +%s)
+    for (( rep = 1; rep <= REPS; rep++ )); do
+        order=("${SUITE_SERVERS[@]}")
+        if (( rep % 2 == 0 )); then
+            order=(); for (( i = ${#SUITE_SERVERS[@]} - 1; i >= 0; i-- )); do order+=("${SUITE_SERVERS[$i]}"); done
+        fi
+        for server in "${order[@]}"; do
+            mapfile -t todo < <(todo_for "$server" "$rep")
+            (( ${#todo[@]} )) || continue
+            mkdir -p "$RUN_DIR/$SUITE/$server"
+            start_server "$server" "$RUN_DIR/$SUITE/$server/server.r$rep.log"
+            if ! gate "$server" "$rep"; then
+                log "$server failed the verify gate in rep $rep (see $RUN_DIR/$SUITE/$server/verify.r$rep*.txt); not loading it"
+                stop_server
+                done=$(( done + ${#todo[@]} ))
+                continue
+            fi
+            for line in "${todo[@]}"; do
+                parse_scenario "$line"
+                SC_URL="$SCHEME://127.0.0.1:$SERVER_PORT$SC_ROUTE"
+                [[ $SC_KIND == echo_get ]] && SC_URL+="?size=$SC_SIZE"
+                write_scenario_json "$(scenario_dir "$server")" "$server"
+                measure_point "$(scenario_dir "$server")" "$rep" "$TOOL"
+                done=$(( done + 1 ))
+                progress "$done" "$total" "$server $SC_ID r$rep"
+                server_alive || { abort_suite "$server died during $SC_ID (rep $rep); its log: $RUN_DIR/$SUITE/$server/server.r$rep.log"; return 1; }
+            done
+            stop_server
+        done
+    done
+    write_json_once "$RUN_DIR/$SUITE/suite.json" \
+        "$(jq -n --arg s "$SUITE" --arg t "$(utc_now)" '{suite: $s, status: "complete", message: "", end_utc: $t}')"
+    log "suite $SUITE complete in $(( $(date +%s) - SUITE_T0 ))s"
+}
+
+# ---------------------------------------------------------------- profiles and flags
+
+# apply_profile NAME: durations and reps. Flags given after it override.
+apply_profile() {
+    case $1 in
+        quick) DURATION=${DURATION:-1} WARMUP=${WARMUP:-1} REPS=${REPS:-1} ;;
+        full)  DURATION=${DURATION:-5} WARMUP=${WARMUP:-1} REPS=${REPS:-5} ;;
+        *)     die "unknown profile '$1' (quick, full)" ;;
+    esac
+    PROFILE=$1
+}
+
+# parse_suite_flags "$@": the flags every bench_*.sh takes.
+suite_usage() {
+    cat >&2 <<EOF
+usage: $(basename "$0") [--run-dir DIR] [--quick] [--duration S] [--warmup S] [--reps N]
+                        [--servers a,b] [--scenarios glob,glob]
+  --run-dir DIR   raw/<run_id> to write into (default: a new run under raw/)
+  --quick         the quick profile (1 s runs, 1 rep); default: full (${1:-5 s runs, 5 reps})
+  --duration S    seconds per measured run (whole seconds)
+  --warmup S      seconds of unrecorded warm-up before each measured run
+  --reps N        repetitions of every point
+  --servers LIST  servers to run (default: all that serve the suite: ${SUITE_SERVERS[*]})
+  --scenarios L   only scenario ids matching these globs (e.g. 'get_ping_*')
+EOF
+}
+
+parse_suite_flags() {
+    local profile=full servers=""
+    while (( $# )); do
+        case $1 in
+            --run-dir)   RUN_DIR=$2; shift ;;
+            --quick)     profile=quick ;;
+            --duration)  DURATION=$2; shift ;;
+            --warmup)    WARMUP=$2; shift ;;
+            --reps)      REPS=$2; shift ;;
+            --servers)   servers=$2; shift ;;
+            --scenarios) SCENARIO_FILTER=$2; shift ;;
+            -h|--help)   suite_usage; exit 0 ;;
+            *)           suite_usage; die "unknown flag '$1'" ;;
+        esac
+        shift
+    done
+    apply_profile "$profile"
+    [[ $DURATION =~ ^[1-9][0-9]*$ ]] || die "--duration takes whole seconds ≥ 1 (got '$DURATION')"
+    [[ $WARMUP =~ ^[0-9]+$ ]] || die "--warmup takes whole seconds (got '$WARMUP')"
+    [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps takes a number ≥ 1 (got '$REPS')"
+    if [[ -n $servers ]]; then
+        IFS=, read -ra SUITE_SERVERS <<<"$servers"
+        local s; for s in "${SUITE_SERVERS[@]}"; do known_server "$s" || die "unknown server '$s' (known: ${LAB_SERVERS[*]})"; done
+    fi
+    default_cpu_sets
+    if [[ -z ${RUN_DIR:-} ]]; then
+        RUN_DIR=$RAW_ROOT/$(new_run_id)
+    fi
+    if [[ ! -f $RUN_DIR/meta.json ]]; then
+        create_run_meta "$RUN_DIR" "$PROFILE" "$SUITE" \
+            "$(jq -n --argjson d "$DURATION" --argjson w "$WARMUP" --argjson r "$REPS" '{duration_s: $d, warmup_s: $w, reps: $r}')"
+    fi
+    export RUN_DIR
+}

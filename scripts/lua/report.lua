@@ -1,0 +1,60 @@
+-- done() hook shared by every wrk scenario of the lab.
+-- It writes one JSON document to the path in $WRK_JSON: wrk's summary (with the
+-- error counters wrk only prints when they are non-zero), latency summary numbers,
+-- and the latency histogram itself (µs value -> count), so that percentiles can be
+-- computed from the whole distribution rather than from wrk's printed summary.
+--
+-- wrk's latency(i) walks the histogram from its minimum each call, so dumping k
+-- distinct values costs O(k * range). Past MAX_DISTINCT values (only seen in runs
+-- with multi-second latencies, which are failed runs anyway) we store a dense
+-- quantile grid instead and say so in "hist_kind".
+
+local MAX_DISTINCT = 40000
+local GRID = 4000
+
+local function num(x)
+  return string.format("%.17g", x)
+end
+
+function done(summary, latency, requests)
+  local path = os.getenv("WRK_JSON")
+  if path == nil or path == "" then
+    io.stderr:write("report.lua: WRK_JSON is not set; no JSON written\n")
+    return
+  end
+  local out = {}
+  local e = summary.errors
+  out[#out + 1] = string.format(
+    '{"tool":"wrk","summary":{"duration_us":%s,"requests":%s,"bytes":%s,' ..
+    '"errors":{"connect":%s,"read":%s,"write":%s,"status":%s,"timeout":%s}},',
+    num(summary.duration), num(summary.requests), num(summary.bytes),
+    num(e.connect), num(e.read), num(e.write), num(e.status), num(e.timeout))
+  out[#out + 1] = string.format(
+    '"latency":{"min":%s,"max":%s,"mean":%s,"stdev":%s,"p50":%s,"p90":%s,"p99":%s,"p999":%s},',
+    num(latency.min), num(latency.max), num(latency.mean), num(latency.stdev),
+    num(latency:percentile(50)), num(latency:percentile(90)),
+    num(latency:percentile(99)), num(latency:percentile(99.9)))
+  out[#out + 1] = string.format(
+    '"requests_per_thread":{"mean":%s,"stdev":%s,"max":%s},',
+    num(requests.mean), num(requests.stdev), num(requests.max))
+  local pairs_out = {}
+  local distinct = #latency
+  if distinct <= MAX_DISTINCT then
+    out[#out + 1] = '"hist_kind":"exact","latency_hist":['
+    for i = 1, distinct do
+      local v, c = latency(i)
+      pairs_out[#pairs_out + 1] = "[" .. num(v) .. "," .. num(c) .. "]"
+    end
+  else
+    out[#out + 1] = '"hist_kind":"quantiles","latency_hist":['
+    for i = 1, GRID do
+      local p = 100.0 * (i - 0.5) / GRID
+      pairs_out[#pairs_out + 1] = "[" .. num(latency:percentile(p)) .. "," .. num(1) .. "]"
+    end
+  end
+  out[#out + 1] = table.concat(pairs_out, ",")
+  out[#out + 1] = "]}\n"
+  local f = assert(io.open(path, "w"))
+  f:write(table.concat(out))
+  f:close()
+end

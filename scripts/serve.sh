@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# serve.sh NAME PORT: start one of the lab's servers in the foreground, pinned to
+# the server CPUs exactly as the suites pin it (SERVER_CPUS overrides).
+# serve.sh --list: the server names and the routes each serves.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+if [[ ${1:-} == --list ]]; then
+    for s in "${LAB_SERVERS[@]}"; do printf '%-8s %s\n' "$s" "$(server_caps "$s")"; done
+    exit 0
+fi
+(( $# == 2 )) || die "usage: serve.sh NAME PORT | serve.sh --list"
+[[ $2 =~ ^[0-9]+$ ]] || die "PORT must be a number (got '$2')"
+default_cpu_sets
+server_command "$1" "$2"
+exec taskset -c "$SERVER_CPUS" "${SERVER_CMD[@]}"

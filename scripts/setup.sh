@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# setup.sh: installs what the lab needs, idempotently; fast when all is present.
+#   - Debian packages (load tools, build tools, libraries, nginx, h2o) with apt;
+#   - the Python environment from environment.yml: a conda env when conda is on
+#     PATH and LAB_USE_CONDA=1, else .venv with pip; the lab's package editable;
+#   - the Jupyter kernel "httplab" that the notebooks name.
+# Without root or apt it stops and names what is missing.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+APT_PACKAGES=(wrk nghttp2-client libnghttp2-dev libssl-dev pkg-config build-essential
+              nginx-light h2o jq curl ca-certificates)
+# Toolchains that come with the machine image rather than apt (Debian's Go is too old).
+TOOLCHAINS=(gcc make go python3)
+
+missing_apt() {
+    local p
+    for p in "${APT_PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
+    done
+}
+
+# Debian starts nginx and h2o as services on install (port 80); the lab starts
+# its own instances, so keep the packaged services from starting.
+install_apt() {
+    local missing=("$@") blocker=/usr/sbin/policy-rc.d ours=false
+    if [[ $(id -u) != 0 ]] || ! command -v apt-get >/dev/null; then
+        die "missing Debian packages: ${missing[*]}; install them as root (apt-get install ${missing[*]})"
+    fi
+    log "installing with apt: ${missing[*]}"
+    if [[ ! -e $blocker ]]; then printf '#!/bin/sh\nexit 101\n' >"$blocker"; chmod +x "$blocker"; ours=true; fi
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    $ours && rm -f "$blocker"
+    local svc
+    for svc in nginx h2o; do service "$svc" stop >/dev/null 2>&1 || true; done
+}
+
+check_toolchains() {
+    local t missing=()
+    for t in "${TOOLCHAINS[@]}"; do command -v "$t" >/dev/null || missing+=("$t"); done
+    (( ${#missing[@]} == 0 )) || die "missing toolchains: ${missing[*]} (Go ≥ 1.22, gcc, make, Python 3.11 are expected on the machine)"
+}
+
+# The pip names and pins of environment.yml's conda dependencies.
+pip_requirements() {
+    awk '/^dependencies:/ { on = 1; next }
+         on && /^  - pip:/ { exit }
+         on && /^  - / { sub(/^  - /, ""); if ($0 ~ /^(python|pip)([=<> ]|$)/) next; sub(/=/, "=="); print }' \
+        "$LAB_ROOT/environment.yml"
+}
+
+# A stamp of the inputs, so a second run with nothing changed takes no time.
+env_stamp() { cat "$LAB_ROOT/environment.yml" "$LAB_ROOT/pyproject.toml" | sha256sum | cut -d' ' -f1; }
+
+setup_python() {
+    local stamp=$VENV_DIR/.lab-stamp
+    if [[ -f $stamp && $(cat "$stamp") == "$(env_stamp)" ]]; then return 0; fi
+    if [[ ${LAB_USE_CONDA:-0} == 1 ]] && command -v conda >/dev/null; then
+        log "conda: creating/updating the httplab environment"
+        conda env update -q -n httplab -f "$LAB_ROOT/environment.yml" --prune
+        VENV_DIR=$(conda run -n httplab python -c 'import sys; print(sys.prefix)')
+    else
+        [[ -x $VENV_DIR/bin/python ]] || python3 -m venv "$VENV_DIR"
+        log "pip: installing environment.yml's packages into $VENV_DIR"
+        "$VENV_DIR/bin/pip" install -q --upgrade pip
+        "$VENV_DIR/bin/pip" install -q $(pip_requirements)
+    fi
+    "$VENV_DIR/bin/pip" install -q -e "$LAB_ROOT"
+    "$VENV_DIR/bin/python" -m ipykernel install --sys-prefix --name httplab \
+        --display-name "Python (httplab)" >/dev/null
+    env_stamp >"$VENV_DIR/.lab-stamp"
+}
+
+main() {
+    local missing
+    mapfile -t missing < <(missing_apt)
+    (( ${#missing[@]} == 0 )) || install_apt "${missing[@]}"
+    check_toolchains
+    setup_python
+    log "setup: system packages, Python env ($VENV_DIR) and the httplab kernel are ready"
+}
+
+main "$@"

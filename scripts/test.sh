@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# test.sh: the lab's tests, from a fresh clone (sets itself up first).
+#   1. setup and build (with the sanitized C server);
+#   2. C unit tests of the parser and chunked decoder under ASan/UBSan;
+#   3. go vet of the Go servers;
+#   4. Python unit tests (parsers on captured tool output, tidy frames, statistics);
+#   5. integration tests against the live sanitized C server on loopback;
+#   6. a pipeline smoke run: run_all.sh with tiny durations on a few scenarios,
+#      into a scratch raw/, data/ and reports/, then checks of the exported report.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+step() { log "=== test: $*"; }
+
+main() {
+    local py scratch
+    step setup;  "$LAB_ROOT/scripts/setup.sh"
+    step build;  "$LAB_ROOT/scripts/build.sh" --asan
+    py=$(lab_python)
+
+    step "C unit tests (ASan/UBSan)"
+    make -s -C "$LAB_ROOT/servers/evloop" BUILD="$BUILD_DIR" test
+
+    step "go vet"
+    (cd "$LAB_ROOT/servers/go" && go vet ./...)
+
+    step "Python unit and integration tests"
+    (cd "$LAB_ROOT" && "$py" -m pytest -q tests/unit tests/integration)
+
+    step "pipeline smoke run"
+    scratch=$(mktemp -d)
+    trap 'rm -rf "$scratch"' EXIT
+    RAW_ROOT=$scratch/raw DATA_ROOT=$scratch/data REPORTS_ROOT=$scratch/reports \
+        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --reps 5 --duration 1 --warmup 0 \
+        --scenarios 'get_ping_c100,get_echo_s4096_c100,post_echo_b4096_c100,get_ping_pipe16_c100'
+    (cd "$LAB_ROOT" && LAB_SMOKE_DIR=$scratch "$py" -m pytest -q tests/smoke)
+    step "all passed"
+}
+
+main "$@"
