@@ -85,7 +85,7 @@ def header_markdown(ctx: ReportContext, title: str) -> str:
         ("Git", f"{str(git.get('commit', '—'))[:12]}{' (dirty)' if git.get('dirty') else ''}"),
         ("Runs", f"{len(runs)} measured runs, {len(ok)} ok, {len(runs) - len(ok)} failed; "
                  f"n = {n_txt} ok runs per server and scenario"),
-        ("Statistics", f"{ctx.confidence:.0%} confidence; Δ: BCa bootstrap, {ctx.n_boot:,} resamples, "
+        ("Statistics", f"{ctx.confidence:.0%} confidence; Δ: BCa bootstrap widened for small n, {ctx.n_boot:,} resamples, "
                        f"seed {ctx.seed}; means: Student t; no CI below {MIN_RUNS} runs; "
                        f"baseline `{ctx.baseline}`"),
     ]

@@ -4,7 +4,7 @@
   samples, ≥ 9,999 resamples, fixed seed): `ratio_ci`. At our sample sizes plain BCa is too
   narrow: measured on two normal samples of n = 5 a nominal 95 % BCa interval covers the true
   ratio only ~88 % of the time (n = 10: ~92 %). So each side of the BCa interval is widened about
-  the estimate by Hesterberg's small-sample expansion, c = √(m/(m−1)) · t(q, n_a+n_b−2) / z(q)
+  the estimate, on the log-ratio scale, by Hesterberg's small-sample expansion, c = √(m/(m−1)) · t(q, n_a+n_b−2) / z(q)
   with m = min(n_a, n_b): √(m/(m−1)) undoes the plug-in variance's (m−1)/m bias and t/z swaps
   normal tails for Student's. Measured coverage then: ~95 % at n = 5 and at n = 10
   (tests/unit/test_stats.py checks it).
@@ -119,8 +119,17 @@ def ratio_ci(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, c
             return RatioCI(est, None, None, n_a, n_b, confidence, f"bootstrap failed ({type(exc).__name__})")
     if not (math.isfinite(low) and math.isfinite(high)):
         return RatioCI(est, None, None, n_a, n_b, confidence, "bootstrap distribution degenerate; no CI")
-    c = small_sample_expansion(n_a, n_b, confidence)
-    return RatioCI(est, est - c * (est - low), est + c * (high - est), n_a, n_b, confidence)
+    low, high = _expand(est, low, high, small_sample_expansion(n_a, n_b, confidence))
+    return RatioCI(est, low, high, n_a, n_b, confidence)
+
+
+def _expand(est: float, low: float, high: float, c: float) -> tuple[float, float]:
+    """Widen [low, high] about est by c on the log-ratio scale, where a ratio's interval is
+    near-symmetric and the bounds stay above −100 % (a ratio of positive means is > 0)."""
+    if low <= -1.0:  # a resample mean of 0 in a: no log scale; widen linearly
+        return est - c * (est - low), est + c * (high - est)
+    le, ll, lh = math.log1p(est), math.log1p(low), math.log1p(high)
+    return math.expm1(le - c * (le - ll)), math.expm1(le + c * (lh - le))
 
 
 def small_sample_expansion(n_a: int, n_b: int, confidence: float) -> float:

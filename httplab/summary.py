@@ -80,7 +80,7 @@ def summary_block(runs: pd.DataFrame, sections: Sequence[Section], servers: Sequ
     head = " vs ".join(display_name(s) for s in contestants + [baseline])
     title = f"{head}" + (f" — run {run_id}" if run_id else "")
     lines = [title, "=" * len(title),
-             f"Δ req/s per point, {confidence:.0%} BCa bootstrap CI ({n_boot:,} resamples); "
+             f"Δ req/s per point, {confidence:.0%} BCa bootstrap CI widened for small n ({n_boot:,} resamples); "
              "peaks (non-pipelined scenarios): mean over runs with a Student-t CI"]
     width = max((len(s.title.split(" — ")[0]) for s in sections), default=10) + 1
     for s in sections:

@@ -39,7 +39,7 @@ def _ci_words(confidence: float) -> str:
 
 
 def _delta_words(confidence: float, n_boot: int) -> str:
-    return (f"Δ = ratio of means − 1 with a {confidence:.0%} BCa bootstrap CI ({n_boot:,} resamples, "
+    return (f"Δ = ratio of means − 1 with a {confidence:.0%} BCa bootstrap CI, widened for small n ({n_boot:,} resamples, "
             f"fixed seed); 'no clear difference' when the CI holds 0")
 
 

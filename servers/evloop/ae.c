@@ -1,0 +1,225 @@
+#include "ae.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+/* At most this many ready fds are handled per epoll_wait; more simply wait
+ * for the next turn (level-triggered, nothing is lost). */
+#define AE_MAX_FIRED 1024
+
+typedef struct aeFileEvent {
+    int mask;
+    aeFileProc *proc;
+    void *clientData;
+} aeFileEvent;
+
+/* Timers live in an unsorted singly linked list: the server has a handful
+ * (date refresh, timeout sweep, shutdown deadline), so a linear scan is
+ * cheaper and simpler than keeping a heap. */
+typedef struct aeTimeEvent {
+    long long id;
+    long long when;
+    aeTimeProc *proc;
+    void *clientData;
+    int deleted;
+    struct aeTimeEvent *next;
+} aeTimeEvent;
+
+struct aeEventLoop {
+    int epfd;
+    int setsize;
+    int stop;
+    long long now;
+    aeFileEvent *events;
+    struct epoll_event *fired;
+    int maxfired;
+    aeTimeEvent *timers;
+    long long nextTimerId;
+    aeBeforeSleepProc *beforeSleep;
+    void *beforeSleepData;
+};
+
+static long long monoMs(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+aeEventLoop *aeCreateEventLoop(int setsize) {
+    aeEventLoop *el = calloc(1, sizeof(*el));
+    if (!el) return NULL;
+    el->setsize = setsize;
+    el->maxfired = setsize < AE_MAX_FIRED ? setsize : AE_MAX_FIRED;
+    el->events = calloc((size_t)setsize, sizeof(*el->events));
+    el->fired = calloc((size_t)el->maxfired, sizeof(*el->fired));
+    el->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (!el->events || !el->fired || el->epfd < 0) {
+        if (el->epfd >= 0) close(el->epfd);
+        free(el->events);
+        free(el->fired);
+        free(el);
+        return NULL;
+    }
+    el->nextTimerId = 1;
+    el->now = monoMs();
+    return el;
+}
+
+void aeDeleteEventLoop(aeEventLoop *el) {
+    if (!el) return;
+    aeTimeEvent *te = el->timers;
+    while (te) {
+        aeTimeEvent *next = te->next;
+        free(te);
+        te = next;
+    }
+    close(el->epfd);
+    free(el->events);
+    free(el->fired);
+    free(el);
+}
+
+static int epollApply(aeEventLoop *el, int fd, int oldmask, int newmask) {
+    struct epoll_event ee = {0};
+    int op = oldmask == AE_NONE ? EPOLL_CTL_ADD
+           : newmask == AE_NONE ? EPOLL_CTL_DEL : EPOLL_CTL_MOD;
+    if (newmask & AE_READABLE) ee.events |= EPOLLIN;
+    if (newmask & AE_WRITABLE) ee.events |= EPOLLOUT;
+    ee.data.fd = fd;
+    return epoll_ctl(el->epfd, op, fd, &ee);
+}
+
+int aeCreateFileEvent(aeEventLoop *el, int fd, int mask, aeFileProc *proc,
+                      void *clientData) {
+    if (fd < 0 || fd >= el->setsize) {
+        errno = ERANGE;
+        return AE_ERR;
+    }
+    aeFileEvent *fe = &el->events[fd];
+    int newmask = fe->mask | mask;
+    if (newmask != fe->mask && epollApply(el, fd, fe->mask, newmask) < 0)
+        return AE_ERR;
+    fe->mask = newmask;
+    fe->proc = proc;
+    fe->clientData = clientData;
+    return AE_OK;
+}
+
+void aeDeleteFileEvent(aeEventLoop *el, int fd, int mask) {
+    if (fd < 0 || fd >= el->setsize) return;
+    aeFileEvent *fe = &el->events[fd];
+    int newmask = fe->mask & ~mask;
+    if (newmask == fe->mask) return;
+    /* DEL on an fd that is about to be closed can only fail harmlessly. */
+    (void)epollApply(el, fd, fe->mask, newmask);
+    fe->mask = newmask;
+}
+
+int aeGetFileEvents(aeEventLoop *el, int fd) {
+    if (fd < 0 || fd >= el->setsize) return AE_NONE;
+    return el->events[fd].mask;
+}
+
+long long aeCreateTimeEvent(aeEventLoop *el, long long ms, aeTimeProc *proc,
+                            void *clientData) {
+    aeTimeEvent *te = malloc(sizeof(*te));
+    if (!te) return AE_ERR;
+    te->id = el->nextTimerId++;
+    te->when = monoMs() + ms;
+    te->proc = proc;
+    te->clientData = clientData;
+    te->deleted = 0;
+    te->next = el->timers;
+    el->timers = te;
+    return te->id;
+}
+
+/* Only marks the timer: it may be the one running right now, so the node is
+ * reaped at the end of processTimeEvents. */
+int aeDeleteTimeEvent(aeEventLoop *el, long long id) {
+    for (aeTimeEvent *te = el->timers; te; te = te->next) {
+        if (te->id == id && !te->deleted) {
+            te->deleted = 1;
+            return AE_OK;
+        }
+    }
+    return AE_ERR;
+}
+
+void aeSetBeforeSleepProc(aeEventLoop *el, aeBeforeSleepProc *proc,
+                          void *clientData) {
+    el->beforeSleep = proc;
+    el->beforeSleepData = clientData;
+}
+
+static long long nearestTimer(const aeEventLoop *el) {
+    long long best = -1;
+    for (const aeTimeEvent *te = el->timers; te; te = te->next)
+        if (!te->deleted && (best < 0 || te->when < best)) best = te->when;
+    return best;
+}
+
+static void processTimeEvents(aeEventLoop *el) {
+    /* Timers created by a callback wait for the next turn, so a callback
+     * that re-creates itself cannot spin this loop forever. */
+    long long maxId = el->nextTimerId - 1;
+    for (aeTimeEvent *te = el->timers; te; te = te->next) {
+        if (te->deleted || te->id > maxId || te->when > el->now) continue;
+        long long again = te->proc(el, te->id, te->clientData);
+        if (again == AE_NOMORE) te->deleted = 1;
+        else te->when = el->now + again;
+    }
+    aeTimeEvent **pp = &el->timers;
+    while (*pp) {
+        aeTimeEvent *te = *pp;
+        if (te->deleted) {
+            *pp = te->next;
+            free(te);
+        } else {
+            pp = &te->next;
+        }
+    }
+}
+
+int aeProcessEvents(aeEventLoop *el) {
+    if (el->beforeSleep) el->beforeSleep(el, el->beforeSleepData);
+    if (el->stop) return 0;
+
+    int timeout = -1;
+    long long when = nearestTimer(el);
+    if (when >= 0) {
+        long long now = monoMs();
+        timeout = when > now ? (int)(when - now) : 0;
+    }
+    int n = epoll_wait(el->epfd, el->fired, el->maxfired, timeout);
+    el->now = monoMs();
+    if (n < 0) n = 0; /* EINTR: just run the timers */
+
+    for (int i = 0; i < n; i++) {
+        int fd = el->fired[i].data.fd;
+        uint32_t ev = el->fired[i].events;
+        aeFileEvent *fe = &el->events[fd];
+        int mask = 0;
+        /* Errors and hangups are reported as whatever the owner watches, so
+         * its next read/write sees the failure and cleans up. */
+        if (ev & (EPOLLIN | EPOLLERR | EPOLLHUP)) mask |= AE_READABLE;
+        if (ev & (EPOLLOUT | EPOLLERR | EPOLLHUP)) mask |= AE_WRITABLE;
+        mask &= fe->mask;
+        if (mask) fe->proc(el, fd, fe->clientData, mask);
+    }
+    processTimeEvents(el);
+    return n;
+}
+
+void aeMain(aeEventLoop *el) {
+    el->stop = 0;
+    while (!el->stop) aeProcessEvents(el);
+}
+
+void aeStop(aeEventLoop *el) { el->stop = 1; }
+
+long long aeNowMs(const aeEventLoop *el) { return el->now; }

@@ -1,0 +1,54 @@
+/* ae: a tiny single-threaded event loop (epoll file events + ms timers).
+ *
+ * Shaped after Redis's ae: a fd-indexed table of file events, one callback
+ * per fd that is told which of READABLE/WRITABLE fired, a short list of
+ * timers, and a hook that runs once per loop turn just before we block. */
+#ifndef AE_H
+#define AE_H
+
+#define AE_OK 0
+#define AE_ERR (-1)
+
+#define AE_NONE 0
+#define AE_READABLE 1
+#define AE_WRITABLE 2
+
+/* A timer callback returns the delay in ms until it runs again, or AE_NOMORE
+ * to be deleted (one-shot). */
+#define AE_NOMORE (-1)
+
+typedef struct aeEventLoop aeEventLoop;
+
+typedef void aeFileProc(aeEventLoop *el, int fd, void *clientData, int mask);
+typedef long long aeTimeProc(aeEventLoop *el, long long id, void *clientData);
+typedef void aeBeforeSleepProc(aeEventLoop *el, void *clientData);
+
+/* setsize bounds the fds the loop can watch (fd < setsize). */
+aeEventLoop *aeCreateEventLoop(int setsize);
+void aeDeleteEventLoop(aeEventLoop *el);
+
+/* Adds mask to the events watched on fd; proc/clientData replace any
+ * previous ones (one callback per fd). */
+int aeCreateFileEvent(aeEventLoop *el, int fd, int mask, aeFileProc *proc,
+                      void *clientData);
+/* Removes mask from the events watched on fd. */
+void aeDeleteFileEvent(aeEventLoop *el, int fd, int mask);
+int aeGetFileEvents(aeEventLoop *el, int fd);
+
+long long aeCreateTimeEvent(aeEventLoop *el, long long ms, aeTimeProc *proc,
+                            void *clientData);
+int aeDeleteTimeEvent(aeEventLoop *el, long long id);
+
+void aeSetBeforeSleepProc(aeEventLoop *el, aeBeforeSleepProc *proc,
+                          void *clientData);
+
+/* One loop turn: before-sleep hook, wait, file events, due timers. */
+int aeProcessEvents(aeEventLoop *el);
+void aeMain(aeEventLoop *el);
+void aeStop(aeEventLoop *el);
+
+/* Monotonic ms, sampled once per loop turn right after waking up, so that
+ * hot paths can stamp deadlines without a clock call each. */
+long long aeNowMs(const aeEventLoop *el);
+
+#endif

@@ -1,0 +1,428 @@
+#include "conn.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "h1.h"
+
+#define F_CLOSE_AFTER_FLUSH 1u /* handler is done: close once drained */
+#define F_PAUSED 2u            /* handler stopped on a full output queue */
+#define F_PEER_EOF 4u          /* read returned 0 */
+#define F_LINGER 8u            /* write side shut, draining input */
+#define F_DIRTY 16u            /* on server->dirty */
+
+/* After our last response, keep reading (and discarding) for this long
+ * before close(): closing with unread input makes the kernel send RST, which
+ * can destroy the response the peer has not read yet (e.g. a 413 sent while
+ * the client is still uploading). */
+#define CONN_LINGER_MS 1000
+
+/* ---- plain TCP transport ---- */
+
+static ssize_t plain_read(conn *c, char *buf, size_t len) {
+    return read(c->fd, buf, len);
+}
+
+static ssize_t plain_writev(conn *c, const struct iovec *iov, int iovcnt) {
+    return writev(c->fd, iov, iovcnt);
+}
+
+static void plain_shutdown_write(conn *c) { shutdown(c->fd, SHUT_WR); }
+
+static const transport plain_transport = {plain_read, plain_writev,
+                                          plain_shutdown_write};
+
+/* ---- protocol selection ---- */
+
+static const char h2_preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+#define H2_PREFACE_LEN (sizeof(h2_preface) - 1)
+
+/* Picks the handler from the first bytes; NULL while they could still be
+ * the HTTP/2 connection preface. No h2 handler is built in yet, so a full
+ * preface goes to HTTP/1, which answers it with 505 -- this is the one place
+ * an h2 handler plugs in. */
+static const proto_handler *proto_select(const char *buf, size_t len) {
+    size_t n = len < H2_PREFACE_LEN ? len : H2_PREFACE_LEN;
+    if (len < H2_PREFACE_LEN && memcmp(buf, h2_preface, n) == 0) return NULL;
+    return &h1_handler;
+}
+
+/* ---- lifecycle ---- */
+
+static void conn_event(aeEventLoop *el, int fd, void *data, int mask);
+
+conn *conn_create(server *s, int fd) {
+    conn *c = calloc(1, sizeof(*c));
+    if (!c) return NULL;
+    c->rbuf = malloc(CONN_RBUF_SIZE);
+    c->obuf = malloc(CONN_OBUF_SIZE);
+    c->segs = malloc(CONN_MAX_SEGS * sizeof(*c->segs));
+    c->iov = malloc(CONN_MAX_SEGS * sizeof(*c->iov));
+    if (!c->rbuf || !c->obuf || !c->segs || !c->iov ||
+        aeCreateFileEvent(s->el, fd, AE_READABLE, conn_event, c) != AE_OK) {
+        free(c->rbuf);
+        free(c->obuf);
+        free(c->segs);
+        free(c->iov);
+        free(c);
+        return NULL;
+    }
+    c->fd = fd;
+    c->mask = AE_READABLE;
+    c->srv = s;
+    c->tp = &plain_transport;
+    c->rcap = CONN_RBUF_SIZE;
+    c->ocap = CONN_OBUF_SIZE;
+    /* The header timeout runs from accept: a client that connects and
+     * sends nothing is a slowloris too. */
+    conn_set_phase(c, CONN_PHASE_HEAD);
+
+    c->next = s->conns;
+    if (s->conns) s->conns->prev = c;
+    s->conns = c;
+    s->nconns++;
+    return c;
+}
+
+static void dirty_remove(conn *c) {
+    server *s = c->srv;
+    if (!(c->flags & F_DIRTY)) return;
+    if (c->dprev) c->dprev->dnext = c->dnext;
+    else s->dirty = c->dnext;
+    if (c->dnext) c->dnext->dprev = c->dprev;
+    c->dprev = c->dnext = NULL;
+    c->flags &= ~F_DIRTY;
+}
+
+static void dirty_add(conn *c) {
+    server *s = c->srv;
+    if (c->flags & F_DIRTY) return;
+    c->dprev = NULL;
+    c->dnext = s->dirty;
+    if (s->dirty) s->dirty->dprev = c;
+    s->dirty = c;
+    c->flags |= F_DIRTY;
+}
+
+void conn_close(conn *c) {
+    server *s = c->srv;
+
+    if (c->mask) aeDeleteFileEvent(s->el, c->fd, c->mask);
+    close(c->fd);
+    if (c->proto && c->proto->detach) c->proto->detach(c);
+    for (int i = c->seg_head; i < c->nsegs; i++) free(c->segs[i].owned);
+    dirty_remove(c);
+    if (c->prev) c->prev->next = c->next;
+    else s->conns = c->next;
+    if (c->next) c->next->prev = c->prev;
+    s->nconns--;
+    free(c->rbuf);
+    free(c->obuf);
+    free(c->segs);
+    free(c->iov);
+    free(c);
+}
+
+void conn_set_phase(conn *c, conn_phase phase) {
+    const server_config *cfg = &c->srv->cfg;
+    c->phase = phase;
+    c->deadline = aeNowMs(c->srv->el) + (phase == CONN_PHASE_HEAD
+                                             ? cfg->header_timeout_ms
+                                             : cfg->idle_timeout_ms);
+}
+
+/* ---- output queue ---- */
+
+char *conn_out_reserve(conn *c, size_t n) {
+    if (c->ocap - c->olen < n) {
+        size_t cap = c->ocap * 2;
+        while (cap - c->olen < n) cap *= 2;
+        /* Segments address obuf by offset, so moving it is safe. */
+        char *nb = realloc(c->obuf, cap);
+        if (!nb) return NULL;
+        c->obuf = nb;
+        c->ocap = cap;
+    }
+    return c->obuf + c->olen;
+}
+
+int conn_out_commit(conn *c, size_t n) {
+    out_seg *last = c->nsegs > c->seg_head ? &c->segs[c->nsegs - 1] : NULL;
+    if (n == 0) return 0;
+    if (last && !last->ptr && last->off + last->len == c->olen) {
+        /* Adjacent to the previous obuf range: grow it, one iovec fewer. */
+        last->len += n;
+    } else {
+        if (c->nsegs == CONN_MAX_SEGS) return -1;
+        c->segs[c->nsegs++] = (out_seg){NULL, c->olen, n, NULL};
+    }
+    c->olen += n;
+    c->out_pending += n;
+    return 0;
+}
+
+int conn_out_copy(conn *c, const void *p, size_t n) {
+    char *dst = conn_out_reserve(c, n);
+    if (!dst) return -1;
+    memcpy(dst, p, n);
+    return conn_out_commit(c, n);
+}
+
+static int out_push(conn *c, void *mem, const void *p, size_t n) {
+    if (c->nsegs == CONN_MAX_SEGS) {
+        free(mem);
+        return -1;
+    }
+    c->segs[c->nsegs++] = (out_seg){p, 0, n, mem};
+    c->out_pending += n;
+    return 0;
+}
+
+int conn_out_ref(conn *c, const void *p, size_t n) {
+    return n ? out_push(c, NULL, p, n) : 0;
+}
+
+int conn_out_give(conn *c, void *mem, const void *p, size_t n) {
+    return out_push(c, mem, p, n);
+}
+
+int conn_out_full(const conn *c) {
+    /* Keep room for one more response (head + body + interim segments). */
+    return c->out_pending >= CONN_OUT_HIGH_WATER ||
+           c->nsegs + 4 > CONN_MAX_SEGS;
+}
+
+/* One writev of everything queued. Returns 1 when drained, 0 when output
+ * remains (socket buffer full), -1 on a fatal error. A short write means the
+ * kernel buffer is full, so we wait for EPOLLOUT instead of trying again. */
+static int conn_flush(conn *c) {
+    if (c->out_pending == 0) return 1;
+
+    int n = 0;
+    size_t skip = c->seg_off;
+    for (int i = c->seg_head; i < c->nsegs; i++, n++) {
+        const out_seg *sg = &c->segs[i];
+        const char *base = sg->ptr ? sg->ptr : c->obuf + sg->off;
+        c->iov[n].iov_base = (void *)(base + skip);
+        c->iov[n].iov_len = sg->len - skip;
+        skip = 0;
+    }
+    ssize_t w;
+    do {
+        w = c->tp->writev(c, c->iov, n);
+    } while (w < 0 && errno == EINTR);
+    if (w < 0) return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+
+    long long now = aeNowMs(c->srv->el);
+    c->wdeadline = now + c->srv->cfg.idle_timeout_ms;
+    c->out_pending -= (size_t)w;
+    size_t left = (size_t)w;
+    while (left) {
+        out_seg *sg = &c->segs[c->seg_head];
+        size_t rest = sg->len - c->seg_off;
+        if (left < rest) {
+            c->seg_off += left;
+            break;
+        }
+        left -= rest;
+        free(sg->owned);
+        sg->owned = NULL;
+        c->seg_head++;
+        c->seg_off = 0;
+    }
+    if (c->out_pending) return 0;
+
+    c->nsegs = c->seg_head = 0;
+    c->seg_off = 0;
+    c->olen = 0;
+    if (c->ocap > 4 * CONN_OBUF_SIZE) {
+        /* A burst grew obuf; give the memory back once it is empty. */
+        char *nb = realloc(c->obuf, CONN_OBUF_SIZE);
+        if (nb) {
+            c->obuf = nb;
+            c->ocap = CONN_OBUF_SIZE;
+        }
+    }
+    /* The idle timeout counts from when the last response left. */
+    if (c->phase == CONN_PHASE_IDLE)
+        c->deadline = now + c->srv->cfg.idle_timeout_ms;
+    return 1;
+}
+
+/* ---- event handling ---- */
+
+static void update_interest(conn *c) {
+    int want;
+    if (c->flags & F_LINGER) want = AE_READABLE;
+    else if (c->out_pending) want = AE_WRITABLE; /* backpressure */
+    else if ((c->flags & (F_PAUSED | F_PEER_EOF | F_CLOSE_AFTER_FLUSH)) ||
+             c->rend == c->rcap)
+        want = AE_NONE;
+    else want = AE_READABLE;
+    if (want == c->mask) return;
+    if (c->mask & ~want) aeDeleteFileEvent(c->srv->el, c->fd, c->mask & ~want);
+    if ((want & ~c->mask) &&
+        aeCreateFileEvent(c->srv->el, c->fd, want & ~c->mask, conn_event, c) !=
+            AE_OK)
+        want &= c->mask;
+    c->mask = want;
+}
+
+/* Runs the protocol handler over buffered input. Returns -1 if c is gone. */
+static int conn_process(conn *c) {
+    if (!c->proto) {
+        const proto_handler *ph =
+            proto_select(c->rbuf + c->rstart, c->rend - c->rstart);
+        if (!ph) {
+            if (c->flags & F_PEER_EOF) {
+                conn_close(c);
+                return -1;
+            }
+            return 0;
+        }
+        if (ph->attach(c) < 0) {
+            conn_close(c);
+            return -1;
+        }
+        c->proto = ph;
+    }
+    c->flags &= ~F_PAUSED;
+    switch (c->proto->on_data(c)) {
+    case PROTO_NEED_MORE:
+        /* A half-closed peer gets answers to what it sent, then we close. */
+        if (c->flags & F_PEER_EOF) c->flags |= F_CLOSE_AFTER_FLUSH;
+        return 0;
+    case PROTO_PAUSED:
+        c->flags |= F_PAUSED;
+        return 0;
+    case PROTO_CLOSE:
+        c->flags |= F_CLOSE_AFTER_FLUSH;
+        return 0;
+    default:
+        conn_close(c);
+        return -1;
+    }
+}
+
+static int conn_idle(const conn *c) {
+    return c->out_pending == 0 && c->rstart == c->rend &&
+           (c->phase == CONN_PHASE_IDLE || !c->proto);
+}
+
+/* Our side is done: shut the write side and drain input until the peer
+ * closes or the linger time is up. */
+static void conn_end(conn *c) {
+    if (c->srv->shutting_down || (c->flags & F_PEER_EOF)) {
+        conn_close(c);
+        return;
+    }
+    c->tp->shutdown_write(c);
+    c->flags |= F_LINGER;
+    c->flags &= ~F_PAUSED;
+    c->deadline = aeNowMs(c->srv->el) + CONN_LINGER_MS;
+    update_interest(c);
+}
+
+/* Flush; while the queue drains completely, let a paused handler continue
+ * with the pipelined input it left behind. May free c. */
+static void conn_service(conn *c) {
+    for (;;) {
+        int r = conn_flush(c);
+        if (r < 0) {
+            conn_close(c);
+            return;
+        }
+        if (r == 0) break;
+        if (c->flags & F_CLOSE_AFTER_FLUSH) {
+            if (!(c->flags & F_LINGER)) conn_end(c);
+            return;
+        }
+        if (c->srv->shutting_down && conn_idle(c)) {
+            conn_close(c);
+            return;
+        }
+        if (!(c->flags & F_PAUSED)) break;
+        if (conn_process(c) < 0) return;
+    }
+    update_interest(c);
+}
+
+void conn_flush_dirty(server *s) {
+    conn *c;
+    while ((c = s->dirty)) {
+        dirty_remove(c);
+        conn_service(c);
+    }
+}
+
+static void conn_linger_read(conn *c) {
+    for (;;) {
+        ssize_t n = c->tp->read(c, c->rbuf, c->rcap);
+        if (n > 0) continue;
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        conn_close(c);
+        return;
+    }
+}
+
+static void conn_readable(conn *c) {
+    if (c->flags & F_LINGER) {
+        conn_linger_read(c);
+        return;
+    }
+    if (c->rend == c->rcap) return; /* a 0-byte read would look like EOF */
+    ssize_t n = c->tp->read(c, c->rbuf + c->rend, c->rcap - c->rend);
+    if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return;
+        conn_close(c); /* ECONNRESET and friends: nothing to answer */
+        return;
+    }
+    if (n == 0) c->flags |= F_PEER_EOF;
+    else c->rend += (size_t)n;
+    if (conn_process(c) < 0) return;
+    /* The write happens in before-sleep, once for everything this read
+     * produced. */
+    dirty_add(c);
+}
+
+static void conn_event(aeEventLoop *el, int fd, void *data, int mask) {
+    conn *c = data;
+    (void)el;
+    (void)fd;
+    /* A connection watches either WRITABLE (output pending, reads paused)
+     * or READABLE, never both, so exactly one branch applies. */
+    if (mask & AE_WRITABLE) conn_service(c);
+    else if (mask & AE_READABLE) conn_readable(c);
+}
+
+void conn_check_timeout(conn *c, long long now) {
+    if (c->out_pending) {
+        /* A peer that stopped reading our output. */
+        if (now >= c->wdeadline) conn_close(c);
+        return;
+    }
+    if (now < c->deadline) return;
+    if ((c->flags & (F_LINGER | F_CLOSE_AFTER_FLUSH)) ||
+        c->phase != CONN_PHASE_HEAD || !c->proto ||
+        !c->proto->on_header_timeout) {
+        conn_close(c);
+        return;
+    }
+    /* A partial head did not complete in time: the handler may queue a 408
+     * (flushed this turn), then we close. */
+    c->proto->on_header_timeout(c);
+    c->flags |= F_CLOSE_AFTER_FLUSH;
+    c->flags &= ~F_PAUSED;
+    dirty_add(c);
+}
+
+void conn_begin_shutdown(conn *c) {
+    /* Anything mid-request or mid-response is left to finish (handlers
+     * answer with "Connection: close" from now on); the server bounds how
+     * long that may take. */
+    if ((c->flags & F_LINGER) || conn_idle(c)) conn_close(c);
+}

@@ -1,0 +1,130 @@
+/* conn: one client connection -- buffers, transport, output queue, timers.
+ *
+ * Bytes flow in one direction through three small pieces:
+ *
+ *   transport (plain socket now, TLS later) --read--> rbuf
+ *   rbuf --on_data--> protocol handler (HTTP/1 now, HTTP/2 later)
+ *   handler --conn_out_*--> output queue --writev--> transport
+ *
+ * The handler is picked from the first bytes (an HTTP/2 preface would select
+ * an h2 handler). Output is queued as a list of segments (ranges of the
+ * connection's obuf, static memory, or heap blocks handed over) and written
+ * with a single writev per loop turn from the loop's before-sleep hook, so
+ * every response produced from one read leaves in one syscall. While output
+ * is pending we stop reading (backpressure), which bounds memory per
+ * connection. */
+#ifndef CONN_H
+#define CONN_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include "server.h"
+
+#define CONN_RBUF_SIZE (32 * 1024)
+#define CONN_OBUF_SIZE (16 * 1024)
+#define CONN_MAX_SEGS 256
+/* A handler pauses once this much output is queued; the rest of the
+ * pipelined input waits until the queue drains. */
+#define CONN_OUT_HIGH_WATER (256 * 1024)
+
+struct conn;
+
+/* How bytes reach the wire. Both return like read(2)/writev(2), with errno
+ * EAGAIN when the call would block. TLS will provide another pair. */
+typedef struct transport {
+    ssize_t (*read)(struct conn *c, char *buf, size_t len);
+    ssize_t (*writev)(struct conn *c, const struct iovec *iov, int iovcnt);
+    void (*shutdown_write)(struct conn *c);
+} transport;
+
+/* What a protocol handler's on_data tells the connection. */
+enum {
+    PROTO_NEED_MORE, /* consumed what it could; wants more input */
+    PROTO_PAUSED,    /* output queue is full; call again once it drained */
+    PROTO_CLOSE,     /* close once queued output is written */
+    PROTO_ABORT      /* close now, drop queued output */
+};
+
+typedef struct proto_handler {
+    const char *name;
+    int (*attach)(struct conn *c); /* set up c->proto_data; 0 or -1 */
+    /* Consume input from c->rbuf[rstart..rend), queue output. */
+    int (*on_data)(struct conn *c);
+    /* The head did not arrive in time; may queue a final response. */
+    void (*on_header_timeout)(struct conn *c);
+    void (*detach)(struct conn *c);
+} proto_handler;
+
+/* Which timeout applies while no output is pending. */
+typedef enum {
+    CONN_PHASE_HEAD, /* waiting for a request head: header timeout */
+    CONN_PHASE_BODY, /* reading a body: idle timeout, renewed on progress */
+    CONN_PHASE_IDLE  /* between requests: idle timeout */
+} conn_phase;
+
+typedef struct out_seg {
+    const char *ptr; /* NULL: the range [off, off+len) of obuf */
+    size_t off;
+    size_t len;
+    void *owned; /* freed once written */
+} out_seg;
+
+typedef struct conn {
+    int fd;
+    unsigned flags;
+    int mask; /* events currently registered with the loop */
+    server *srv;
+    const transport *tp;
+    const proto_handler *proto;
+    void *proto_data;
+
+    /* Input: unconsumed bytes are rbuf[rstart..rend). */
+    char *rbuf;
+    size_t rcap, rstart, rend;
+
+    /* Output queue. */
+    char *obuf;
+    size_t ocap, olen;
+    out_seg *segs;
+    int nsegs, seg_head; /* segs[seg_head..nsegs) are unwritten */
+    size_t seg_off;      /* bytes of segs[seg_head] already written */
+    size_t out_pending;
+    struct iovec *iov;
+
+    conn_phase phase;
+    long long deadline;  /* for the phase */
+    long long wdeadline; /* while output is pending: renewed on progress */
+
+    struct conn *prev, *next;   /* server->conns */
+    struct conn *dprev, *dnext; /* server->dirty */
+} conn;
+
+/* Takes ownership of fd; NULL (fd not closed) on failure. */
+conn *conn_create(server *s, int fd);
+void conn_close(conn *c);
+
+/* Called by the server: flush every connection with queued output. */
+void conn_flush_dirty(server *s);
+/* Called by the server's sweep timer; may close c. */
+void conn_check_timeout(conn *c, long long now);
+/* Graceful shutdown: closes c right away if nothing is in flight. */
+void conn_begin_shutdown(conn *c);
+
+/* ---- for protocol handlers ---- */
+
+/* Room for n bytes at the end of obuf; write them, then conn_out_commit(). */
+char *conn_out_reserve(conn *c, size_t n);
+int conn_out_commit(conn *c, size_t n);
+int conn_out_copy(conn *c, const void *p, size_t n);
+/* Queue memory that stays valid until written (static data). */
+int conn_out_ref(conn *c, const void *p, size_t n);
+/* Queue p[0..n) inside heap block mem; mem is freed once written (or at
+ * once if this fails). */
+int conn_out_give(conn *c, void *mem, const void *p, size_t n);
+/* True when a handler should stop producing (PROTO_PAUSED). */
+int conn_out_full(const conn *c);
+void conn_set_phase(conn *c, conn_phase phase);
+
+#endif

@@ -1,0 +1,394 @@
+#include "h1.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "chunked.h"
+#include "date_cache.h"
+#include "http1_parser.h"
+#include "routes.h"
+
+/* Static bodies up to this size are copied next to their head: a few bytes
+ * of memcpy are cheaper than an extra iovec, and keep a pipelined batch of
+ * small responses in one contiguous range. Larger ones go out by reference. */
+#define H1_INLINE_BODY 128
+/* Request bodies read into the body buffer are handed to the output queue
+ * (echo) instead of copied when at least this big. */
+#define H1_GIVE_BODY (16 * 1024)
+/* Body buffers above this are freed after the request, not kept. */
+#define H1_KEEP_BODY_CAP (64 * 1024)
+/* Reads need at least this much free room behind a buffered head. */
+#define H1_MIN_READ_ROOM 4096
+/* Enough for any head we produce. */
+#define H1_HEAD_RESERVE 512
+
+enum { ST_HEAD, ST_BODY_CL, ST_BODY_CHUNKED, ST_DEAD };
+enum { CONN_HDR_NONE, CONN_HDR_CLOSE, CONN_HDR_KEEP_ALIVE };
+
+/* What dispatch needs from a parsed head. Kept as offsets from the head's
+ * first byte, so the head can be moved while its body streams in. */
+typedef struct h1_info {
+    size_t m_off, m_len, p_off, p_len, q_off, q_len;
+    int has_query;
+    int minor;
+    int keep_alive;
+    int is_head;
+} h1_info;
+
+typedef struct h1_state {
+    int state;
+    /* rbuf[rstart .. rstart+scanned) holds no complete head; the stateless
+     * parser is only re-run once a new line has ended. */
+    size_t scanned;
+    /* Request whose body is being read: head at rbuf[hstart, +hlen), next
+     * body byte at rbuf[bpos]. */
+    h1_info info;
+    size_t hstart, hlen, bpos;
+    uint64_t clen;
+    char *body; /* reused across requests */
+    size_t blen, bcap;
+    chunked_decoder dec;
+} h1_state;
+
+/* ---- response assembly ---- */
+
+static const char *status_line(int status) {
+    switch (status) {
+    case 200: return "HTTP/1.1 200 OK\r\n";
+    case 400: return "HTTP/1.1 400 Bad Request\r\n";
+    case 404: return "HTTP/1.1 404 Not Found\r\n";
+    case 405: return "HTTP/1.1 405 Method Not Allowed\r\n";
+    case 408: return "HTTP/1.1 408 Request Timeout\r\n";
+    case 413: return "HTTP/1.1 413 Content Too Large\r\n";
+    case 431: return "HTTP/1.1 431 Request Header Fields Too Large\r\n";
+    case 501: return "HTTP/1.1 501 Not Implemented\r\n";
+    case 505: return "HTTP/1.1 505 HTTP Version Not Supported\r\n";
+    default: return "HTTP/1.1 500 Internal Server Error\r\n";
+    }
+}
+
+static const char *error_body(int status) {
+    switch (status) {
+    case 400: return "Bad Request\n";
+    case 408: return "Request Timeout\n";
+    case 413: return "Content Too Large\n";
+    case 431: return "Request Header Fields Too Large\n";
+    case 501: return "Not Implemented\n";
+    case 505: return "HTTP Version Not Supported\n";
+    default: return "Internal Server Error\n";
+    }
+}
+
+static char *put(char *p, const char *s) {
+    size_t n = strlen(s);
+    memcpy(p, s, n);
+    return p + n;
+}
+
+static char *put_u64(char *p, uint64_t v) {
+    char tmp[20];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n) *p++ = tmp[--n];
+    return p;
+}
+
+static int put_head(conn *c, int status, const char *ctype, uint64_t clen,
+                    const char *allow, int conn_hdr) {
+    char *start = conn_out_reserve(c, H1_HEAD_RESERVE), *p = start;
+    if (!p) return -1;
+    p = put(p, status_line(status));
+    p = put(p, "Server: evloop\r\nDate: ");
+    memcpy(p, date_cache_get(), DATE_CACHE_LEN);
+    p += DATE_CACHE_LEN;
+    p = put(p, "\r\nContent-Type: ");
+    p = put(p, ctype);
+    p = put(p, "\r\nContent-Length: ");
+    p = put_u64(p, clen);
+    p = put(p, "\r\n");
+    if (allow) {
+        p = put(p, "Allow: ");
+        p = put(p, allow);
+        p = put(p, "\r\n");
+    }
+    if (conn_hdr == CONN_HDR_CLOSE) p = put(p, "Connection: close\r\n");
+    else if (conn_hdr == CONN_HDR_KEEP_ALIVE)
+        p = put(p, "Connection: keep-alive\r\n");
+    p = put(p, "\r\n");
+    return conn_out_commit(c, (size_t)(p - start));
+}
+
+/* Answers with an error and ends the connection: after a framing error we
+ * cannot know where the next request would start. */
+static int h1_error(conn *c, h1_state *h, int status) {
+    const char *body = error_body(status);
+    size_t n = strlen(body);
+    h->state = ST_DEAD;
+    c->rstart = c->rend = 0;
+    if (put_head(c, status, "text/plain", n, NULL, CONN_HDR_CLOSE) < 0 ||
+        conn_out_copy(c, body, n) < 0)
+        return PROTO_ABORT;
+    return PROTO_CLOSE;
+}
+
+static void body_trim(h1_state *h) {
+    h->blen = 0;
+    if (h->bcap > H1_KEEP_BODY_CAP) {
+        free(h->body);
+        h->body = NULL;
+        h->bcap = 0;
+    }
+}
+
+static int body_reserve(h1_state *h, size_t need) {
+    if (need <= h->bcap) return 0;
+    size_t cap = h->bcap ? h->bcap : 4096;
+    while (cap < need) cap *= 2;
+    char *nb = realloc(h->body, cap);
+    if (!nb) return -1;
+    h->body = nb;
+    h->bcap = cap;
+    return 0;
+}
+
+/* Runs the route for one complete request and queues its response. The
+ * body lives either in rbuf (copied out) or in h->body (handed over when
+ * large, so a 16 MiB echo is never copied twice). */
+static int dispatch(conn *c, h1_state *h, const char *head, const h1_info *in,
+                    const char *body, size_t blen, int body_in_buffer) {
+    route_request rq = {head + in->m_off, in->m_len, head + in->p_off,
+                        in->p_len, in->has_query ? head + in->q_off : NULL,
+                        in->q_len, body, blen};
+    route_response rs;
+    int keep = in->keep_alive && !c->srv->shutting_down;
+    int conn_hdr = !keep ? CONN_HDR_CLOSE
+                 : in->minor == 0 ? CONN_HDR_KEEP_ALIVE : CONN_HDR_NONE;
+    int r = 0;
+
+    routes_handle(&rq, &rs);
+    const char *out = rs.body_is_request ? body : rs.body;
+    size_t olen = rs.body_is_request ? blen : rs.body_len;
+    if (put_head(c, rs.status, rs.content_type, olen, rs.allow, conn_hdr) < 0)
+        return PROTO_ABORT;
+    if (!in->is_head && olen) {
+        if (rs.body_is_request && body_in_buffer && olen >= H1_GIVE_BODY) {
+            r = conn_out_give(c, h->body, out, olen);
+            h->body = NULL;
+            h->bcap = 0;
+        } else if (!rs.body_is_request && olen > H1_INLINE_BODY) {
+            r = conn_out_ref(c, out, olen);
+        } else {
+            r = conn_out_copy(c, out, olen);
+        }
+        if (r < 0) return PROTO_ABORT;
+    }
+    conn_set_phase(c, CONN_PHASE_IDLE);
+    if (!keep) {
+        h->state = ST_DEAD;
+        return PROTO_CLOSE;
+    }
+    return PROTO_NEED_MORE;
+}
+
+/* ---- request bodies ---- */
+
+/* Moves buffered body bytes into h->body and dispatches the request once the
+ * body is complete (*done set). Returns a PROTO_* result. */
+static int read_body(conn *c, h1_state *h, int *done) {
+    const char *src = c->rbuf + h->bpos;
+    size_t avail = c->rend - h->bpos;
+    uint64_t max_body = c->srv->cfg.max_body;
+
+    *done = 0;
+    if (h->state == ST_BODY_CL) {
+        size_t n = (size_t)(h->clen - h->blen);
+        if (n > avail) n = avail;
+        memcpy(h->body + h->blen, src, n);
+        h->blen += n;
+        h->bpos += n;
+        if (h->blen < h->clen) goto need_more;
+    } else {
+        /* The decoder writes at most avail bytes and never past max_body. */
+        uint64_t need = (uint64_t)h->blen + avail;
+        size_t out;
+        if (need > max_body) need = max_body;
+        if (body_reserve(h, (size_t)need + 1) < 0)
+            return h1_error(c, h, 500);
+        ssize_t r = chunked_decode(&h->dec, src, avail, h->body + h->blen, &out);
+        h->blen += out;
+        if (r == CHUNKED_TOO_LARGE) return h1_error(c, h, 413);
+        if (r == CHUNKED_ERROR) return h1_error(c, h, 400);
+        if (r == CHUNKED_NEED_MORE) {
+            h->bpos += avail;
+            goto need_more;
+        }
+        h->bpos += (size_t)r;
+    }
+
+    *done = 1;
+    c->rstart = h->bpos;
+    h->state = ST_HEAD;
+    int res = dispatch(c, h, c->rbuf + h->hstart, &h->info, h->body, h->blen, 1);
+    body_trim(h);
+    return res;
+
+need_more:
+    /* Everything buffered is in the body now: drop it so the next read
+     * lands right behind the head, and keep enough room for reads. */
+    c->rend = h->bpos = h->hstart + h->hlen;
+    if (c->rcap - c->rend < H1_MIN_READ_ROOM && h->hstart > 0) {
+        memmove(c->rbuf, c->rbuf + h->hstart, h->hlen);
+        h->hstart = 0;
+        c->rstart = 0;
+        c->rend = h->bpos = h->hlen;
+    }
+    conn_set_phase(c, CONN_PHASE_BODY); /* progress renews the timeout */
+    return PROTO_NEED_MORE;
+}
+
+/* ---- request heads ---- */
+
+static int eq(const char *s, size_t n, const char *lit) {
+    size_t m = strlen(lit);
+    return n == m && memcmp(s, lit, m) == 0;
+}
+
+/* Parses and acts on the head at rbuf[rstart..]. *progress is set when a
+ * request was consumed or a body started, i.e. on_data should loop. */
+static int on_head(conn *c, h1_state *h, int *progress) {
+    const char *buf = c->rbuf + c->rstart;
+    size_t avail = c->rend - c->rstart;
+    h1_request req;
+    h1_semantics sem;
+    ssize_t n = H1_PARSE_NEED_MORE;
+
+    *progress = 0;
+    if (c->phase != CONN_PHASE_HEAD) conn_set_phase(c, CONN_PHASE_HEAD);
+    if (h->scanned < avail &&
+        memchr(buf + h->scanned, '\n', avail - h->scanned))
+        n = h1_parse_request(buf, avail, &req);
+    if (n == H1_PARSE_NEED_MORE) {
+        h->scanned = avail;
+        if (avail >= H1_MAX_HEAD) return h1_error(c, h, 431);
+        if (c->rstart) { /* keep the partial head at the buffer start */
+            memmove(c->rbuf, buf, avail);
+            c->rstart = 0;
+            c->rend = avail;
+        }
+        return PROTO_NEED_MORE;
+    }
+    h->scanned = 0;
+    if (n < 0) return h1_error(c, h, 400);
+    if (n > H1_MAX_HEAD) return h1_error(c, h, 431);
+    if (req.major != 1 || req.minor > 1) return h1_error(c, h, 505);
+    switch (h1_request_semantics(&req, &sem)) {
+    case H1_SEM_OK: break;
+    case H1_SEM_NOT_IMPLEMENTED: return h1_error(c, h, 501);
+    default: return h1_error(c, h, 400);
+    }
+    /* HTTP/1.0 has no chunked coding (RFC 9112 6.1: faulty framing). */
+    if (sem.chunked && req.minor == 0) return h1_error(c, h, 400);
+
+    h1_info in = {
+        .m_off = (size_t)(req.method - buf), .m_len = req.method_len,
+        .p_off = (size_t)(req.path - buf), .p_len = req.path_len,
+        .q_off = req.query ? (size_t)(req.query - buf) : 0,
+        .q_len = req.query_len, .has_query = req.query != NULL,
+        .minor = req.minor,
+        .keep_alive = req.minor == 1 ? !sem.conn_close
+                                     : sem.conn_keep_alive && !sem.conn_close,
+        .is_head = eq(req.method, req.method_len, "HEAD"),
+    };
+    size_t hlen = (size_t)n;
+    uint64_t clen = sem.has_content_length ? sem.content_length : 0;
+
+    /* Refused before anything of the body is read, and before a 100
+     * Continue would invite it. */
+    if (clen > c->srv->cfg.max_body) return h1_error(c, h, 413);
+    *progress = 1;
+    if (!sem.chunked && clen <= avail - hlen) {
+        /* The whole request is buffered: dispatch without copying. */
+        c->rstart += hlen + (size_t)clen;
+        return dispatch(c, h, buf, &in, buf + hlen, (size_t)clen, 0);
+    }
+    /* Stream the body into the body buffer; the head stays in rbuf. */
+    h->info = in;
+    h->hstart = c->rstart;
+    h->hlen = hlen;
+    h->bpos = c->rstart + hlen;
+    h->blen = 0;
+    h->clen = clen;
+    if (sem.chunked) {
+        chunked_init(&h->dec, c->srv->cfg.max_body);
+        h->state = ST_BODY_CHUNKED;
+    } else {
+        if (body_reserve(h, (size_t)clen) < 0) return h1_error(c, h, 500);
+        h->state = ST_BODY_CL;
+    }
+    /* Ask for the body only when the client is waiting for us to. */
+    if (sem.expect_continue && req.minor == 1 && h->bpos == c->rend) {
+        static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+        if (conn_out_copy(c, cont, sizeof(cont) - 1) < 0) return PROTO_ABORT;
+    }
+    conn_set_phase(c, CONN_PHASE_BODY);
+    return PROTO_NEED_MORE;
+}
+
+/* ---- handler ---- */
+
+static int h1_on_data(conn *c) {
+    h1_state *h = c->proto_data;
+    int r, progress;
+
+    for (;;) {
+        switch (h->state) {
+        case ST_DEAD:
+            c->rstart = c->rend = 0;
+            return PROTO_CLOSE;
+        case ST_BODY_CL:
+        case ST_BODY_CHUNKED:
+            r = read_body(c, h, &progress);
+            if (r != PROTO_NEED_MORE || !progress) return r;
+            break;
+        default:
+            if (c->rstart == c->rend) {
+                c->rstart = c->rend = 0;
+                h->scanned = 0;
+                return PROTO_NEED_MORE;
+            }
+            if (conn_out_full(c)) return PROTO_PAUSED;
+            r = on_head(c, h, &progress);
+            if (r != PROTO_NEED_MORE || !progress) return r;
+            break;
+        }
+    }
+}
+
+static void h1_on_header_timeout(conn *c) {
+    h1_state *h = c->proto_data;
+    /* Only a client that sent part of a head is told why. */
+    if (h->state == ST_HEAD && c->rend > c->rstart && c->out_pending == 0)
+        h1_error(c, h, 408);
+}
+
+static int h1_attach(conn *c) {
+    h1_state *h = calloc(1, sizeof(*h));
+    if (!h) return -1;
+    h->state = ST_HEAD;
+    c->proto_data = h;
+    return 0;
+}
+
+static void h1_detach(conn *c) {
+    h1_state *h = c->proto_data;
+    if (!h) return;
+    free(h->body);
+    free(h);
+    c->proto_data = NULL;
+}
+
+const proto_handler h1_handler = {"http/1.1", h1_attach, h1_on_data,
+                                  h1_on_header_timeout, h1_detach};

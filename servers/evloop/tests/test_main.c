@@ -1,0 +1,22 @@
+#include <stdlib.h>
+
+#include "test.h"
+
+static int passed, failed;
+
+void t_case(const char *suite, const char *name, int ok, const char *why) {
+    if (ok) {
+        passed++;
+        return;
+    }
+    failed++;
+    printf("FAIL [%s] %s: %s\n", suite, name, why ? why : "");
+}
+
+int main(void) {
+    test_parser();
+    test_chunked();
+    test_routes();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,80 @@
+"""Checks of the pipeline smoke run that scripts/test.sh makes: run_all.sh with tiny durations
+into a scratch folder (LAB_SMOKE_DIR holding raw/, data/ and reports/). Skipped when that
+variable is not set, so a plain `pytest` of the tree does not need a live run."""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+SMOKE = os.environ.get("LAB_SMOKE_DIR")
+pytestmark = pytest.mark.skipif(not SMOKE, reason="LAB_SMOKE_DIR not set (scripts/test.sh sets it)")
+
+DELTA_WITH_CI = re.compile(r"[+−]\d+(\.\d)?% \[[+−]\d+(\.\d)?%, [+−]\d+(\.\d)?%\]")
+
+
+@pytest.fixture(scope="module")
+def run_id() -> str:
+    runs = sorted(p.name for p in (Path(SMOKE) / "raw").iterdir() if p.is_dir())
+    assert len(runs) == 1, f"expected one smoke run, found {runs}"
+    return runs[0]
+
+
+@pytest.fixture(scope="module")
+def markdown(run_id: str) -> str:
+    return (Path(SMOKE) / "reports" / run_id / "http1.md").read_text()
+
+
+def table_rows(md: str, title: str) -> list[list[str]]:
+    """The header and body rows of the Markdown table that follows the bold caption `title`."""
+    start = md.index(f"**{title}")
+    rows = []
+    for line in md[start:].splitlines()[2:]:
+        if not line.startswith("|"):
+            if rows:
+                break
+            continue
+        if not re.fullmatch(r"[|:\- ]+", line):  # the header's underline
+            rows.append([c.strip() for c in line.strip("|").split("|")])
+    return rows
+
+
+def test_reports_exist_and_index_links_them(run_id: str) -> None:
+    reports = Path(SMOKE) / "reports"
+    html = (reports / run_id / "http1.html").read_text()
+    assert "data:image/png;base64" in html, "HTML export must embed its plots"
+    index = (reports / "index.html").read_text()
+    assert f"{run_id}/http1.html" in index and f"{run_id}/http1.md" in index
+
+
+def test_every_gate_passed(markdown: str) -> None:
+    rows = table_rows(markdown, "Verify gate")[1:]
+    assert rows and all(r[1] == "PASS" for r in rows), rows
+
+
+def test_seed_tables_carry_intervals(markdown: str) -> None:
+    for title in ("GET /ping — minimal response", "GET /echo — response size", "POST /echo — request body"):
+        header, *body = table_rows(markdown, title)
+        assert any("C req/s" in h for h in header) and any("Go req/s" in h for h in header), header
+        assert body, f"{title}: no rows"
+        for row in body:
+            assert "(n=5)" in row[1] and "(n=5)" in row[2], row
+            assert DELTA_WITH_CI.search(row[header.index(next(h for h in header if h.startswith("Δ")))]), row
+
+
+def test_pipelined_latency_is_labelled_per_batch(markdown: str) -> None:
+    assert "per batch" in markdown
+
+
+def test_tidy_frame_has_one_ok_row_per_finished_point(run_id: str) -> None:
+    raw = Path(SMOKE) / "raw" / run_id
+    finished = list(raw.glob("http1/*/*/r*.run.json"))
+    runs = pd.read_csv(Path(SMOKE) / "data" / run_id / "runs.csv")
+    assert len(runs) == len(finished) > 0
+    assert set(runs["status"]) == {"ok"}, runs.loc[runs["status"] != "ok", ["server", "scenario", "fail_reason"]]
+    assert (runs["server_cpu_s"] > 0).all() and (runs["cpu_us_per_req"] > 0).all()
+    latency = pd.read_csv(Path(SMOKE) / "data" / run_id / "latency.csv")
+    assert latency["count"].sum() > 0
