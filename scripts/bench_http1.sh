@@ -4,9 +4,9 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-SUITE=http1 PROTOCOL=h1 TLS=false TOOL=wrk SCHEME=http
+SUITE=http1 PROTOCOL=h1 TLS=false TOOL=wrk SCHEME=http SERVER_MODE=h1
 SUITE_SERVERS=(evloop go nginx floor)
-# id                     kind      method route size connections pipeline lua
+# id                     kind      method route size connections depth lua
 SCENARIOS=(
     "get_ping_c50          ping      GET  /ping 0     50  1  report.lua"
     "get_ping_c100         ping      GET  /ping 0     100 1  report.lua"

@@ -16,11 +16,12 @@ build_go() {
     (cd "$LAB_ROOT/servers/go" && go build -o "$BUILD_DIR/bench/" ./cmd/...)
 }
 
-# nginx's worker runs as nobody: the files and every directory above them must be
-# world-readable.
+# nginx's worker and h2o run as nobody: the files and every directory above them
+# must be world-readable. (/ping for h2o, /echo?size=N for nginx.)
 build_www() {
     local n dir=$BUILD_DIR/www/echo
     mkdir -p "$dir"
+    printf pong >"$BUILD_DIR/www/ping"
     for n in "${ECHO_SIZES[@]}"; do
         [[ -f $dir/$n ]] || head -c "$n" /dev/zero | tr '\0' x >"$dir/$n"
     done

@@ -59,14 +59,15 @@ on_client() { taskset -c "$CLIENT_CPUS" "$@"; }
 # ---------------------------------------------------------------- server registry
 
 # Every server the lab can start, in the order suites list them.
-LAB_SERVERS=(evloop go nginx floor)
+LAB_SERVERS=(evloop go nginx h2o floor)
 
-# What each server can serve: <protocol>:<route kind>. The suites ask
-# server_serves before putting a server into a scenario.
+# What each server can serve: <protocol>:<route kind>, protocol h1 or h2. The
+# suites ask server_serves before putting a server into a scenario.
 server_caps() {
     case $1 in
-        evloop|go) echo "h1:ping h1:pipeline h1:echo_get h1:echo_post" ;;
-        nginx)     echo "h1:ping h1:pipeline h1:echo_get" ;;
+        evloop|go) echo "h1:ping h1:pipeline h1:echo_get h1:echo_post h2:ping h2:echo_get h2:echo_post" ;;
+        nginx)     echo "h1:ping h1:pipeline h1:echo_get h2:ping h2:echo_get" ;;
+        h2o)       echo "h1:ping h1:echo_get h2:ping h2:echo_get" ;;
         floor)     echo "h1:ping h1:pipeline" ;;
         *)         return 1 ;;
     esac
@@ -85,28 +86,45 @@ server_port() {
     die "unknown server '$1' (known: ${LAB_SERVERS[*]})"
 }
 
-# server_command NAME PORT: fills the array SERVER_CMD with the command line.
+# server_command NAME PORT MODE: fills the array SERVER_CMD with the command line.
+# MODE is how the suite talks to it: h1 (HTTP/1.1), h2c (cleartext HTTP/2 by prior
+# knowledge) or tls (TLS with ALPN h2 and http/1.1; needs LAB_CERT and LAB_KEY).
 server_command() {
-    local name=$1 port=$2
-    case $name in
-        evloop) SERVER_CMD=("$BUILD_DIR/bench/http_bench_server" "$port") ;;
-        go)     SERVER_CMD=("$BUILD_DIR/bench/go_http_bench" "$port") ;;
-        floor)  SERVER_CMD=("$BUILD_DIR/bench/floor" "$port") ;;
-        nginx)  render_nginx_conf "$port"
-                SERVER_CMD=(nginx -p "$NGINX_PREFIX" -c "$NGINX_PREFIX/nginx.conf" -e stderr) ;;
-        *)      die "unknown server '$name' (known: ${LAB_SERVERS[*]})" ;;
+    local name=$1 port=$2 mode=${3:-h1}
+    [[ $mode == tls && ( -z ${LAB_CERT:-} || -z ${LAB_KEY:-} ) ]] && die "tls mode needs LAB_CERT and LAB_KEY"
+    case $name:$mode in
+        evloop:h1|evloop:h2c) SERVER_CMD=("$BUILD_DIR/bench/http_bench_server" "$port") ;;
+        evloop:tls) SERVER_CMD=("$BUILD_DIR/bench/https_bench_server" "$port" "$LAB_CERT" "$LAB_KEY") ;;
+        go:h1)      SERVER_CMD=("$BUILD_DIR/bench/go_http_bench" "$port") ;;
+        go:h2c)     SERVER_CMD=("$BUILD_DIR/bench/go_h2c_bench" "$port") ;;
+        go:tls)     SERVER_CMD=("$BUILD_DIR/bench/go_https_bench" "$port" "$LAB_CERT" "$LAB_KEY") ;;
+        floor:h1)   SERVER_CMD=("$BUILD_DIR/bench/floor" "$port") ;;
+        nginx:*)    render_conf nginx "$port" "$mode"
+                    SERVER_CMD=(nginx -p "$CONF_DIR" -c "$CONF_DIR/nginx.conf" -e stderr) ;;
+        h2o:*)      render_conf h2o "$port" "$mode"
+                    SERVER_CMD=(h2o -c "$CONF_DIR/h2o.conf") ;;
+        *)          die "server '$name' has no mode '$mode' (servers: ${LAB_SERVERS[*]}; modes: h1 h2c tls)" ;;
     esac
     [[ ${SERVER_CMD[0]} == */* && ! -x ${SERVER_CMD[0]} ]] &&
         die "$name: ${SERVER_CMD[0]} is not built; run scripts/build.sh"
     return 0
 }
 
-# nginx reads a config with absolute paths; each port gets its own prefix dir.
-render_nginx_conf() {
-    NGINX_PREFIX=$BUILD_DIR/run/nginx-$1
-    mkdir -p "$NGINX_PREFIX"
-    sed -e "s|@PORT@|$1|g" -e "s|@PREFIX@|$NGINX_PREFIX|g" -e "s|@WWW@|$BUILD_DIR/www|g" \
-        "$LAB_ROOT/servers/nginx/nginx.conf.in" >"$NGINX_PREFIX/nginx.conf"
+# render_conf nginx|h2o PORT MODE: the reference servers read a config with
+# absolute paths, made from servers/<name>/<name>.conf.in per port and mode.
+render_conf() {
+    local name=$1 port=$2 mode=$3 listen="" extra=""
+    CONF_DIR=$BUILD_DIR/run/$name-$port-$mode
+    mkdir -p "$CONF_DIR"
+    case $name:$mode in
+        nginx:h2c) listen=" http2" ;;
+        nginx:tls) listen=" ssl http2"
+                   extra="ssl_certificate $LAB_CERT; ssl_certificate_key $LAB_KEY;" ;;
+        h2o:tls)   extra=$(printf '  ssl:\\n    certificate-file: %s\\n    key-file: %s' "$LAB_CERT" "$LAB_KEY") ;;
+    esac
+    sed -e "s|@PORT@|$port|g" -e "s|@PREFIX@|$CONF_DIR|g" -e "s|@WWW@|$BUILD_DIR/www|g" \
+        -e "s|@LISTEN_FLAGS@|$listen|g" -e "s|@LISTEN_EXTRA@|$extra|g" \
+        "$LAB_ROOT/servers/$name/$name.conf.in" >"$CONF_DIR/$name.conf"
 }
 
 # ---------------------------------------------------------------- start and stop
@@ -121,7 +139,7 @@ start_server() {
     local name=$1 logfile=$2 i
     SERVER_PORT=$(server_port "$name")
     port_open "$SERVER_PORT" && die "port $SERVER_PORT is already in use; is an old server still running?"
-    "$LAB_ROOT/scripts/serve.sh" "$name" "$SERVER_PORT" >>"$logfile" 2>&1 &
+    "$LAB_ROOT/scripts/serve.sh" "$name" "$SERVER_PORT" --mode "${SERVER_MODE:-h1}" >>"$logfile" 2>&1 &
     SERVER_PID=$!
     for (( i = 0; i < 200; i++ )); do
         kill -0 "$SERVER_PID" 2>/dev/null || { wait "$SERVER_PID" 2>/dev/null
@@ -192,21 +210,32 @@ payload_file() {
     echo "$f"
 }
 
-# gate_check_h1 BASE_URL METHOD PATH EXPECTED_BODY_FILE [REQUEST_BODY_FILE]
-# Prints one PASS/FAIL line; fails when the status is not 200, Content-Length
-# is missing or wrong, or the body differs from the expected bytes.
-gate_check_h1() {
-    local base=$1 method=$2 path=$3 expect=$4 send=${5:-} code cl want
-    local body=$GATE_TMP/body headers=$GATE_TMP/headers
-    local args=(-sS --http1.1 --max-time 10 -o "$body" -D "$headers" -w '%{http_code}' -X "$method")
+# gate_check BASE_URL METHOD PATH EXPECTED_BODY_FILE [REQUEST_BODY_FILE]
+# One request over the suite's protocol (PROTOCOL h1|h2, TLS true|false); prints
+# one PASS/FAIL line. Fails when the response did not come over that protocol,
+# the status is not 200, Content-Length is wrong (or, over HTTP/1.1, missing), or
+# the body differs from the expected bytes.
+gate_check() {
+    local base=$1 method=$2 path=$3 expect=$4 send=${5:-} out code version cl want
+    local body=$GATE_TMP/body headers=$GATE_TMP/headers want_version
+    local args=(-sS --max-time 10 -o "$body" -D "$headers" -w '%{http_code} %{http_version}' -X "$method")
+    case $PROTOCOL:$TLS in
+        h1:*)       args+=(--http1.1); want_version=1.1 ;;
+        h2:false)   args+=(--http2-prior-knowledge); want_version=2 ;;
+        h2:true)    args+=(--http2); want_version=2 ;;
+    esac
+    [[ $TLS == true ]] && args+=(--insecure)
     [[ -n $send ]] && args+=(--data-binary "@$send" -H 'Content-Type: application/octet-stream')
-    code=$(on_client curl "${args[@]}" "$base$path" 2>&1) || { echo "FAIL $method $path: curl: $code"; return 1; }
+    out=$(on_client curl "${args[@]}" "$base$path" 2>&1) || { echo "FAIL $method $path: curl: $out"; return 1; }
+    read -r code version <<<"$out"
     want=$(stat -c %s "$expect")
     cl=$(awk 'tolower($1) == "content-length:" { gsub("\r", "", $2); print $2 }' "$headers")
+    if [[ $version != "$want_version" ]]; then echo "FAIL $method $path: answered over HTTP/$version, not HTTP/$want_version"; return 1; fi
     if [[ $code != 200 ]]; then echo "FAIL $method $path: status $code"; return 1; fi
-    if [[ $cl != "$want" ]]; then echo "FAIL $method $path: Content-Length '${cl}' want $want"; return 1; fi
+    if [[ -z $cl && $PROTOCOL == h1 ]]; then echo "FAIL $method $path: no Content-Length"; return 1; fi
+    if [[ -n $cl && $cl != "$want" ]]; then echo "FAIL $method $path: Content-Length $cl, want $want"; return 1; fi
     if ! cmp -s "$body" "$expect"; then echo "FAIL $method $path: body differs from the expected $want bytes"; return 1; fi
-    echo "PASS $method $path: 200, Content-Length $want, body exact"
+    echo "PASS $method $path: HTTP/$version 200, Content-Length ${cl:-absent}, body exact ($want bytes)"
 }
 
 # ---------------------------------------------------------------- the raw run
@@ -270,10 +299,11 @@ write_json_once() { [[ -f $1 ]] || { printf '%s\n' "$2" >"$1.tmp" && mv "$1.tmp"
 point_done() { [[ -f $1/r$2.run.json ]]; }
 
 # measure_point DIR REP TOOL: warm-up, then one measured run of TOOL (wrk or
-# h2load) with the server's CPU ticks read around it. Everything the tool wrote
-# is kept; files land under their final names only when the point is complete.
-# The tool-specific functions <tool>_warmup and <tool>_measure take DIR, REP and
-# the part-file prefix; the scenario fields come from the SC_* variables.
+# h2load) with the server's CPU ticks read around it, then the tool's optional
+# after-step (outside the CPU window). Everything the tools wrote is kept; files
+# land under their final names only when the point is complete. The functions
+# <tool>_warmup, <tool>_measure and <tool>_after take DIR, REP and the part-file
+# prefix; the scenario fields come from the SC_* variables.
 measure_point() {
     local dir=$1 rep=$2 tool=$3 part="$1/.r$2" pids t0 t1 w0 w1 rc=0 start alive f
     "${tool}_warmup" "$dir" "$rep"
@@ -286,6 +316,7 @@ measure_point() {
     mapfile -t pids < <(tree_pids "$SERVER_PID")
     t1=$(cpu_ticks "${pids[@]}")
     server_alive && alive=true || alive=false
+    if declare -F "${tool}_after" >/dev/null; then "${tool}_after" "$dir" "$rep" "$part"; fi
     jq -n --argjson pids "$(printf '%s\n' "${pids[@]}" | jq -s .)" --argjson clk "$(getconf CLK_TCK)" \
         --argjson t0 "$t0" --argjson t1 "$t1" --argjson wall "$(awk -v a="$w0" -v b="$w1" 'BEGIN { printf "%.6f", b - a }')" \
         --argjson rss "$(mem_kb VmRSS "${pids[@]}")" --argjson hwm "$(mem_kb VmHWM "${pids[@]}")" \
@@ -307,7 +338,7 @@ wrk_args() {
 }
 
 wrk_env() {
-    echo "WRK_LUA_DIR=$LUA_DIR BODY_SIZE=$SC_SIZE PIPELINE_DEPTH=$SC_PIPELINE"
+    echo "WRK_LUA_DIR=$LUA_DIR BODY_SIZE=$SC_SIZE PIPELINE_DEPTH=$SC_DEPTH"
 }
 
 wrk_warmup() {
@@ -324,17 +355,57 @@ wrk_measure() {
         >"$part.stdout.txt" 2>"$part.stderr.txt"
 }
 
+# h2load: one thread per client CPU, -m streams per connection, -D seconds.
+# The warm-up is a separate unrecorded run, as for wrk, not h2load's own
+# --warm-up-time: that would put the warm-up inside the window over which the
+# server's CPU time is read, while h2load counts only the measured requests.
+h2load_args() {
+    H2_ARGS=(-t "$CLIENT_THREADS" -c "$SC_CONNS" -m "$SC_DEPTH" -D "$1")
+    [[ $SC_KIND == echo_post ]] && H2_ARGS+=(-d "$(payload_file "$SC_SIZE")")
+    H2_ARGS+=("$SC_URL")
+}
+
+h2load_warmup() {
+    (( WARMUP > 0 )) || return 0
+    h2load_args "$WARMUP"
+    on_client h2load "${H2_ARGS[@]}" >/dev/null 2>&1 || true
+}
+
+# The throughput run: no per-request log, because writing it slows h2load
+# measurably (about 15 % at 400k req/s here).
+h2load_measure() {
+    local part=$3
+    h2load_args "$DURATION"
+    LAST_TOOL_CMD="h2load ${H2_ARGS[*]}"
+    on_client h2load "${H2_ARGS[@]}" >"$part.stdout.txt" 2>"$part.stderr.txt"
+}
+
+# The latency run: the same load with --log-file (one line per request), reduced
+# at once to a compact histogram by httplab.h2log; the log itself is not kept
+# (tens of MB per run).
+h2load_after() {
+    local part=$3 log
+    log=$(mktemp "${LAB_LOG_TMP:-/dev/shm}/h2load.XXXXXX.log" 2>/dev/null || mktemp)
+    h2load_args "$DURATION"
+    on_client h2load --log-file="$log" "${H2_ARGS[@]}" >"$part.lat.stdout.txt" 2>"$part.lat.stderr.txt" || true
+    on_client "$(lab_python)" -m httplab.h2log "$log" "$part.lat.h2log.json" 2>>"$part.lat.stderr.txt" || true
+    rm -f "$log"
+}
+
 # ---------------------------------------------------------------- the suite driver
 
-# A suite declares SUITE, PROTOCOL, TLS, TOOL, SCHEME, and SCENARIOS: one line per
-# scenario, "id kind method route size connections pipeline lua", where kind is
-# a capability as in server_caps (without the protocol) and size the payload.
+# A suite declares SUITE, PROTOCOL (h1|h2), TLS, TOOL (wrk|h2load), SCHEME,
+# SERVER_MODE (h1|h2c|tls), SUITE_SERVERS and SCENARIOS: one line per scenario,
+# "id kind method route size connections depth lua", where kind is a capability
+# as in server_caps (without the protocol), size the payload, depth the pipeline
+# depth over HTTP/1.1 or the concurrent streams per connection over HTTP/2, and
+# lua wrk's script ("-" for h2load).
 # suite_run then runs rep after rep; within a rep each server (started fresh, gated,
 # then loaded with every scenario it serves) in an order that alternates with the
 # rep, so slow drift of the machine hits every server alike.
 
 parse_scenario() {
-    read -r SC_ID SC_KIND SC_METHOD SC_ROUTE SC_SIZE SC_CONNS SC_PIPELINE SC_LUA <<<"$1"
+    read -r SC_ID SC_KIND SC_METHOD SC_ROUTE SC_SIZE SC_CONNS SC_DEPTH SC_LUA <<<"$1"
 }
 
 scenario_dir() { echo "$RUN_DIR/$SUITE/$1/$SC_ID"; }
@@ -365,7 +436,8 @@ write_scenario_json() {
     write_json_once "$dir/scenario.json" "$(jq -n --arg suite "$SUITE" --arg proto "$PROTOCOL" \
         --argjson tls "$TLS" --arg server "$server" --arg id "$SC_ID" --arg route "$SC_ROUTE" \
         --arg method "$SC_METHOD" --argjson size "$SC_SIZE" --argjson conns "$SC_CONNS" \
-        --argjson streams "${SC_STREAMS:-1}" --argjson pipe "$SC_PIPELINE" \
+        --argjson streams "$( [[ $PROTOCOL == h2 ]] && echo "$SC_DEPTH" || echo 1)" \
+        --argjson pipe "$( [[ $PROTOCOL == h1 ]] && echo "$SC_DEPTH" || echo 1)" \
         --argjson threads "$CLIENT_THREADS" --argjson dur "$DURATION" --argjson warm "$WARMUP" \
         --arg tool "$TOOL" --arg url "$SC_URL" \
         '{suite: $suite, protocol: $proto, tls: $tls, server: $server, scenario: $id, route: $route,
@@ -388,7 +460,7 @@ gate() {
             if [[ $SC_KIND == echo_post ]]; then send=$(payload_file "$SC_SIZE"); expect=$send
             elif [[ $SC_KIND == echo_get ]]; then expect=$(payload_file "$SC_SIZE"); path+="?size=$SC_SIZE"
             else expect=$PAYLOAD_DIR/pong; fi
-            "gate_check_$PROTOCOL" "$base" "$SC_METHOD" "$path" "$expect" "$send" || ok=1
+            gate_check "$base" "$SC_METHOD" "$path" "$expect" "$send" || ok=1
         done < <(printf '%s\n' "$(todo_for "$server" "$rep")" | sort -u -k3,5 | sed '/^$/d')
     } >"$out.tmp"
     mv "$out.tmp" "$out"

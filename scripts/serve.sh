@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# serve.sh NAME PORT: start one of the lab's servers in the foreground, pinned to
-# the server CPUs exactly as the suites pin it (SERVER_CPUS overrides).
+# serve.sh NAME PORT [--mode h1|h2c|tls]: start one of the lab's servers in the
+# foreground, pinned to the server CPUs exactly as the suites pin it (SERVER_CPUS
+# overrides). The mode picks the protocol front end (default h1; tls needs
+# LAB_CERT and LAB_KEY).
 # serve.sh --list: the server names and the routes each serves.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -9,8 +11,10 @@ if [[ ${1:-} == --list ]]; then
     for s in "${LAB_SERVERS[@]}"; do printf '%-8s %s\n' "$s" "$(server_caps "$s")"; done
     exit 0
 fi
-(( $# == 2 )) || die "usage: serve.sh NAME PORT | serve.sh --list"
+mode=h1
+if (( $# == 4 )) && [[ $3 == --mode ]]; then mode=$4
+elif (( $# != 2 )); then die "usage: serve.sh NAME PORT [--mode h1|h2c|tls] | serve.sh --list"; fi
 [[ $2 =~ ^[0-9]+$ ]] || die "PORT must be a number (got '$2')"
 default_cpu_sets
-server_command "$1" "$2"
+server_command "$1" "$2" "$mode"
 exec taskset -c "$SERVER_CPUS" "${SERVER_CMD[@]}"

@@ -3,7 +3,8 @@
 #   - Debian packages (load tools, build tools, libraries, nginx, h2o) with apt;
 #   - the Python environment from environment.yml: a conda env when conda is on
 #     PATH and LAB_USE_CONDA=1, else .venv with pip; the lab's package editable;
-#   - the Jupyter kernel "httplab" that the notebooks name.
+#   - the Jupyter kernel "httplab" that the notebooks name;
+#   - h2spec (HTTP/2 conformance tests) into build/tools.
 # Without root or apt it stops and names what is missing.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -72,13 +73,23 @@ setup_python() {
     env_stamp >"$VENV_DIR/.lab-stamp"
 }
 
+# h2spec, the HTTP/2 conformance suite the tests run, from the Go module proxy
+# (pinned), into build/tools.
+H2SPEC=github.com/summerwind/h2spec/cmd/h2spec@v2.2.1+incompatible
+setup_h2spec() {
+    [[ -x $BUILD_DIR/tools/h2spec ]] && return 0
+    log "go install $H2SPEC"
+    GOBIN=$BUILD_DIR/tools go install "$H2SPEC"
+}
+
 main() {
     local missing
     mapfile -t missing < <(missing_apt)
     (( ${#missing[@]} == 0 )) || install_apt "${missing[@]}"
     check_toolchains
     setup_python
-    log "setup: system packages, Python env ($VENV_DIR) and the httplab kernel are ready"
+    setup_h2spec
+    log "setup: system packages, Python env ($VENV_DIR), the httplab kernel and h2spec are ready"
 }
 
 main "$@"

@@ -13,7 +13,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 step() { log "=== test: $*"; }
 
 main() {
-    local py scratch
+    local py
     step setup;  "$LAB_ROOT/scripts/setup.sh"
     step build;  "$LAB_ROOT/scripts/build.sh" --asan
     py=$(lab_python)
@@ -28,12 +28,12 @@ main() {
     (cd "$LAB_ROOT" && "$py" -m pytest -q tests/unit tests/integration)
 
     step "pipeline smoke run"
-    scratch=$(mktemp -d)
-    trap 'rm -rf "$scratch"' EXIT
-    RAW_ROOT=$scratch/raw DATA_ROOT=$scratch/data REPORTS_ROOT=$scratch/reports \
+    SCRATCH=$(mktemp -d)
+    trap 'rm -rf "$SCRATCH"' EXIT
+    RAW_ROOT=$SCRATCH/raw DATA_ROOT=$SCRATCH/data REPORTS_ROOT=$SCRATCH/reports \
         "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --reps 5 --duration 1 --warmup 0 \
         --scenarios 'get_ping_c100,get_echo_s4096_c100,post_echo_b4096_c100,get_ping_pipe16_c100'
-    (cd "$LAB_ROOT" && LAB_SMOKE_DIR=$scratch "$py" -m pytest -q tests/smoke)
+    (cd "$LAB_ROOT" && LAB_SMOKE_DIR=$SCRATCH "$py" -m pytest -q tests/smoke)
     step "all passed"
 }
 

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# bench_h2c.sh: seed 001's HTTP/2 cleartext (prior knowledge) matrix with h2load,
+# 10 concurrent streams per connection (flags: --help). Each point is two h2load
+# runs: throughput without the per-request log, then latency with it.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+SUITE=h2c PROTOCOL=h2 TLS=false TOOL=h2load SCHEME=http SERVER_MODE=h2c
+SUITE_SERVERS=(evloop go h2o nginx)
+# id                     kind      method route size connections streams lua
+SCENARIOS=(
+    "get_ping_c50          ping      GET  /ping 0     50  10 -"
+    "get_ping_c100         ping      GET  /ping 0     100 10 -"
+    "get_ping_c200         ping      GET  /ping 0     200 10 -"
+    "get_ping_c500         ping      GET  /ping 0     500 10 -"
+    "get_echo_s64_c100     echo_get  GET  /echo 64    100 10 -"
+    "get_echo_s256_c100    echo_get  GET  /echo 256   100 10 -"
+    "get_echo_s1024_c100   echo_get  GET  /echo 1024  100 10 -"
+    "get_echo_s4096_c100   echo_get  GET  /echo 4096  100 10 -"
+    "post_echo_b1024_c100  echo_post POST /echo 1024  100 10 -"
+    "post_echo_b4096_c100  echo_post POST /echo 4096  100 10 -"
+    "post_echo_b16384_c100 echo_post POST /echo 16384 100 10 -"
+    "post_echo_b65536_c100 echo_post POST /echo 65536 100 10 -"
+)
+
+parse_suite_flags "$@"
+suite_run
