@@ -2,9 +2,8 @@
 scenario.json's `tool` to the function that reads that tool's raw files.
 
 A loader has the signature `loader(scenario_dir: Path, rep: int) -> LoadResult | None` and returns
-None when the tool left no machine-readable output (e.g. it died at start-up). To add h2load:
-write `httplab/h2load.py` with a parser and a loader and call `register_loader("h2load", loader)`
-(or add it to `_LOADERS` below).
+None when the tool left no machine-readable output (e.g. it died at start-up). Built in: "wrk"
+(wrk_loader.py) and "h2load" (h2load_loader.py); more with `register_loader(tool, loader)`.
 """
 from __future__ import annotations
 
@@ -31,6 +30,15 @@ class LoadResult:
     hist_values_us: np.ndarray
     hist_counts: np.ndarray
     source_files: tuple[str, ...] = field(default=())
+    # Reasons that make the run failed beyond the counters above (a missing file, a wrong
+    # protocol, ...), already phrased for the fail_reason column ("latency run: ... missing").
+    notes: tuple[str, ...] = field(default=())
+    # Extra numeric columns of the runs frame this tool provides (e.g. h2load's
+    # "req_per_s_with_log"); rawrun.EXTRA_COLUMNS lists the known ones (NaN for other tools).
+    extra: Mapping[str, float] = field(default_factory=dict)
+    # When the error counters overlap (h2load: failed ⊇ errored ⊇ timeout), the number of
+    # erroneous requests to report in the `errors` column; None = sum of the counters.
+    error_total: int | None = None
 
     @property
     def req_per_s(self) -> float:
@@ -42,6 +50,8 @@ class LoadResult:
 
     @property
     def total_errors(self) -> int:
+        if self.error_total is not None:
+            return int(self.error_total)
         return int(sum(self.errors.values()))
 
 
@@ -72,3 +82,6 @@ def _register_builtin() -> None:
     from .wrk_loader import load_wrk_point
 
     _LOADERS.setdefault("wrk", load_wrk_point)
+    from .h2load_loader import load_h2load_point
+
+    _LOADERS.setdefault("h2load", load_h2load_point)

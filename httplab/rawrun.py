@@ -34,6 +34,10 @@ RUNS_COLUMNS: tuple[str, ...] = (
     # beyond DESIGN §3:
     "scenario", "pipeline", "fail_reason", "hist_kind",
 )
+# Tool-specific float columns (LoadResult.extra), appended after RUNS_COLUMNS only when some run of
+# the frame comes from a tool that provides them (NaN in the other rows):
+#   req_per_s_with_log — h2load: req/s of the latency run (the one writing --log-file).
+EXTRA_COLUMNS: tuple[str, ...] = ("req_per_s_with_log",)
 RUN_KEY: tuple[str, ...] = ("run_id", "suite", "server", "scenario", "rep")
 LATENCY_COLUMNS: tuple[str, ...] = RUN_KEY + ("latency_us", "count")
 VERIFY_COLUMNS: tuple[str, ...] = ("run_id", "suite", "server", "rep", "passed", "n_pass", "n_fail",
@@ -122,7 +126,8 @@ def fail_reasons(exit_code: int | None, result: LoadResult | None, server_alive:
     """Human reasons why a run is failed; empty list = ok.
 
     Failed when: the load tool exited non-zero, it left no output, any error counter > 0 (socket
-    errors, non-2xx/3xx responses, h2load failed/errored/timeout), zero completed requests, or the
+    errors, non-2xx/3xx responses, h2load failed/errored/timeout), the loader noted a problem
+    (LoadResult.notes: a missing file, a wrong protocol, ...), zero completed requests, or the
     server was not alive after the run.
     """
     reasons: list[str] = []
@@ -134,6 +139,7 @@ def fail_reasons(exit_code: int | None, result: LoadResult | None, server_alive:
         for label, n in result.errors.items():
             if n > 0:
                 reasons.append(f"{n:,} {label}")
+        reasons.extend(result.notes)
         if result.requests <= 0:
             reasons.append("no request completed")
     if server_alive is False:
@@ -200,6 +206,10 @@ def _point_row(run_id: str, run_dir: Path, scenario_dir: Path, scen: dict[str, A
         "scenario": scen["scenario"], "pipeline": scen["pipeline"],
         "fail_reason": "; ".join(reasons), "hist_kind": result.hist_kind if result else "none",
     }
+    for col in EXTRA_COLUMNS:
+        if result is not None and col in result.extra:
+            value = result.extra[col]
+            row[col] = math.nan if value is None else float(value)
     return row, result
 
 
@@ -207,8 +217,13 @@ def empty_runs_frame() -> pd.DataFrame:
     return _typed_runs(pd.DataFrame({c: [] for c in RUNS_COLUMNS}))
 
 
-def _typed_runs(df: pd.DataFrame) -> pd.DataFrame:
-    df = df.loc[:, list(RUNS_COLUMNS)].copy()
+def _typed_runs(df: pd.DataFrame, extras: tuple[str, ...] = ()) -> pd.DataFrame:
+    for c in extras:
+        if c not in df:
+            df[c] = math.nan
+    df = df.loc[:, list(RUNS_COLUMNS) + list(extras)].copy()
+    for c in extras:
+        df[c] = df[c].astype("float64")
     for c in _INT_COLS:
         df[c] = df[c].astype("int64")
     for c in _FLOAT_COLS:
@@ -241,7 +256,8 @@ def build_frames(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
                     "latency_us": result.hist_values_us.astype(np.float64),
                     "count": result.hist_counts.astype(np.int64),
                 }))
-    runs = _typed_runs(pd.DataFrame(rows)) if rows else empty_runs_frame()
+    extras = tuple(c for c in EXTRA_COLUMNS if any(c in r for r in rows))
+    runs = _typed_runs(pd.DataFrame(rows), extras) if rows else empty_runs_frame()
     runs = runs.sort_values(["suite", "scenario", "server", "rep"], kind="stable").reset_index(drop=True)
     if lat_parts:
         latency = pd.concat(lat_parts, ignore_index=True)
@@ -326,7 +342,12 @@ class RawRun:
         """The same run restricted to one suite."""
         def pick(df: pd.DataFrame) -> pd.DataFrame:
             return df[df["suite"] == name].reset_index(drop=True) if "suite" in df else df
-        return RawRun(self.run_dir, self.meta, pick(self.runs), pick(self.latency),
+        runs = pick(self.runs)
+        # tool-specific columns that carry nothing for this suite are dropped (so an http1 suite
+        # of a run that also has an h2c suite keeps exactly RUNS_COLUMNS)
+        empty_extras = [c for c in EXTRA_COLUMNS if c in runs and runs[c].isna().all()]
+        runs = runs.drop(columns=empty_extras)
+        return RawRun(self.run_dir, self.meta, runs, pick(self.latency),
                       pick(self.verify), pick(self.suites))
 
 

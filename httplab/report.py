@@ -25,6 +25,7 @@ class ReportContext:
     n_boot: int
     seed: int
     baseline: str
+    full: RawRun | None = None  # the whole run (all suites), e.g. to compare h2c with http1
 
     @property
     def runs(self) -> pd.DataFrame:
@@ -41,17 +42,19 @@ class ReportContext:
 def open_report(suite: str, run_dir: str | Path | None = None, out_dir: str | Path | None = None,
                 raw_root: str | Path = "raw", data_root: str | Path = "data", confidence: float = 0.95,
                 n_boot: int = 9999, seed: int = 20261121, baseline: str = "go", write: bool = True,
-                start: str | Path | None = None) -> ReportContext:
+                start: str | Path | None = None, frames_prefix: str = "") -> ReportContext:
     """Resolve paths against the repo root (found by walking up to pyproject.toml from `start`
     or cwd), pick the run (run_dir or default_run_dir(raw_root)), load it, keep one suite, and
-    write its tidy frames to out_dir (default data_root/<run_id>)."""
+    write its tidy frames to out_dir (default data_root/<run_id>) as <frames_prefix><name>.parquet/.csv
+    (a prefix keeps two suites of one run from overwriting each other's files)."""
     root = repo_root(start)
     rdir = resolve(run_dir, root) if run_dir else default_run_dir(resolve(raw_root, root))
     full = load_run(rdir)
     run = full.suite(suite)
     odir = resolve(out_dir, root) if out_dir else resolve(data_root, root) / full.run_id
-    written = tuple(write_tidy(run.frames(), odir)) if write else ()
-    return ReportContext(root, run, suite, odir, written, confidence, n_boot, seed, baseline)
+    frames = {f"{frames_prefix}{name}": df for name, df in run.frames().items()}
+    written = tuple(write_tidy(frames, odir)) if write else ()
+    return ReportContext(root, run, suite, odir, written, confidence, n_boot, seed, baseline, full)
 
 
 def _fmt_utc(value: Any) -> str:
@@ -132,10 +135,8 @@ def compared_servers(ctx: ReportContext, contestant: str = "evloop") -> tuple[st
 
 def sections(ctx: ReportContext) -> dict[str, Any]:
     """The suite's table layout (key -> Section) for this run's data."""
-    from .scenarios import http1_sections
-    if ctx.suite != "http1":
-        raise ValueError(f"no table layout for suite {ctx.suite!r} yet")
-    return {s.key: s for s in http1_sections(ctx.runs)}
+    from .scenarios import suite_sections
+    return {s.key: s for s in suite_sections(ctx.suite, ctx.runs)}
 
 
 def section_table(ctx: ReportContext, key: str) -> pd.DataFrame:

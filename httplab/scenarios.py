@@ -92,6 +92,40 @@ def http1_sections(runs: pd.DataFrame) -> list[Section]:
     ]
 
 
+def h2c_sections(runs: pd.DataFrame) -> list[Section]:
+    """Seed 001's tables (h2load, -m streams per connection): GET /ping by connections; GET /echo
+    by size and POST /echo by body size (with Transfer/s) at 100 connections (else the most common
+    value in the data). Same Section shape as http1_sections, so tables/plots/summary serve both."""
+    get_echo = select(runs, {"method": "GET", "route": "/echo"})
+    post_echo = select(runs, {"method": "POST", "route": "/echo"})
+    c_get, c_post = _common_connections(get_echo), _common_connections(post_echo)
+    streams = sorted(int(s) for s in runs["streams"].unique()) if not runs.empty else []
+    s_txt = "/".join(str(s) for s in streams) or "N"
+    note = (f"h2load -m {s_txt}: up to {s_txt} concurrent streams per connection; latency is per "
+            "stream (request), from the latency run's log.")
+    return [
+        Section("ping", "GET /ping — minimal response", {"method": "GET", "route": "/ping"},
+                "connections", "Connections", note=note),
+        Section("echo_get", f"GET /echo — response size ({c_get or 100} connections)",
+                {"method": "GET", "route": "/echo", "connections": c_get},
+                "size_bytes", "Response size", note=note, fixed={"connections": c_get}),
+        Section("echo_post", f"POST /echo — request body ({c_post or 100} connections)",
+                {"method": "POST", "route": "/echo", "connections": c_post},
+                "size_bytes", "Body size", transfer=True, note=note, fixed={"connections": c_post}),
+    ]
+
+
+SUITE_SECTIONS = {"http1": http1_sections, "h2c": h2c_sections}
+
+
+def suite_sections(suite: str, runs: pd.DataFrame) -> list[Section]:
+    """The table layout of a suite ("http1", "h2c"); ValueError for a suite without one."""
+    try:
+        return SUITE_SECTIONS[suite](runs)
+    except KeyError:
+        raise ValueError(f"no table layout for suite {suite!r} (known: {sorted(SUITE_SECTIONS)})") from None
+
+
 def uncovered(runs: pd.DataFrame, sections: list[Section]) -> pd.DataFrame:
     """Runs that fall in none of the sections (shown in an 'other scenarios' table)."""
     if runs.empty:

@@ -316,6 +316,7 @@ measure_point() {
     mapfile -t pids < <(tree_pids "$SERVER_PID")
     t1=$(cpu_ticks "${pids[@]}")
     server_alive && alive=true || alive=false
+    LAT_EXIT_CODE=null
     if declare -F "${tool}_after" >/dev/null; then "${tool}_after" "$dir" "$rep" "$part"; fi
     jq -n --argjson pids "$(printf '%s\n' "${pids[@]}" | jq -s .)" --argjson clk "$(getconf CLK_TCK)" \
         --argjson t0 "$t0" --argjson t1 "$t1" --argjson wall "$(awk -v a="$w0" -v b="$w1" 'BEGIN { printf "%.6f", b - a }')" \
@@ -325,8 +326,9 @@ measure_point() {
           rss_kb: $rss, rss_peak_kb: $hwm, server_alive: $alive}' >"$part.server.json"
     for f in "$part".*; do mv "$f" "$dir/r$rep.${f##*/.r$rep.}"; done
     jq -n --argjson rep "$rep" --arg start "$start" --arg finish "$(utc_now)" --argjson rc "$rc" \
-        --arg cmd "$LAST_TOOL_CMD" --argjson alive "$alive" \
-        '{rep: $rep, start_utc: $start, end_utc: $finish, exit_code: $rc, cmd: $cmd, server_alive: $alive}' \
+        --arg cmd "$LAST_TOOL_CMD" --argjson alive "$alive" --argjson latrc "$LAT_EXIT_CODE" \
+        '{rep: $rep, start_utc: $start, end_utc: $finish, exit_code: $rc, cmd: $cmd, server_alive: $alive}
+         + (if $latrc == null then {} else {lat_exit_code: $latrc} end)' \
         >"$dir/.run.json.tmp"
     mv "$dir/.run.json.tmp" "$dir/r$rep.run.json"
 }
@@ -365,6 +367,8 @@ h2load_args() {
     H2_ARGS+=("$SC_URL")
 }
 
+lat_duration() { echo $(( (DURATION + 1) / 2 )); }
+
 h2load_warmup() {
     (( WARMUP > 0 )) || return 0
     h2load_args "$WARMUP"
@@ -382,12 +386,15 @@ h2load_measure() {
 
 # The latency run: the same load with --log-file (one line per request), reduced
 # at once to a compact histogram by httplab.h2log; the log itself is not kept
-# (tens of MB per run).
+# (tens of MB per run). Half the measured duration (at least 1 s) gives plenty of
+# samples at these rates and keeps the suite's time in bounds.
 h2load_after() {
     local part=$3 log
     log=$(mktemp "${LAB_LOG_TMP:-/dev/shm}/h2load.XXXXXX.log" 2>/dev/null || mktemp)
-    h2load_args "$DURATION"
-    on_client h2load --log-file="$log" "${H2_ARGS[@]}" >"$part.lat.stdout.txt" 2>"$part.lat.stderr.txt" || true
+    h2load_args "$(lat_duration)"
+    LAT_EXIT_CODE=0
+    on_client h2load --log-file="$log" "${H2_ARGS[@]}" >"$part.lat.stdout.txt" 2>"$part.lat.stderr.txt" ||
+        LAT_EXIT_CODE=$?
     on_client "$(lab_python)" -m httplab.h2log "$log" "$part.lat.h2log.json" 2>>"$part.lat.stderr.txt" || true
     rm -f "$log"
 }
@@ -439,10 +446,12 @@ write_scenario_json() {
         --argjson streams "$( [[ $PROTOCOL == h2 ]] && echo "$SC_DEPTH" || echo 1)" \
         --argjson pipe "$( [[ $PROTOCOL == h1 ]] && echo "$SC_DEPTH" || echo 1)" \
         --argjson threads "$CLIENT_THREADS" --argjson dur "$DURATION" --argjson warm "$WARMUP" \
+        --argjson latdur "$( [[ $TOOL == h2load ]] && lat_duration || echo null)" \
         --arg tool "$TOOL" --arg url "$SC_URL" \
         '{suite: $suite, protocol: $proto, tls: $tls, server: $server, scenario: $id, route: $route,
           method: $method, size_bytes: $size, connections: $conns, streams: $streams,
           pipeline: $pipe, client_threads: $threads, duration_s: $dur, warmup_s: $warm,
+          latency_run_duration_s: $latdur,
           tool: $tool, url: $url}')"
 }
 
@@ -542,7 +551,7 @@ suite_run() {
 apply_profile() {
     case $1 in
         quick) DURATION=${DURATION:-1} WARMUP=${WARMUP:-1} REPS=${REPS:-1} ;;
-        full)  DURATION=${DURATION:-5} WARMUP=${WARMUP:-1} REPS=${REPS:-5} ;;
+        full)  DURATION=${DURATION:-4} WARMUP=${WARMUP:-1} REPS=${REPS:-5} ;;
         *)     die "unknown profile '$1' (quick, full)" ;;
     esac
     PROFILE=$1
@@ -554,7 +563,7 @@ suite_usage() {
 usage: $(basename "$0") [--run-dir DIR] [--quick] [--duration S] [--warmup S] [--reps N]
                         [--servers a,b] [--scenarios glob,glob]
   --run-dir DIR   raw/<run_id> to write into (default: a new run under raw/)
-  --quick         the quick profile (1 s runs, 1 rep); default: full (${1:-5 s runs, 5 reps})
+  --quick         the quick profile (1 s runs, 1 rep); default: full (4 s runs, 5 reps)
   --duration S    seconds per measured run (whole seconds)
   --warmup S      seconds of unrecorded warm-up before each measured run
   --reps N        repetitions of every point

@@ -13,8 +13,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # suite name → the notebook (and report) that reads it.
-declare -A NOTEBOOK_OF=([http1]=http1)
-ALL_SUITES=(http1)
+declare -A NOTEBOOK_OF=([http1]=http1 [h2c]=http2)
+ALL_SUITES=(http1 h2c)
 
 usage() {
     sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2

@@ -1,0 +1,146 @@
+"""Reads one h2load point of the h2c suite into a LoadResult.
+
+Per rep the shell runs h2load twice with the same parameters (writing h2load's per-request log
+slows h2load down, so throughput and latency come from different runs):
+
+    r<rep>.stdout.txt, r<rep>.stderr.txt              throughput run, no --log-file
+    r<rep>.lat.stdout.txt, r<rep>.lat.stderr.txt      latency run, with --log-file
+    r<rep>.lat.h2log.json                             its log compacted by `python -m httplab.h2log`
+    r<rep>.server.json                                server CPU around the THROUGHPUT run
+    r<rep>.run.json                                   exit_code (throughput run); optional
+                                                      lat_exit_code (latency run)
+
+Row numbers: requests, req/s, bytes/s and errors from the throughput run (req/s = done / main
+duration, see h2load.py); the latency histogram, lat_mean/max and the percentiles from the latency
+run's log; `req_per_s_with_log` = the latency run's req/s (LoadResult.extra).
+
+The point is failed (LoadResult.errors / notes, each saying which run) when either run has
+failed/errored/timeout > 0 or any 3xx/4xx/5xx response, the log has failed streams (-1) or
+non-2xx statuses, a file is missing or h2load printed no report, the application protocol is not
+h2c/h2, the log's line count differs from the latency run's `done`, or the latency run's exit code
+is non-zero. Log status 0 (h2load 1.52's mark for a request whose :status arrived during the
+warm-up) is not an error. A file that is present but malformed raises RawFormatError.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from .errors import RawFormatError
+from .h2load import H2loadText, check_consistency, has_summary, is_h2, parse_h2load_text
+from .h2log import H2Log, read_compact
+from .jsonio import read_json_object
+from .loadresult import LoadResult
+from .percentiles import weighted_mean
+
+THROUGHPUT, LATENCY = "throughput run", "latency run"
+
+
+def _read_text(path: Path, which: str, notes: list[str]) -> H2loadText | None:
+    if not path.is_file():
+        notes.append(f"{which}: {path.name} missing")
+        return None
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise RawFormatError(path, f"not UTF-8 text ({exc.reason})") from exc
+    if not text.strip():
+        notes.append(f"{which}: {path.name} is empty (h2load wrote nothing)")
+        return None
+    if not has_summary(text):
+        notes.append(f"{which}: h2load printed no report in {path.name}")
+        return None
+    parsed = parse_h2load_text(text, path)
+    check_consistency(parsed)
+    if not is_h2(parsed.protocol):
+        got = parsed.protocol or "none (no connection was made)"
+        notes.append(f"{which}: application protocol {got}, expected h2c")
+    return parsed
+
+
+def _h2log_error(stderr_path: Path) -> str:
+    """The last 'h2log: ...' line the compactor wrote to the latency run's stderr, if any."""
+    if not stderr_path.is_file():
+        return ""
+    lines = [ln.strip() for ln in stderr_path.read_text(encoding="utf-8", errors="replace").splitlines()
+             if ln.startswith("h2log:")]
+    return lines[-1][:300] if lines else ""
+
+
+def _text_errors(t: H2loadText | None, which: str, errors: dict[str, int]) -> int:
+    """Counters of one run into errors; returns that run's erroneous requests (failed + 3xx)."""
+    if t is None:
+        return 0
+    errors[f"h2load failed ({which})"] = t.failed
+    errors[f"h2load errored ({which})"] = t.errored
+    errors[f"h2load timeout ({which})"] = t.timeout
+    errors[f"3xx/4xx/5xx responses ({which})"] = t.non_2xx
+    return t.failed + t.status_3xx
+
+
+def load_h2load_point(scenario_dir: Path, rep: int) -> LoadResult | None:
+    """LoadResult of the point (never None: missing files become notes that fail the run)."""
+    scenario_dir = Path(scenario_dir)
+    thr_path = scenario_dir / f"r{rep}.stdout.txt"
+    lat_path = scenario_dir / f"r{rep}.lat.stdout.txt"
+    log_path = scenario_dir / f"r{rep}.lat.h2log.json"
+    notes: list[str] = []
+    errors: dict[str, int] = {}
+
+    thr = _read_text(thr_path, THROUGHPUT, notes)
+    lat = _read_text(lat_path, LATENCY, notes)
+    n_err = _text_errors(thr, THROUGHPUT, errors) + _text_errors(lat, LATENCY, errors)
+
+    log: H2Log | None = None
+    if log_path.is_file():
+        log = read_compact(log_path)
+        errors[f"failed streams (-1) in the log ({LATENCY})"] = log.failed_streams
+        for status, n in sorted(log.non_2xx.items()):
+            errors[f"status {status} in the log ({LATENCY})"] = n
+        if lat is not None and log.requests != lat.done:
+            notes.append(f"{LATENCY}: the log has {log.requests:,} requests but h2load reports "
+                         f"{lat.done:,} done")
+    else:
+        why = _h2log_error(scenario_dir / f"r{rep}.lat.stderr.txt")
+        notes.append(f"{LATENCY}: {log_path.name} missing" + (f" ({why})" if why else ""))
+
+    run_json = scenario_dir / f"r{rep}.run.json"
+    if run_json.is_file():
+        lat_exit = read_json_object(run_json).get("lat_exit_code")
+        if lat_exit is not None:
+            if isinstance(lat_exit, bool) or not isinstance(lat_exit, int):
+                raise RawFormatError(run_json, f"unexpected value {lat_exit!r}", key="lat_exit_code")
+            if lat_exit != 0:
+                notes.append(f"{LATENCY}: h2load exited with code {lat_exit}")
+
+    if log is not None and log.requests > 0:
+        values = log.hist_values_us.astype(np.float64)
+        counts = log.hist_counts.astype(np.int64)
+        lat_mean = weighted_mean(values, counts)
+        lat_max = float(values[counts > 0].max())
+        kind = "exact"
+    else:
+        values, counts = np.array([], dtype=np.float64), np.array([], dtype=np.int64)
+        lat_mean = lat_max = math.nan
+        kind = "none"
+    with_log = (lat.done / lat.measured_duration_s
+                if lat is not None and lat.measured_duration_s > 0 else math.nan)
+    files = tuple(str(p) for p in (thr_path, lat_path, log_path) if p.is_file())
+    return LoadResult(
+        tool="h2load",
+        requests=thr.done if thr is not None else 0,
+        duration_s=thr.measured_duration_s if thr is not None else math.nan,
+        bytes_read=float(thr.traffic_bytes) if thr is not None else math.nan,
+        errors=errors,
+        lat_mean_us=lat_mean,
+        lat_max_us=lat_max,
+        hist_kind=kind,
+        hist_values_us=values,
+        hist_counts=counts,
+        source_files=files,
+        notes=tuple(notes),
+        extra={"req_per_s_with_log": with_log},
+        error_total=n_err + (log.failed_streams if log is not None and lat is None else 0),
+    )

@@ -1,0 +1,242 @@
+"""Tables and notebook glue specific to the h2c suite (notebooks/http2.ipynb): HTTP/2 vs HTTP/1.1
+on the same run, the cost of h2load's --log-file, and the seed-001 summary block. The seed tables
+themselves come from the generic builders (report.section_table, tables.latency_table, ...).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .aggregate import ok_runs, select
+from .fmt import fmt_mean_ci
+from .report import ReportContext, compared_servers, open_report, sections
+from .scenarios import scenario_label, scenario_sort_key
+from .servers import display_name, short_name, sort_servers
+from .stats import DEFAULT_SEED, MIN_RUNS, RatioCI, format_delta, mean_ci, ratio_ci
+from .summary import summary_block
+from .tables import _with_meta  # same table conventions (attrs title/caption)
+
+SUITE = "h2c"
+H1_SUITE = "http1"
+H1_SCENARIO = "get_ping_c100"
+WITH_LOG = "req_per_s_with_log"
+
+
+def open_h2_report(run_dir: str | Path | None = None, out_dir: str | Path | None = None,
+                   raw_root: str | Path = "raw", data_root: str | Path = "data", confidence: float = 0.95,
+                   n_boot: int = 9999, seed: int = DEFAULT_SEED, baseline: str = "go",
+                   write: bool = True) -> ReportContext:
+    """open_report for the h2c suite; tidy frames go to out_dir as h2c_runs.* and h2c_latency.*
+    (so they do not overwrite the http1 notebook's runs.* / latency.* of the same run)."""
+    return open_report(SUITE, run_dir=run_dir, out_dir=out_dir, raw_root=raw_root, data_root=data_root,
+                       confidence=confidence, n_boot=n_boot, seed=seed, baseline=baseline, write=write,
+                       frames_prefix=f"{SUITE}_")
+
+
+def _vals(df: pd.DataFrame, col: str) -> np.ndarray:
+    if df.empty or col not in df:
+        return np.array([], dtype=np.float64)
+    return df[col].to_numpy(dtype=np.float64)
+
+
+# ---------------------------------------------------------------- HTTP/2 vs HTTP/1.1
+def h1_ping_runs(h1_runs: pd.DataFrame, scenario: str = H1_SCENARIO) -> pd.DataFrame:
+    """The http1 suite's GET /ping at 100 connections: the scenario named `scenario`, or, when no
+    scenario has that name, the non-pipelined GET /ping runs at 100 connections."""
+    if h1_runs.empty:
+        return h1_runs
+    by_name = h1_runs[h1_runs["scenario"] == scenario]
+    if not by_name.empty:
+        return by_name
+    return select(h1_runs, {"method": "GET", "route": "/ping", "connections": 100,
+                            "pipeline": lambda s: s <= 1})
+
+
+def h2_vs_h1_table(h2_runs: pd.DataFrame, h1_runs: pd.DataFrame | None, connections: int = 100,
+                   servers: Sequence[str] | None = None, confidence: float = 0.95, n_boot: int = 9999,
+                   seed: int = DEFAULT_SEED, title: str = "HTTP/2 vs HTTP/1.1") -> pd.DataFrame:
+    """`Server | HTTP/1.1 req/s | HTTP/2 req/s | Δ HTTP/2 vs HTTP/1.1`: h2c GET /ping at
+    `connections` against the same run's http1 `get_ping_c100`, ok runs only; Δ = ratio of means
+    − 1 with the BCa bootstrap CI (independent samples: the two suites' runs are not paired).
+    An empty table whose caption says why when the run has no http1 suite or no overlap."""
+    h2 = select(h2_runs, {"method": "GET", "route": "/ping", "connections": connections})
+    if h1_runs is None or h1_runs.empty:
+        return _with_meta(pd.DataFrame(), title,
+                          "this run has no http1 suite, so there is no HTTP/1.1 number to compare with "
+                          "(the comparison needs both suites in the same run, on the same machine)")
+    h1 = h1_ping_runs(h1_runs)
+    if h2.empty or h1.empty:
+        missing = "h2c GET /ping" if h2.empty else f"http1 {H1_SCENARIO}"
+        return _with_meta(pd.DataFrame(), title, f"no data: this run has no {missing} at {connections} connections")
+    present = sort_servers(set(h2["server"]) & set(h1["server"]))
+    chosen = [s for s in (servers or present) if s in present]
+    if not chosen:
+        return _with_meta(pd.DataFrame(), title, "no data: no server has both an http1 and an h2c GET /ping run")
+    rows = []
+    for s in chosen:
+        a, b = ok_runs(h2[h2["server"] == s]), ok_runs(h1[h1["server"] == s])
+        r = ratio_ci(_vals(a, "req_per_s"), _vals(b, "req_per_s"), confidence, n_boot, seed)
+        rows.append({
+            "Server": display_name(s),
+            "HTTP/1.1 req/s": fmt_mean_ci(mean_ci(_vals(b, "req_per_s"), confidence)),
+            "HTTP/2 req/s": fmt_mean_ci(mean_ci(_vals(a, "req_per_s"), confidence)),
+            "Δ HTTP/2 vs HTTP/1.1": format_delta(r),
+        })
+    streams = sorted(int(x) for x in h2["streams"].unique())
+    cap = (f"GET /ping, {connections} connections; HTTP/2 = h2c suite (h2load, "
+           f"{'/'.join(map(str, streams))} streams per connection), HTTP/1.1 = http1 suite scenario "
+           f"{H1_SCENARIO} (wrk, one request in flight per connection) of the same run. req/s: mean ± "
+           f"half-width of the {confidence:.0%} Student-t CI over ok runs (none below {MIN_RUNS} runs); "
+           f"Δ = mean(HTTP/2)/mean(HTTP/1.1) − 1 with a {confidence:.0%} BCa bootstrap CI "
+           f"({n_boot:,} resamples, fixed seed). The two suites use different load generators, so "
+           "the ratio mixes protocol and tool.")
+    return _with_meta(pd.DataFrame(rows), title, cap)
+
+
+# ---------------------------------------------------------------- the cost of h2load's log
+def log_cost_ci(runs: pd.DataFrame, confidence: float = 0.95) -> RatioCI:
+    """req_per_s_with_log / req_per_s − 1 per rep (the two runs of a rep are paired: same server
+    process, back to back), then mean with a Student-t CI across reps, as a RatioCI."""
+    ok = ok_runs(runs)
+    with_log, without = _vals(ok, WITH_LOG), _vals(ok, "req_per_s")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_rep = np.where(without > 0, with_log / without - 1.0, np.nan)
+    ci = mean_ci(per_rep, confidence)
+    return RatioCI(ci.mean, ci.low, ci.high, ci.n, ci.n, confidence, ci.reason,
+                   method="paired per rep, Student t")
+
+
+def log_cost_table(runs: pd.DataFrame, servers: Sequence[str] | None = None, confidence: float = 0.95,
+                   title: str = "Cost of h2load's --log-file") -> pd.DataFrame:
+    """Per scenario and server: req/s without the log (throughput run), with it (latency run), and
+    the relative cost with_log / without − 1 (paired per rep; mean and t CI)."""
+    if runs.empty or WITH_LOG not in runs or runs[WITH_LOG].isna().all():
+        return _with_meta(pd.DataFrame(), title, "no data: no latency run (with --log-file) in this run")
+    present = sort_servers(set(runs["server"]))
+    chosen = [s for s in (servers or present) if s in present]
+    rows = []
+    firsts = sorted(runs.drop_duplicates("scenario").to_dict("records"), key=scenario_sort_key)
+    for first in firsts:
+        for s in chosen:
+            grp = runs[(runs["scenario"] == first["scenario"]) & (runs["server"] == s)]
+            if grp.empty:
+                continue
+            ok = ok_runs(grp)
+            rows.append({
+                "Scenario": scenario_label(first), "Server": display_name(s), "n": len(ok),
+                "req/s without log": fmt_mean_ci(mean_ci(_vals(ok, "req_per_s"), confidence), show_n=False),
+                "req/s with log": fmt_mean_ci(mean_ci(_vals(ok, WITH_LOG), confidence), show_n=False),
+                "Log cost": format_delta(log_cost_ci(grp, confidence)),
+            })
+    cap = ("Each rep runs h2load twice with the same parameters: once without --log-file (the "
+           "throughput run: req/s, Transfer/s, errors and server CPU come from it) and once with it "
+           "(the latency run: every latency percentile comes from its per-request log). Log cost = "
+           "req/s with log / req/s without − 1, computed per rep (the two runs are paired), then the "
+           f"mean with a {confidence:.0%} Student-t CI over the n ok reps (none below {MIN_RUNS}); "
+           "'no clear difference' when the CI holds 0.")
+    return _with_meta(pd.DataFrame(rows), title, cap)
+
+
+def log_cost_sentence(runs: pd.DataFrame, confidence: float = 0.95) -> str:
+    """One sentence with the range of the log's cost over the points that have a CI."""
+    base = ("Throughput numbers (req/s, Transfer/s, CPU per request) come from the runs without "
+            "h2load's log; latency percentiles come from the runs with it.")
+    if runs.empty or WITH_LOG not in runs or runs[WITH_LOG].isna().all():
+        return base + " This run has no latency run, so the log's cost is unknown."
+    ests = []
+    for (_, _), grp in runs.groupby(["scenario", "server"]):
+        r = log_cost_ci(grp, confidence)
+        if r.estimate is not None:
+            ests.append(r)
+    if not ests:
+        return base + " No ok run pairs to measure the log's cost."
+    lo = min(e.estimate for e in ests)
+    hi = max(e.estimate for e in ests)
+    n_clear = sum(e.clear for e in ests)
+    return (base + f" Writing the log changed h2load's req/s by {_pct(lo)} to {_pct(hi)} across "
+            f"{len(ests)} server × scenario points ({n_clear} with a {confidence:.0%} CI that excludes 0): "
+            "the latency runs put a somewhat different load on the server than the throughput runs.")
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:+.0f}%".replace("-", "\u2212")
+
+
+# ---------------------------------------------------------------- notebook shortcuts
+def h1_runs_of(ctx: ReportContext) -> pd.DataFrame | None:
+    """The http1 suite's runs of the same raw run, or None when the run has no http1 suite."""
+    if ctx.full is None or ctx.full.runs.empty:
+        return None
+    h1 = ctx.full.runs[ctx.full.runs["suite"] == H1_SUITE]
+    return None if h1.empty else h1
+
+
+def protocol_table(ctx: ReportContext) -> pd.DataFrame:
+    return h2_vs_h1_table(ctx.runs, h1_runs_of(ctx), **ctx.stat_args())
+
+
+def log_table(ctx: ReportContext) -> pd.DataFrame:
+    return log_cost_table(ctx.runs, confidence=ctx.confidence)
+
+
+def summary_text(ctx: ReportContext) -> str:
+    """Seed 001's summary block (per-table Δ ranges with CIs, peaks) plus HTTP/2 vs HTTP/1.1 per
+    server and the log's cost."""
+    servers = compared_servers(ctx)
+    text = summary_block(ctx.runs, list(sections(ctx).values()), servers=servers, baseline=ctx.baseline,
+                         run_id=ctx.run.run_id, **ctx.stat_args())
+    lines = [text]
+    h1 = h1_runs_of(ctx)
+    if h1 is None:
+        lines.append("HTTP/2 vs HTTP/1.1: no http1 suite in this run")
+    else:
+        h2 = select(ctx.runs, {"method": "GET", "route": "/ping", "connections": 100})
+        h1p = h1_ping_runs(h1)
+        parts = []
+        for s in servers:
+            a = _vals(ok_runs(h2[h2["server"] == s]) if not h2.empty else h2, "req_per_s")
+            b = _vals(ok_runs(h1p[h1p["server"] == s]) if not h1p.empty else h1p, "req_per_s")
+            parts.append(f"{short_name(s)} {format_delta(ratio_ci(a, b, ctx.confidence, ctx.n_boot, ctx.seed))}")
+        lines.append("HTTP/2 vs HTTP/1.1 (GET /ping, 100 conns): " + "; ".join(parts))
+    ests = [log_cost_ci(g, ctx.confidence) for _, g in ctx.runs.groupby(["scenario", "server"])] \
+        if not ctx.runs.empty and WITH_LOG in ctx.runs else []
+    ests = [e for e in ests if e.estimate is not None]
+    if ests:
+        lo, hi = min(e.estimate for e in ests), max(e.estimate for e in ests)
+        lines.append(f"h2load --log-file cost: {_pct(lo)} ~ {_pct(hi)} req/s (per point; latency "
+                     "from the runs with the log, throughput from the runs without)")
+    else:
+        lines.append("h2load --log-file cost: no data")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- generic tables, h2c wording
+_PIPELINE_NOTE = "Pipelined scenarios: one latency sample per batch."
+_H2_LAT_NOTE = ("Latency = duration of each request (stream), from the latency run's h2load log; with "
+                "-m streams per connection a request's time includes waiting behind the other streams "
+                "of its connection.")
+
+
+def _recaption(df: pd.DataFrame, old: str, new: str) -> pd.DataFrame:
+    cap = df.attrs.get("caption", "")
+    if old in cap:
+        df.attrs["caption"] = cap.replace(old, new)
+    return df
+
+
+def section_table(ctx: ReportContext, key: str) -> pd.DataFrame:
+    """report.section_table with h2load's wording (Transfer/s as h2load counts it)."""
+    from .report import section_table as generic
+    df = generic(ctx, key)
+    return _recaption(df, "binary units as wrk prints them",
+                      "h2load's traffic total, i.e. bodies, headers and HTTP/2 framing; binary units")
+
+
+def latency_table(ctx: ReportContext) -> pd.DataFrame:
+    """tables.latency_table (P50/P99/P99.9, P99/P50, Δ P99) with the per-stream note."""
+    from .tables import latency_table as generic
+    df = generic(ctx.runs, baseline=ctx.baseline, **ctx.stat_args())
+    return _recaption(df, _PIPELINE_NOTE, _H2_LAT_NOTE)
