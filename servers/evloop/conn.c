@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "h1.h"
+#include "h2.h"
+#include "h2_wire.h"
 
 #define F_CLOSE_AFTER_FLUSH 1u /* handler is done: close once drained */
 #define F_PAUSED 2u            /* handler stopped on a full output queue */
@@ -37,17 +39,16 @@ static const transport plain_transport = {plain_read, plain_writev,
 
 /* ---- protocol selection ---- */
 
-static const char h2_preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-#define H2_PREFACE_LEN (sizeof(h2_preface) - 1)
-
 /* Picks the handler from the first bytes; NULL while they could still be
- * the HTTP/2 connection preface. No h2 handler is built in yet, so a full
- * preface goes to HTTP/1, which answers it with 505 -- this is the one place
- * an h2 handler plugs in. */
+ * the HTTP/2 connection preface. Both protocols share one port: prior
+ * knowledge h2 starts with the preface, anything else is HTTP/1.x (which
+ * can still switch to h2 through Upgrade: h2c). */
 static const proto_handler *proto_select(const char *buf, size_t len) {
-    size_t n = len < H2_PREFACE_LEN ? len : H2_PREFACE_LEN;
-    if (len < H2_PREFACE_LEN && memcmp(buf, h2_preface, n) == 0) return NULL;
-    return &h1_handler;
+    switch (h2_preface_check(buf, len)) {
+    case H2_PREFACE_PARTIAL: return NULL;
+    case H2_PREFACE_YES: return &h2_handler;
+    default: return &h1_handler;
+    }
 }
 
 /* ---- lifecycle ---- */
@@ -186,6 +187,10 @@ int conn_out_ref(conn *c, const void *p, size_t n) {
 }
 
 int conn_out_give(conn *c, void *mem, const void *p, size_t n) {
+    if (n == 0 && c->out_pending == 0) {
+        free(mem); /* nothing queued can still point into it */
+        return 0;
+    }
     return out_push(c, mem, p, n);
 }
 
@@ -235,6 +240,8 @@ static int conn_flush(conn *c) {
     }
     if (c->out_pending) return 0;
 
+    /* Zero-length segments left at the tail only carry memory to free. */
+    for (int i = c->seg_head; i < c->nsegs; i++) free(c->segs[i].owned);
     c->nsegs = c->seg_head = 0;
     c->seg_off = 0;
     c->olen = 0;
@@ -271,6 +278,25 @@ static void update_interest(conn *c) {
     c->mask = want;
 }
 
+/* Applies a handler's PROTO_* result. Returns -1 if c is gone. */
+static int conn_apply(conn *c, int r) {
+    switch (r) {
+    case PROTO_NEED_MORE:
+        /* A half-closed peer gets answers to what it sent, then we close. */
+        if (c->flags & F_PEER_EOF) c->flags |= F_CLOSE_AFTER_FLUSH;
+        return 0;
+    case PROTO_PAUSED:
+        c->flags |= F_PAUSED;
+        return 0;
+    case PROTO_CLOSE:
+        c->flags |= F_CLOSE_AFTER_FLUSH;
+        return 0;
+    default:
+        conn_close(c);
+        return -1;
+    }
+}
+
 /* Runs the protocol handler over buffered input. Returns -1 if c is gone. */
 static int conn_process(conn *c) {
     if (!c->proto) {
@@ -290,21 +316,16 @@ static int conn_process(conn *c) {
         c->proto = ph;
     }
     c->flags &= ~F_PAUSED;
-    switch (c->proto->on_data(c)) {
-    case PROTO_NEED_MORE:
-        /* A half-closed peer gets answers to what it sent, then we close. */
-        if (c->flags & F_PEER_EOF) c->flags |= F_CLOSE_AFTER_FLUSH;
-        return 0;
-    case PROTO_PAUSED:
-        c->flags |= F_PAUSED;
-        return 0;
-    case PROTO_CLOSE:
-        c->flags |= F_CLOSE_AFTER_FLUSH;
-        return 0;
-    default:
-        conn_close(c);
-        return -1;
+    int r;
+    while ((r = c->proto->on_data(c)) == PROTO_SWITCH) {
     }
+    return conn_apply(c, r);
+}
+
+void conn_set_proto(conn *c, const proto_handler *ph, void *proto_data) {
+    if (c->proto && c->proto->detach) c->proto->detach(c);
+    c->proto = ph;
+    c->proto_data = proto_data;
 }
 
 static int conn_idle(const conn *c) {
@@ -406,6 +427,16 @@ void conn_check_timeout(conn *c, long long now) {
         return;
     }
     if (now < c->deadline) return;
+    if (!(c->flags & (F_LINGER | F_CLOSE_AFTER_FLUSH)) && c->proto &&
+        c->phase != CONN_PHASE_HEAD && c->proto->on_idle_timeout) {
+        /* Say goodbye (GOAWAY) before closing; flushed this turn. */
+        c->proto->on_idle_timeout(c);
+        c->flags |= F_CLOSE_AFTER_FLUSH;
+        c->flags &= ~F_PAUSED;
+        c->deadline = now + c->srv->cfg.idle_timeout_ms;
+        dirty_add(c);
+        return;
+    }
     if ((c->flags & (F_LINGER | F_CLOSE_AFTER_FLUSH)) ||
         c->phase != CONN_PHASE_HEAD || !c->proto ||
         !c->proto->on_header_timeout) {
@@ -424,5 +455,17 @@ void conn_begin_shutdown(conn *c) {
     /* Anything mid-request or mid-response is left to finish (handlers
      * answer with "Connection: close" from now on); the server bounds how
      * long that may take. */
-    if ((c->flags & F_LINGER) || conn_idle(c)) conn_close(c);
+    if (c->flags & F_LINGER) {
+        conn_close(c);
+        return;
+    }
+    if (c->proto && c->proto->on_shutdown &&
+        !(c->flags & F_CLOSE_AFTER_FLUSH)) {
+        /* The handler announces the shutdown (GOAWAY) even when idle, so
+         * the peer knows not to retry on this connection. */
+        c->flags &= ~F_PAUSED;
+        if (conn_apply(c, c->proto->on_shutdown(c)) == 0) dirty_add(c);
+        return;
+    }
+    if (conn_idle(c)) conn_close(c);
 }

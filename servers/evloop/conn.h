@@ -3,11 +3,11 @@
  * Bytes flow in one direction through three small pieces:
  *
  *   transport (plain socket now, TLS later) --read--> rbuf
- *   rbuf --on_data--> protocol handler (HTTP/1 now, HTTP/2 later)
+ *   rbuf --on_data--> protocol handler (HTTP/1 or HTTP/2)
  *   handler --conn_out_*--> output queue --writev--> transport
  *
- * The handler is picked from the first bytes (an HTTP/2 preface would select
- * an h2 handler). Output is queued as a list of segments (ranges of the
+ * The handler is picked from the first bytes (the HTTP/2 client preface
+ * selects h2); HTTP/1.1 may hand over to h2 later (Upgrade: h2c). Output is queued as a list of segments (ranges of the
  * connection's obuf, static memory, or heap blocks handed over) and written
  * with a single writev per loop turn from the loop's before-sleep hook, so
  * every response produced from one read leaves in one syscall. While output
@@ -44,7 +44,9 @@ enum {
     PROTO_NEED_MORE, /* consumed what it could; wants more input */
     PROTO_PAUSED,    /* output queue is full; call again once it drained */
     PROTO_CLOSE,     /* close once queued output is written */
-    PROTO_ABORT      /* close now, drop queued output */
+    PROTO_ABORT,     /* close now, drop queued output */
+    PROTO_SWITCH     /* c->proto was replaced (conn_set_proto): run the new
+                        handler over the remaining input */
 };
 
 typedef struct proto_handler {
@@ -55,6 +57,14 @@ typedef struct proto_handler {
     /* The head did not arrive in time; may queue a final response. */
     void (*on_header_timeout)(struct conn *c);
     void (*detach)(struct conn *c);
+    /* Optional. The idle timeout expired outside the head phase: may queue
+     * a goodbye (HTTP/2 GOAWAY); the connection closes once it is written.
+     * Without it the connection is simply closed. */
+    void (*on_idle_timeout)(struct conn *c);
+    /* Optional. Graceful shutdown began: announce it and return a PROTO_*
+     * result as on_data does (PROTO_CLOSE once nothing is in flight).
+     * Without it an idle connection is closed at once. */
+    int (*on_shutdown)(struct conn *c);
 } proto_handler;
 
 /* Which timeout applies while no output is pending. */
@@ -121,10 +131,15 @@ int conn_out_copy(conn *c, const void *p, size_t n);
 /* Queue memory that stays valid until written (static data). */
 int conn_out_ref(conn *c, const void *p, size_t n);
 /* Queue p[0..n) inside heap block mem; mem is freed once written (or at
- * once if this fails). */
+ * once if this fails). With n == 0, mem is freed once everything queued so
+ * far is written: for memory that earlier conn_out_ref segments point into. */
 int conn_out_give(conn *c, void *mem, const void *p, size_t n);
 /* True when a handler should stop producing (PROTO_PAUSED). */
 int conn_out_full(const conn *c);
 void conn_set_phase(conn *c, conn_phase phase);
+/* Replaces the handler (detaching the old one, which frees its state) --
+ * HTTP/1.1 Upgrade. The caller, still inside the old handler's on_data,
+ * must return PROTO_SWITCH right away without touching its state. */
+void conn_set_proto(conn *c, const proto_handler *ph, void *proto_data);
 
 #endif

@@ -2,9 +2,12 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "chunked.h"
 #include "date_cache.h"
+#include "h2.h"
+#include "h2_wire.h"
 #include "http1_parser.h"
 #include "routes.h"
 
@@ -256,6 +259,52 @@ static int eq(const char *s, size_t n, const char *lit) {
     return n == m && memcmp(s, lit, m) == 0;
 }
 
+/* A request line of three fields whose last is not "HTTP/...": the peer
+ * speaks some other protocol (h2spec's "INVALID CONNECTION PREFACE" is
+ * one), so an HTTP/1.1 error response would only be garbage to it. */
+static int other_protocol(const char *buf, size_t len) {
+    const char *lf = memchr(buf, '\n', len);
+    const char *end = lf ? lf : buf + len, *sp1, *sp2;
+    if (end > buf && end[-1] == '\r') end--;
+    if (!(sp1 = memchr(buf, ' ', (size_t)(end - buf))) || sp1 == buf ||
+        !(sp2 = memchr(sp1 + 1, ' ', (size_t)(end - sp1 - 1))) ||
+        sp2 == sp1 + 1 || sp2 + 1 == end ||
+        memchr(sp2 + 1, ' ', (size_t)(end - sp2 - 1)))
+        return 0;
+    return (size_t)(end - sp2 - 1) < 5 || memcmp(sp2 + 1, "HTTP/", 5) != 0;
+}
+
+/* The single HTTP2-Settings field of an h2c upgrade request; 0 if it is
+ * absent or repeated (RFC 7540 3.2.1: then we must not upgrade). */
+static int http2_settings(const h1_request *req, const char **v, size_t *n) {
+    int found = 0;
+    for (size_t i = 0; i < req->num_headers; i++) {
+        const h1_header *hd = &req->headers[i];
+        if (hd->name_len == 14 &&
+            strncasecmp(hd->name, "HTTP2-Settings", 14) == 0) {
+            *v = hd->value;
+            *n = hd->value_len;
+            found++;
+        }
+    }
+    return found == 1;
+}
+
+/* Whether to switch this request to h2 (Upgrade: h2c). Only bodiless GET
+ * and HEAD are upgraded -- RFC 7540 3.2 lets a server ignore Upgrade, and
+ * it spares us carrying an HTTP/1 body into stream 1. */
+static int wants_h2c(const conn *c, const h1_request *req,
+                     const h1_semantics *sem, const char **settings,
+                     size_t *settings_len) {
+    return sem->upgrade && sem->conn_upgrade && req->minor == 1 &&
+           !sem->chunked && !sem->has_content_length &&
+           !c->srv->shutting_down &&
+           (eq(req->method, req->method_len, "GET") ||
+            eq(req->method, req->method_len, "HEAD")) &&
+           h2_has_token(sem->upgrade, sem->upgrade_len, "h2c") &&
+           http2_settings(req, settings, settings_len);
+}
+
 /* Parses and acts on the head at rbuf[rstart..]. *progress is set when a
  * request was consumed or a body started, i.e. on_data should loop. */
 static int on_head(conn *c, h1_state *h, int *progress) {
@@ -281,6 +330,12 @@ static int on_head(conn *c, h1_state *h, int *progress) {
         return PROTO_NEED_MORE;
     }
     h->scanned = 0;
+    if (n < 0 && other_protocol(buf, avail)) {
+        /* Close without an answer (RFC 7540 3.5 for a bad h2 preface). */
+        h->state = ST_DEAD;
+        c->rstart = c->rend = 0;
+        return PROTO_CLOSE;
+    }
     if (n < 0) return h1_error(c, h, 400);
     if (n > H1_MAX_HEAD) return h1_error(c, h, 431);
     if (req.major != 1 || req.minor > 1) return h1_error(c, h, 505);
@@ -308,6 +363,18 @@ static int on_head(conn *c, h1_state *h, int *progress) {
     /* Refused before anything of the body is read, and before a 100
      * Continue would invite it. */
     if (clen > c->srv->cfg.max_body) return h1_error(c, h, 413);
+    const char *settings;
+    size_t settings_len;
+    if (wants_h2c(c, &req, &sem, &settings, &settings_len)) {
+        route_request rq = {buf + in.m_off, in.m_len, buf + in.p_off,
+                            in.p_len, in.has_query ? buf + in.q_off : NULL,
+                            in.q_len, NULL, 0};
+        c->rstart += hlen; /* what follows the head is HTTP/2 */
+        /* On success h (our state) is gone: return without touching it. */
+        if (h2_upgrade(c, settings, settings_len, &rq) == 0)
+            return PROTO_SWITCH;
+        c->rstart -= hlen; /* not upgraded: serve it as HTTP/1.1 */
+    }
     *progress = 1;
     if (!sem.chunked && clen <= avail - hlen) {
         /* The whole request is buffered: dispatch without copying. */
@@ -390,5 +457,12 @@ static void h1_detach(conn *c) {
     c->proto_data = NULL;
 }
 
-const proto_handler h1_handler = {"http/1.1", h1_attach, h1_on_data,
-                                  h1_on_header_timeout, h1_detach};
+const proto_handler h1_handler = {
+    .name = "http/1.1",
+    .attach = h1_attach,
+    .on_data = h1_on_data,
+    .on_header_timeout = h1_on_header_timeout,
+    .detach = h1_detach,
+    /* No goodbye on idle timeout or shutdown: an idle HTTP/1 connection is
+     * simply closed; busy ones answer with "Connection: close". */
+};

@@ -120,3 +120,27 @@ def server(shared_server):
     yield shared_server
     assert shared_server.alive(), "server died: " + shared_server.stderr()
     shared_server.check_clean()
+
+
+@pytest.fixture(scope="module")
+def h2_shared_server():
+    """A server with the default flags (--max-body 16 MiB), shared by the
+    HTTP/2 tests of a module; checked like shared_server at teardown."""
+    s = Server()
+    yield s
+    was_alive = s.alive()
+    rc, took = s.terminate()
+    s.check_clean()
+    assert was_alive, "server died: " + s.stderr()
+    assert rc == 0, f"exit code {rc}: " + s.stderr()
+    assert took < 3, f"shutdown took {took:.2f}s"
+
+
+@pytest.fixture
+def h2_server(h2_shared_server):
+    """The shared h2 server; after every test it must still be alive and
+    clean."""
+    yield h2_shared_server
+    s = h2_shared_server
+    assert s.alive(), "server died: " + s.stderr()
+    s.check_clean()

@@ -398,7 +398,6 @@ ERRORS = [
     ("HTTP/2.0", b"GET /ping HTTP/2.0\r\n\r\n", 505),
     ("HTTP/1.2", b"GET /ping HTTP/1.2\r\n\r\n", 505),
     ("HTTP/0.9 style", b"GET /ping HTTP/0.9\r\n\r\n", 505),
-    ("h2 preface", b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 505),
 ]
 
 

@@ -25,5 +25,6 @@ void t_case(const char *suite, const char *name, int ok, const char *why);
 void test_parser(void);
 void test_chunked(void);
 void test_routes(void);
+void test_h2_wire(void);
 
 #endif

@@ -17,6 +17,7 @@ int main(void) {
     test_parser();
     test_chunked();
     test_routes();
+    test_h2_wire();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -1,0 +1,340 @@
+/* h2: session lifecycle and the input side of the HTTP/2 handler.
+ *
+ * Every read is fed whole to nghttp2_session_mem_recv; its callbacks build
+ * per-stream request state and, when a stream's request is complete
+ * (END_STREAM on HEADERS or DATA), answer it right there. So every stream
+ * in a read is answered, however many arrive. Then h2_pump moves the
+ * resulting frames into the output queue, which the connection writes once
+ * per loop turn. */
+#include "h2.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "h2_conn.h"
+#include "h2_wire.h"
+
+/* Largest decoded HTTP2-Settings we accept: 6 bytes per setting, and only
+ * a handful of settings exist. */
+#define H2_UPGRADE_SETTINGS_MAX 256
+
+/* Of nghttp2_submit_*'s errors only NOMEM matters; the others mean the
+ * stream is already gone, which is fine for a late reset or GOAWAY. */
+static int nomem(int rv) { return rv == NGHTTP2_ERR_NOMEM; }
+
+/* ---- nghttp2 callbacks ---- */
+
+static h2_stream *stream_of(h2_conn *h, int32_t id) {
+    return h->dying ? NULL : nghttp2_session_get_stream_user_data(h->ng, id);
+}
+
+/* RFC 7540 5.1.1: a new stream id must exceed every earlier one, else
+ * connection error PROTOCOL_ERROR. nghttp2 silently ignores a HEADERS for an
+ * unknown lower id (it cannot tell "never opened" from "long closed"), so
+ * we check here: a HEADERS below the highest id seen, for a stream nghttp2
+ * does not know, cannot be a trailer or a retry -- it opens a stream out of
+ * order. */
+static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd,
+                          void *user_data) {
+    h2_conn *h = user_data;
+    if (hd->type != NGHTTP2_HEADERS || !(hd->stream_id & 1)) return 0;
+    if (hd->stream_id > h->max_client_stream) {
+        h->max_client_stream = hd->stream_id;
+        return 0;
+    }
+    if (hd->stream_id < h->max_client_stream &&
+        !nghttp2_session_find_stream(ng, hd->stream_id)) {
+        /* Queue GOAWAY, then stop parsing: h2_on_data sends it and closes. */
+        nghttp2_session_terminate_session(ng, NGHTTP2_PROTOCOL_ERROR);
+        return NGHTTP2_ERR_CALLBACK_FAILURE;
+    }
+    return 0;
+}
+
+static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *frame,
+                            void *user_data) {
+    h2_conn *h = user_data;
+    if (frame->hd.type != NGHTTP2_HEADERS ||
+        frame->headers.cat != NGHTTP2_HCAT_REQUEST)
+        return 0;
+    h2_stream *st = h2_stream_open(h, frame->hd.stream_id);
+    /* Out of memory for one stream: reset it, keep the connection. */
+    if (!st) return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+    nghttp2_session_set_stream_user_data(ng, frame->hd.stream_id, st);
+    return 0;
+}
+
+static int on_header(nghttp2_session *ng, const nghttp2_frame *frame,
+                     nghttp2_rcbuf *name, nghttp2_rcbuf *value, uint8_t flags,
+                     void *user_data) {
+    h2_stream *st = stream_of(user_data, frame->hd.stream_id);
+    (void)ng;
+    (void)flags;
+    /* Trailers (HCAT_HEADERS) carry nothing the routes use. */
+    if (st && frame->headers.cat == NGHTTP2_HCAT_REQUEST)
+        h2_stream_on_header(st, name, value);
+    return 0;
+}
+
+/* The body will not fit: answer 413 now. Later DATA is dropped, and once
+ * the response is out the rest of the upload is cancelled (on_frame_send). */
+static int refuse_body(h2_conn *h, h2_stream *st) {
+    st->flags |= H2S_DISCARD;
+    free(st->body);
+    st->body = NULL;
+    st->blen = st->bcap = 0;
+    if (st->flags & H2S_RESPONDED) return 0;
+    return h2_respond_error(h, st, 413);
+}
+
+static int on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id,
+                         const uint8_t *data, size_t len, void *user_data) {
+    h2_conn *h = user_data;
+    h2_stream *st = stream_of(h, id);
+    (void)ng;
+    (void)flags;
+    if (!st || (st->flags & H2S_DISCARD)) return 0;
+    switch (h2_stream_append(st, data, len, h->c->srv->cfg.max_body)) {
+    case H2_BODY_OK: return 0;
+    case H2_BODY_TOO_LARGE:
+        return refuse_body(h, st) < 0 ? NGHTTP2_ERR_CALLBACK_FAILURE : 0;
+    default:
+        nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, id,
+                                  NGHTTP2_INTERNAL_ERROR);
+        st->flags |= H2S_DISCARD | H2S_RESPONDED;
+        return 0;
+    }
+}
+
+static int answer(h2_conn *h, h2_stream *st) {
+    route_request rq;
+    if (h2_stream_request(st, &rq) < 0) return h2_respond_error(h, st, 400);
+    return h2_respond(h, st, &rq);
+}
+
+static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame,
+                         void *user_data) {
+    h2_conn *h = user_data;
+    h2_stream *st;
+    int rv = 0;
+    (void)ng;
+
+    if (frame->hd.type != NGHTTP2_DATA && frame->hd.type != NGHTTP2_HEADERS)
+        return 0;
+    if (!(st = stream_of(h, frame->hd.stream_id))) return 0;
+    if (frame->hd.type == NGHTTP2_HEADERS &&
+        frame->headers.cat == NGHTTP2_HCAT_REQUEST &&
+        (st->flags & H2S_HAS_CLEN) &&
+        st->declared_len > h->c->srv->cfg.max_body)
+        /* Refused before any of the body is read. */
+        rv = refuse_body(h, st);
+    else if ((frame->hd.flags & NGHTTP2_FLAG_END_STREAM) &&
+             !(st->flags & H2S_RESPONDED))
+        rv = answer(h, st);
+    return rv < 0 ? NGHTTP2_ERR_CALLBACK_FAILURE : 0;
+}
+
+static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame,
+                         void *user_data) {
+    h2_stream *st;
+    if (!(frame->hd.flags & NGHTTP2_FLAG_END_STREAM) ||
+        (frame->hd.type != NGHTTP2_DATA && frame->hd.type != NGHTTP2_HEADERS))
+        return 0;
+    st = stream_of(user_data, frame->hd.stream_id);
+    /* Our 413 is complete but the client is still uploading: RFC 7540
+     * 8.1 lets us stop it with RST_STREAM(NO_ERROR). */
+    if (st && (st->flags & H2S_DISCARD) &&
+        !nghttp2_session_get_stream_remote_close(ng, st->id) &&
+        nomem(nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, st->id,
+                                        NGHTTP2_NO_ERROR)))
+        return NGHTTP2_ERR_CALLBACK_FAILURE;
+    return 0;
+}
+
+static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t err,
+                           void *user_data) {
+    h2_conn *h = user_data;
+    h2_stream *st = stream_of(h, id);
+    (void)err;
+    if (!st) return 0;
+    if (st == h->upgraded) h->upgraded = NULL;
+    nghttp2_session_set_stream_user_data(ng, id, NULL);
+    h2_stream_close(h, st);
+    return 0;
+}
+
+/* One callbacks table for all sessions (nghttp2 copies it at session
+ * creation); built on first use, then reachable for the process lifetime. */
+static nghttp2_session_callbacks *callbacks(void) {
+    static nghttp2_session_callbacks *cbs;
+    if (cbs || nghttp2_session_callbacks_new(&cbs) != 0) return cbs;
+    nghttp2_session_callbacks_set_on_begin_frame_callback(cbs, on_begin_frame);
+    nghttp2_session_callbacks_set_on_begin_headers_callback(cbs,
+                                                            on_begin_headers);
+    nghttp2_session_callbacks_set_on_header_callback2(cbs, on_header);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cbs,
+                                                              on_data_chunk);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(cbs, on_frame_recv);
+    nghttp2_session_callbacks_set_on_frame_send_callback(cbs, on_frame_send);
+    nghttp2_session_callbacks_set_on_stream_close_callback(cbs,
+                                                           on_stream_close);
+    nghttp2_session_callbacks_set_send_data_callback(cbs, h2_send_data);
+    return cbs;
+}
+
+/* ---- session lifecycle ---- */
+
+static void h2_conn_free(h2_conn *h) {
+    h->dying = 1;
+    h2_stream_free_all(h);
+    nghttp2_session_del(h->ng);
+    free(h);
+}
+
+/* A server session with our SETTINGS queued as its first frame. nghttp2's
+ * flood and rapid-reset protections stay at their defaults. */
+static h2_conn *h2_conn_new(conn *c) {
+    nghttp2_session_callbacks *cbs = callbacks();
+    h2_conn *h = calloc(1, sizeof(*h));
+    const nghttp2_settings_entry iv[] = {
+        {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, H2_MAX_STREAMS},
+        {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, H2_STREAM_WINDOW},
+    };
+
+    if (!h || !cbs) {
+        free(h);
+        return NULL;
+    }
+    h->c = c;
+    if (nghttp2_session_server_new(&h->ng, cbs, h) != 0) {
+        free(h);
+        return NULL;
+    }
+    if (nghttp2_submit_settings(h->ng, NGHTTP2_FLAG_NONE, iv,
+                                sizeof(iv) / sizeof(iv[0])) != 0 ||
+        nghttp2_session_set_local_window_size(h->ng, NGHTTP2_FLAG_NONE, 0,
+                                              H2_CONN_WINDOW) != 0) {
+        h2_conn_free(h);
+        return NULL;
+    }
+    return h;
+}
+
+/* After input or an event: queue output, pick the timeout, and tell the
+ * connection what comes next. */
+static int h2_settle(conn *c, h2_conn *h) {
+    if (h2_pump(h) < 0) return PROTO_ABORT;
+    /* Open streams: a stalled upload or reader is bounded by the idle
+     * timeout, renewed on every read; none: plain keep-alive idle. */
+    conn_set_phase(c, h->nlive ? CONN_PHASE_BODY : CONN_PHASE_IDLE);
+    int want_write = nghttp2_session_want_write(h->ng);
+    if (!want_write && !nghttp2_session_want_read(h->ng)) return PROTO_CLOSE;
+    if (want_write && conn_out_full(c)) return PROTO_PAUSED;
+    return PROTO_NEED_MORE;
+}
+
+/* ---- proto_handler ---- */
+
+static int h2_attach(conn *c) {
+    h2_conn *h = h2_conn_new(c);
+    if (!h) return -1;
+    c->proto_data = h;
+    return 0;
+}
+
+static void h2_detach(conn *c) {
+    if (c->proto_data) h2_conn_free(c->proto_data);
+    c->proto_data = NULL;
+}
+
+static int h2_on_data(conn *c) {
+    h2_conn *h = c->proto_data;
+    size_t len = c->rend - c->rstart;
+
+    if (len) {
+        ssize_t n = nghttp2_session_mem_recv(
+            h->ng, (const uint8_t *)c->rbuf + c->rstart, len);
+        /* Nothing is left behind: no callback pauses the parser. */
+        c->rstart = c->rend = 0;
+        if (n < 0) {
+            /* Bad preface, flood, or a callback failure: the session is
+             * unusable. Send what it queued (a GOAWAY) and close. */
+            return h2_pump(h) < 0 ? PROTO_ABORT : PROTO_CLOSE;
+        }
+        if (h->upgraded) {
+            h2_stream *st = h->upgraded;
+            h->upgraded = NULL;
+            if (h2_submit(h, st, &h->upgraded_rs, h->upgraded_head) < 0)
+                return PROTO_ABORT;
+        }
+    }
+    return h2_settle(c, h);
+}
+
+static void h2_on_idle_timeout(conn *c) {
+    h2_conn *h = c->proto_data;
+    /* GOAWAY(NO_ERROR); the connection closes once it is written. */
+    if (nghttp2_session_terminate_session(h->ng, NGHTTP2_NO_ERROR) == 0)
+        h2_pump(h);
+}
+
+static int h2_on_shutdown(conn *c) {
+    h2_conn *h = c->proto_data;
+    /* Streams up to the last one we processed still finish; later ones
+     * are refused. Once none is left, want_read/want_write drop to 0 and
+     * h2_settle says PROTO_CLOSE. */
+    int rv = nghttp2_submit_goaway(h->ng, NGHTTP2_FLAG_NONE,
+                                   nghttp2_session_get_last_proc_stream_id(
+                                       h->ng),
+                                   NGHTTP2_NO_ERROR, NULL, 0);
+    if (nomem(rv)) return PROTO_ABORT;
+    return h2_settle(c, h);
+}
+
+const proto_handler h2_handler = {
+    .name = "h2c",
+    .attach = h2_attach,
+    .on_data = h2_on_data,
+    .on_header_timeout = NULL, /* h2 never waits in the head phase */
+    .detach = h2_detach,
+    .on_idle_timeout = h2_on_idle_timeout,
+    .on_shutdown = h2_on_shutdown,
+};
+
+/* ---- HTTP/1.1 Upgrade ---- */
+
+int h2_upgrade(conn *c, const char *settings, size_t settings_len,
+               const route_request *rq) {
+    static const char switching[] = "HTTP/1.1 101 Switching Protocols\r\n"
+                                    "Connection: Upgrade\r\n"
+                                    "Upgrade: h2c\r\n\r\n";
+    uint8_t payload[H2_UPGRADE_SETTINGS_MAX];
+    ssize_t n = h2_base64url_decode(settings, settings_len, payload,
+                                    sizeof(payload));
+    h2_conn *h;
+    h2_stream *st;
+
+    if (n < 0 || !(h = h2_conn_new(c))) return -1;
+    /* The request becomes stream 1, half-closed (remote); the settings
+     * count as the client's first SETTINGS frame. */
+    if (nghttp2_session_upgrade2(h->ng, payload, (size_t)n, h2_is_head(rq),
+                                 NULL) != 0 ||
+        !(st = h2_stream_open(h, 1)) ||
+        conn_out_copy(c, switching, sizeof(switching) - 1) < 0) {
+        h2_conn_free(h);
+        return -1;
+    }
+    nghttp2_session_set_stream_user_data(h->ng, 1, st);
+    h->max_client_stream = 1;
+    /* The route runs now, while rq (in the HTTP/1 read buffer) is valid;
+     * its body is static, as only bodiless GET/HEAD are upgraded. The
+     * response itself is submitted once the client's preface arrived:
+     * some clients (curl 7.88) can take only 32 KiB of HTTP/2 data
+     * together with the 101, and a 64 KiB first window would exceed it. */
+    routes_handle(rq, &h->upgraded_rs);
+    h->upgraded_head = h2_is_head(rq);
+    h->upgraded = st;
+    /* Point of no return: the HTTP/1 state is freed here. */
+    conn_set_proto(c, &h2_handler, h);
+    return 0;
+}

@@ -1,0 +1,194 @@
+/* h2_out: responses and the output path of the h2 handler.
+ *
+ * Frames reach the wire in two ways. Whatever nghttp2 serializes (HEADERS,
+ * SETTINGS, WINDOW_UPDATE, small DATA) comes out of nghttp2_session_mem_send
+ * and is copied into the connection's obuf -- the pointer is only valid
+ * until the next call, and the copies of a whole read's frames sit next to
+ * each other, so they leave as one iovec. Large DATA payloads use
+ * NGHTTP2_DATA_FLAG_NO_COPY: only the 9-byte frame header is copied and the
+ * payload is queued by reference (the static 'x' buffer or the stream's
+ * body), which saves two memcpys per byte (into nghttp2's frame buffer, then
+ * into obuf) on 1 MiB responses and echoed uploads. Nothing is written here:
+ * the connection flushes once per loop turn. */
+#include <string.h>
+
+#include "date_cache.h"
+#include "h2_conn.h"
+
+/* DATA payloads at least this big go out by reference; smaller ones are
+ * copied, since an extra iovec costs more than a short memcpy and copies
+ * keep a batch of small responses in one contiguous obuf range. */
+#define H2_NO_COPY_MIN 2048
+
+static const char *status_str(int status) {
+    switch (status) {
+    case 200: return "200";
+    case 400: return "400";
+    case 404: return "404";
+    case 405: return "405";
+    case 413: return "413";
+    default: return "500";
+    }
+}
+
+static const char *error_body(int status) {
+    switch (status) {
+    case 400: return "Bad Request\n";
+    case 413: return "Content Too Large\n";
+    default: return "Internal Server Error\n";
+    }
+}
+
+/* Static header values, never copied by nghttp2 (NO_COPY flags): names are
+ * literals, values are literals, the date cache (rewritten in place, same
+ * length) or the stream's clen buffer, which outlives its HEADERS frame. */
+static nghttp2_nv nv_static(const char *name, const char *value, size_t vlen) {
+    nghttp2_nv nv = {(uint8_t *)name, (uint8_t *)value, strlen(name), vlen,
+                     NGHTTP2_NV_FLAG_NO_COPY_NAME |
+                         NGHTTP2_NV_FLAG_NO_COPY_VALUE};
+    return nv;
+}
+
+static size_t fmt_u64(char *p, uint64_t v) {
+    char tmp[20];
+    size_t n = 0, i = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n) p[i++] = tmp[--n];
+    p[i] = '\0';
+    return i;
+}
+
+static ssize_t read_body(nghttp2_session *ng, int32_t stream_id, uint8_t *buf,
+                         size_t length, uint32_t *data_flags,
+                         nghttp2_data_source *source, void *user_data) {
+    h2_stream *st = source->ptr;
+    size_t left = st->out_len - st->out_off;
+    size_t n = left < length ? left : length;
+    (void)ng;
+    (void)stream_id;
+    (void)user_data;
+
+    if (n == left) *data_flags |= NGHTTP2_DATA_FLAG_EOF;
+    if (n >= H2_NO_COPY_MIN) {
+        /* h2_send_data queues it and advances out_off. */
+        *data_flags |= NGHTTP2_DATA_FLAG_NO_COPY;
+        return (ssize_t)n;
+    }
+    memcpy(buf, st->out + st->out_off, n);
+    st->out_off += n;
+    return (ssize_t)n;
+}
+
+static int submit(h2_conn *h, h2_stream *st, int status, const char *ctype,
+                  const char *allow, const char *body, size_t len,
+                  int is_head) {
+    nghttp2_nv nv[6];
+    size_t n = 0;
+    size_t clen_len = fmt_u64(st->clen, len);
+    const char *code = status_str(status);
+
+    nv[n++] = nv_static(":status", code, strlen(code));
+    nv[n++] = nv_static("server", "evloop", 6);
+    nv[n++] = nv_static("date", date_cache_get(), DATE_CACHE_LEN);
+    nv[n++] = nv_static("content-type", ctype, strlen(ctype));
+    nv[n++] = nv_static("content-length", st->clen, clen_len);
+    if (allow) nv[n++] = nv_static("allow", allow, strlen(allow));
+
+    st->flags |= H2S_RESPONDED;
+    st->out = body;
+    st->out_len = len;
+    st->out_off = 0;
+    nghttp2_data_provider dp = {.source.ptr = st, .read_callback = read_body};
+    /* HEAD and empty bodies end the stream with the HEADERS frame. */
+    int rv = nghttp2_submit_response(h->ng, st->id, nv, n,
+                                     is_head || len == 0 ? NULL : &dp);
+    /* INVALID_ARGUMENT / STREAM_CLOSED only mean the stream is gone. */
+    return rv == NGHTTP2_ERR_NOMEM ? -1 : 0;
+}
+
+int h2_submit(h2_conn *h, h2_stream *st, const route_response *rs,
+              int is_head) {
+    if (rs->body_is_request)
+        return submit(h, st, rs->status, rs->content_type, rs->allow,
+                      st->body, st->blen, is_head);
+    return submit(h, st, rs->status, rs->content_type, rs->allow, rs->body,
+                  rs->body_len, is_head);
+}
+
+int h2_is_head(const route_request *rq) {
+    return rq->method_len == 4 && memcmp(rq->method, "HEAD", 4) == 0;
+}
+
+int h2_respond(h2_conn *h, h2_stream *st, const route_request *rq) {
+    route_response rs;
+    routes_handle(rq, &rs);
+    return h2_submit(h, st, &rs, h2_is_head(rq));
+}
+
+int h2_respond_error(h2_conn *h, h2_stream *st, int status) {
+    const char *body = error_body(status);
+    return submit(h, st, status, "text/plain", NULL, body, strlen(body), 0);
+}
+
+int h2_send_data(nghttp2_session *ng, nghttp2_frame *frame,
+                 const uint8_t *framehd, size_t length,
+                 nghttp2_data_source *source, void *user_data) {
+    h2_conn *h = user_data;
+    conn *c = h->c;
+    h2_stream *st = source->ptr;
+    size_t pad = frame->data.padlen;
+    const char *src = st->out + st->out_off;
+    int r;
+    (void)ng;
+
+    /* nghttp2 retries the same frame later (the pump resumes once the
+     * queue drained): this is how backpressure reaches big bodies. */
+    if (conn_out_full(c)) return NGHTTP2_ERR_WOULDBLOCK;
+    char *p = conn_out_reserve(c, 10);
+    if (!p) return NGHTTP2_ERR_CALLBACK_FAILURE;
+    memcpy(p, framehd, 9);
+    if (pad) p[9] = (char)(pad - 1);
+    if (conn_out_commit(c, pad ? 10 : 9) < 0)
+        return NGHTTP2_ERR_CALLBACK_FAILURE;
+
+    st->out_off += length;
+    if (st->out != st->body) {
+        r = conn_out_ref(c, src, length); /* static memory */
+    } else if (st->out_off == st->out_len) {
+        /* The last frame of an echo carries the body's ownership: the
+         * queue frees it after this frame (and the earlier ones) left. */
+        r = conn_out_give(c, st->body, src, length);
+        st->body = NULL;
+        st->out = NULL;
+        st->flags &= ~H2S_BODY_REFD;
+    } else {
+        r = conn_out_ref(c, src, length);
+        st->flags |= H2S_BODY_REFD;
+    }
+    if (r < 0) return NGHTTP2_ERR_CALLBACK_FAILURE;
+
+    if (pad > 1) {
+        /* We never pad, but honour the frame nghttp2 built. */
+        if (!(p = conn_out_reserve(c, pad - 1)))
+            return NGHTTP2_ERR_CALLBACK_FAILURE;
+        memset(p, 0, pad - 1);
+        if (conn_out_commit(c, pad - 1) < 0)
+            return NGHTTP2_ERR_CALLBACK_FAILURE;
+    }
+    return 0;
+}
+
+int h2_pump(h2_conn *h) {
+    conn *c = h->c;
+    while (!conn_out_full(c)) {
+        const uint8_t *data;
+        ssize_t n = nghttp2_session_mem_send(h->ng, &data);
+        if (n < 0) return -1;
+        if (n == 0) break; /* nothing to send, or a NO_COPY frame blocked */
+        if (conn_out_copy(c, data, (size_t)n) < 0) return -1;
+    }
+    return 0;
+}
