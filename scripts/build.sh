@@ -16,6 +16,15 @@ build_go() {
     (cd "$LAB_ROOT/servers/go" && go build -o "$BUILD_DIR/bench/" ./cmd/...)
 }
 
+# The five-language shoot-out's servers (stdlib and production tiers); each
+# folder's Makefile is quick when nothing changed and uses its lock file.
+build_languages() {
+    local lang
+    for lang in rust cpp node python; do
+        make -s -C "$LAB_ROOT/servers/$lang" BUILD="$BUILD_DIR"
+    done
+}
+
 # nginx's worker and h2o run as nobody: the files and every directory above them
 # must be world-readable. (/ping for h2o, /echo?size=N for nginx.)
 build_www() {
@@ -34,6 +43,7 @@ main() {
     mkdir -p "$BUILD_DIR/bench"
     build_c
     build_go
+    build_languages
     build_www
     if $asan; then make -s -C "$LAB_ROOT/servers/evloop" BUILD="$BUILD_DIR" asan; fi
     log "built: $(ls "$BUILD_DIR/bench" | tr '\n' ' ')"

@@ -10,9 +10,9 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 APT_PACKAGES=(wrk nghttp2-client libnghttp2-dev libssl-dev pkg-config build-essential
-              nginx-light h2o jq curl ca-certificates)
+              nginx-light h2o jq curl ca-certificates libboost-dev)
 # Toolchains that come with the machine image rather than apt (Debian's Go is too old).
-TOOLCHAINS=(gcc make go python3)
+TOOLCHAINS=(gcc g++ make go cargo node npm python3)
 
 missing_apt() {
     local p
@@ -40,7 +40,7 @@ install_apt() {
 check_toolchains() {
     local t missing=()
     for t in "${TOOLCHAINS[@]}"; do command -v "$t" >/dev/null || missing+=("$t"); done
-    (( ${#missing[@]} == 0 )) || die "missing toolchains: ${missing[*]} (Go ≥ 1.22, gcc, make, Python 3.11 are expected on the machine)"
+    (( ${#missing[@]} == 0 )) || die "missing toolchains: ${missing[*]} (Go ≥ 1.26, Rust ≥ 1.80, Node 20, gcc/g++, make and Python 3.11 are expected on the machine)"
 }
 
 # The pip names and pins of environment.yml's conda dependencies.

@@ -4,7 +4,8 @@
 #   2. C unit tests of the parser and chunked decoder under ASan/UBSan;
 #   3. go vet of the Go servers;
 #   4. Python unit tests (parsers on captured tool output, tidy frames, statistics);
-#   5. integration tests against the live sanitized C server on loopback;
+#   5. integration tests against the live sanitized C server on loopback (HTTP/1.1,
+#      h2c, h2spec's conformance suite) and the language servers' routes;
 #   6. a pipeline smoke run: run_all.sh with tiny durations on a few scenarios,
 #      into a scratch raw/, data/ and reports/, then checks of the exported report.
 set -euo pipefail
@@ -25,7 +26,7 @@ main() {
     (cd "$LAB_ROOT/servers/go" && go vet ./...)
 
     step "Python unit and integration tests"
-    (cd "$LAB_ROOT" && "$py" -m pytest -q tests/unit tests/integration)
+    (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 "$py" -m pytest -q tests/unit tests/integration)
 
     step "pipeline smoke run"
     SCRATCH=$(mktemp -d)
@@ -33,6 +34,7 @@ main() {
     RAW_ROOT=$SCRATCH/raw DATA_ROOT=$SCRATCH/data REPORTS_ROOT=$SCRATCH/reports \
         "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --reps 5 --duration 1 --warmup 0 \
         --scenarios 'get_ping_c100,get_echo_s4096_c100,post_echo_b4096_c100,get_ping_pipe16_c100'
+    # (every suite of run_all runs these scenario ids where it has them)
     (cd "$LAB_ROOT" && LAB_SMOKE_DIR=$SCRATCH "$py" -m pytest -q tests/smoke)
     step "all passed"
 }

@@ -236,6 +236,9 @@ int h1_request_semantics(const h1_request *req, h1_semantics *sem) {
                 ieq(h->value, h->value_len, "100-continue"))
                 sem->expect_continue = 1;
             break;
+        case 4:
+            if (ieq(h->name, 4, "host")) sem->host_count++;
+            break;
         case 7:
             if (ieq(h->name, 7, "upgrade")) {
                 sem->upgrade = h->value;
@@ -247,6 +250,9 @@ int h1_request_semantics(const h1_request *req, h1_semantics *sem) {
         }
     }
 
+    /* A missing or repeated Host makes the target ambiguous (RFC 9112 3.2). */
+    if (sem->host_count > 1 || (req->minor == 1 && sem->host_count == 0))
+        return H1_SEM_BAD_REQUEST;
     if (sem->has_transfer_encoding) {
         /* Both framings at once is the classic smuggling vector: refuse
          * rather than pick one (RFC 9112 6.3). */

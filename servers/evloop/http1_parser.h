@@ -54,6 +54,7 @@ typedef struct h1_semantics {
     int conn_keep_alive;
     int conn_upgrade;
     int expect_continue;
+    int host_count;
     const char *upgrade; /* Upgrade header value, NULL if absent */
     size_t upgrade_len;
 } h1_semantics;
@@ -64,7 +65,8 @@ typedef struct h1_semantics {
 
 /* Content-Length must be digits only; repeats must agree; overflow is an
  * error. Transfer-Encoding may only be exactly "chunked", and never together
- * with Content-Length (request smuggling). */
+ * with Content-Length (request smuggling). An HTTP/1.1 request needs exactly
+ * one Host field, an HTTP/1.0 one at most one (RFC 9112 3.2). */
 int h1_request_semantics(const h1_request *req, h1_semantics *sem);
 
 #endif

@@ -393,8 +393,10 @@ ERRORS = [
     ("bad chunk size", CHUNK_HEAD + b"zz\r\n", 400),
     ("chunked in HTTP/1.0", b"POST /echo HTTP/1.0\r\nTransfer-Encoding: "
      b"chunked\r\n\r\n0\r\n\r\n", 400),
-    ("unsupported TE", b"POST /echo HTTP/1.1\r\nTransfer-Encoding: gzip\r\n"
+    ("unsupported TE", b"POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip\r\n"
      b"\r\n", 501),
+    ("HTTP/1.1 without Host", b"GET /ping HTTP/1.1\r\n\r\n", 400),
+    ("two Hosts", b"GET /ping HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),
     ("HTTP/2.0", b"GET /ping HTTP/2.0\r\n\r\n", 505),
     ("HTTP/1.2", b"GET /ping HTTP/1.2\r\n\r\n", 505),
     ("HTTP/0.9 style", b"GET /ping HTTP/0.9\r\n\r\n", 505),

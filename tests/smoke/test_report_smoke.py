@@ -23,9 +23,18 @@ def run_id() -> str:
     return runs[0]
 
 
+# report name → (suite, the tidy runs file its notebook writes)
+REPORTS = {"http1": ("http1", "runs.csv"), "http2": ("h2c", "h2c_runs.csv")}
+
+
+@pytest.fixture(scope="module", params=sorted(REPORTS))
+def report(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def markdown(run_id: str) -> str:
-    return (Path(SMOKE) / "reports" / run_id / "http1.md").read_text()
+def markdown(run_id: str, report: str) -> str:
+    return (Path(SMOKE) / "reports" / run_id / f"{report}.md").read_text()
 
 
 def table_rows(md: str, title: str) -> list[list[str]]:
@@ -42,12 +51,12 @@ def table_rows(md: str, title: str) -> list[list[str]]:
     return rows
 
 
-def test_reports_exist_and_index_links_them(run_id: str) -> None:
+def test_reports_exist_and_index_links_them(run_id: str, report: str) -> None:
     reports = Path(SMOKE) / "reports"
-    html = (reports / run_id / "http1.html").read_text()
+    html = (reports / run_id / f"{report}.html").read_text()
     assert "data:image/png;base64" in html, "HTML export must embed its plots"
     index = (reports / "index.html").read_text()
-    assert f"{run_id}/http1.html" in index and f"{run_id}/http1.md" in index
+    assert f"{run_id}/{report}.html" in index and f"{run_id}/{report}.md" in index
 
 
 def test_every_gate_passed(markdown: str) -> None:
@@ -65,16 +74,25 @@ def test_seed_tables_carry_intervals(markdown: str) -> None:
             assert DELTA_WITH_CI.search(row[header.index(next(h for h in header if h.startswith("Δ")))]), row
 
 
-def test_pipelined_latency_is_labelled_per_batch(markdown: str) -> None:
-    assert "per batch" in markdown
+def test_pipelined_latency_is_labelled_per_batch(run_id: str) -> None:
+    assert "per batch" in (Path(SMOKE) / "reports" / run_id / "http1.md").read_text()
 
 
-def test_tidy_frame_has_one_ok_row_per_finished_point(run_id: str) -> None:
+def test_http2_report_compares_with_http1_of_the_same_run(run_id: str) -> None:
+    md = (Path(SMOKE) / "reports" / run_id / "http2.md").read_text()
+    header, *body = table_rows(md, "HTTP/2 vs HTTP/1.1")
+    servers = {row[0] for row in body}
+    assert {"C (evloop)", "Go net/http"} <= servers, body
+    assert all(DELTA_WITH_CI.search(" ".join(row)) for row in body if row[0] in servers), body
+
+
+def test_tidy_frame_has_one_ok_row_per_finished_point(run_id: str, report: str) -> None:
+    suite, runs_file = REPORTS[report]
     raw = Path(SMOKE) / "raw" / run_id
-    finished = list(raw.glob("http1/*/*/r*.run.json"))
-    runs = pd.read_csv(Path(SMOKE) / "data" / run_id / "runs.csv")
+    finished = list(raw.glob(f"{suite}/*/*/r*.run.json"))
+    runs = pd.read_csv(Path(SMOKE) / "data" / run_id / runs_file)
     assert len(runs) == len(finished) > 0
     assert set(runs["status"]) == {"ok"}, runs.loc[runs["status"] != "ok", ["server", "scenario", "fail_reason"]]
     assert (runs["server_cpu_s"] > 0).all() and (runs["cpu_us_per_req"] > 0).all()
-    latency = pd.read_csv(Path(SMOKE) / "data" / run_id / "latency.csv")
+    latency = pd.read_csv(Path(SMOKE) / "data" / run_id / runs_file.replace("runs", "latency"))
     assert latency["count"].sum() > 0

@@ -286,7 +286,7 @@ static void run_sem(const sem_case *sc) {
     char buf[512];
     h1_request req;
     h1_semantics sem;
-    int n = snprintf(buf, sizeof(buf), "POST / HTTP/1.1\r\n%s\r\n", sc->headers);
+    int n = snprintf(buf, sizeof(buf), "POST / HTTP/1.1\r\nHost: t\r\n%s\r\n", sc->headers);
     ssize_t r = h1_parse_request(buf, (size_t)n, &req);
     T_CHECK(r == n);
     if (r == n) {
@@ -305,6 +305,17 @@ static void run_sem(const sem_case *sc) {
     T_END("semantics", sc->name);
 }
 
+/* Host: exactly one on HTTP/1.1, at most one on HTTP/1.0 (RFC 9112 3.2). */
+static void run_host(const char *name, const char *head, int want) {
+    T_BEGIN;
+    h1_request req;
+    h1_semantics sem;
+    size_t n = strlen(head);
+    T_CHECK(h1_parse_request(head, n, &req) == (ssize_t)n);
+    T_CHECK(h1_request_semantics(&req, &sem) == want);
+    T_END("host", name);
+}
+
 void test_parser(void) {
     for (size_t i = 0; i < sizeof(valid) / sizeof(valid[0]); i++)
         run_valid(&valid[i]);
@@ -321,4 +332,9 @@ void test_parser(void) {
     run_long_value();
     for (size_t i = 0; i < sizeof(sems) / sizeof(sems[0]); i++)
         run_sem(&sems[i]);
+    run_host("1.1 with Host", "GET / HTTP/1.1\r\nHost: a\r\n\r\n", H1_SEM_OK);
+    run_host("1.1 without Host", "GET / HTTP/1.1\r\nX: a\r\n\r\n", H1_SEM_BAD_REQUEST);
+    run_host("1.1 two Hosts", "GET / HTTP/1.1\r\nHost: a\r\nhost: b\r\n\r\n", H1_SEM_BAD_REQUEST);
+    run_host("1.0 without Host", "GET / HTTP/1.0\r\n\r\n", H1_SEM_OK);
+    run_host("1.0 two Hosts", "GET / HTTP/1.0\r\nHost: a\r\nHost: a\r\n\r\n", H1_SEM_BAD_REQUEST);
 }

@@ -1,0 +1,140 @@
+"""lang_python_std: the shoot-out's Python stdlib server.
+
+http.server's ThreadingHTTPServer (ThreadingMixIn: one thread per connection)
+speaking HTTP/1.1, so connections are kept alive; JSON through the json module.
+
+    python3 servers/python/std/server.py PORT
+"""
+import json
+import signal
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qsl
+
+NAME = "lang_python_std"
+HELLO = b"Hello, World!"
+MAX_BODY = 1 << 20
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def version_string(self):
+        return NAME
+
+    def log_message(self, format, *args):  # no access log
+        pass
+
+    def _send(self, status, ctype, body):
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _not_found(self):
+        self._send(404, "text/plain", b"not found\n")
+
+    def _route(self):
+        path, _, query = self.path.partition("?")
+        return path, query
+
+    def do_GET(self):
+        path, query = self._route()
+        if path == "/":
+            self._send(200, "text/plain", HELLO)
+        elif path == "/something":
+            params = parse_qsl(query, keep_blank_values=True,
+                               errors="surrogateescape")
+            if ("json", "true") in params:
+                body = json.dumps({"message": "Hello, World!",
+                                   "query": dict(params)})
+                self._send(200, "application/json", body.encode("ascii"))
+            else:
+                text = "".join(f"{k}={v}\n" for k, v in params)
+                self._send(200, "text/plain",
+                           text.encode("utf-8", "surrogateescape"))
+        else:
+            self._not_found()
+
+    def do_POST(self):
+        path, _ = self._route()
+        if path != "/something":
+            self._discard_body()
+            self._not_found()
+            return
+        if self.headers.get("Transfer-Encoding"):
+            self.close_connection = True
+            self._send(501, "text/plain", b"chunked bodies not supported\n")
+            return
+        try:
+            length = int(self.headers.get("Content-Length", "0"))
+        except ValueError:
+            length = -1
+        if length < 0:
+            self.close_connection = True
+            self._send(400, "text/plain", b"bad Content-Length\n")
+            return
+        if length > MAX_BODY:
+            self.close_connection = True
+            self._send(413, "text/plain", b"body too large\n")
+            return
+        raw = self.rfile.read(length)
+        try:
+            value = json.loads(raw)
+        except ValueError:  # JSONDecodeError and UnicodeDecodeError
+            self._send(400, "text/plain", b"invalid JSON\n")
+            return
+        body = json.dumps({"received": value, "bytes": len(raw)})
+        self._send(200, "application/json", body.encode("ascii"))
+
+    def _discard_body(self):
+        try:
+            length = int(self.headers.get("Content-Length", "0"))
+        except ValueError:
+            length = 0
+        if 0 < length <= MAX_BODY:
+            self.rfile.read(length)
+        elif length:
+            self.close_connection = True
+
+    def _other(self):
+        self._discard_body()
+        self._not_found()
+
+    def __getattr__(self, name):
+        # Any other method (HEAD, DELETE, made-up ones) is a 404, not the
+        # 501 BaseHTTPRequestHandler gives for a method it has no do_ for.
+        if name.startswith("do_"):
+            return self._other
+        raise AttributeError(name)
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 1024
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(f"usage: {NAME} PORT", file=sys.stderr)
+        sys.exit(2)
+    server = Server(("127.0.0.1", int(sys.argv[1])), Handler)
+
+    def on_term(signum, frame):
+        # shutdown() waits for serve_forever to return: call it off-thread.
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, on_term)
+    host, port = server.server_address[:2]
+    print(f"{NAME}: listening on {host}:{port}", file=sys.stderr, flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    server.server_close()
+
+
+if __name__ == "__main__":
+    main()
