@@ -26,7 +26,7 @@ main() {
     (cd "$LAB_ROOT/servers/go" && go vet ./...)
 
     step "Python unit and integration tests"
-    (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 "$py" -m pytest -q tests/unit tests/integration)
+    (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 LANG_TESTS_REQUIRE_ALL=1 "$py" -m pytest -q tests/unit tests/integration)
 
     step "pipeline smoke run"
     SCRATCH=$(mktemp -d)
