@@ -23,7 +23,7 @@ import pandas as pd
 from .errors import RawFormatError
 from .jsonio import read_json_object, require
 from .loadresult import LoadResult, loader_for
-from .percentiles import weighted_percentiles
+from .percentiles import coarsen_histogram, weighted_percentiles
 
 # ---------------------------------------------------------------- frame schemas
 RUNS_COLUMNS: tuple[str, ...] = (
@@ -248,13 +248,16 @@ def build_frames(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
             row, result = _point_row(run_id, run_dir, scenario_dir, scen, rep)
             rows.append(row)
             if result is not None and len(result.hist_values_us):
-                n = len(result.hist_values_us)
+                # The stored curve is coarsened (≤ 0.5 % per value); the run's percentiles
+                # above were taken from the full histogram.
+                values, counts = coarsen_histogram(result.hist_values_us, result.hist_counts)
+                n = len(values)
                 lat_parts.append(pd.DataFrame({
                     "run_id": [run_id] * n, "suite": [row["suite"]] * n,
                     "server": [row["server"]] * n, "scenario": [row["scenario"]] * n,
                     "rep": np.full(n, rep, dtype=np.int64),
-                    "latency_us": result.hist_values_us.astype(np.float64),
-                    "count": result.hist_counts.astype(np.int64),
+                    "latency_us": values,
+                    "count": counts.astype(np.int64),
                 }))
     extras = tuple(c for c in EXTRA_COLUMNS if any(c in r for r in rows))
     runs = _typed_runs(pd.DataFrame(rows), extras) if rows else empty_runs_frame()

@@ -183,6 +183,38 @@ def cost_table(runs: pd.DataFrame, where: Where | None = None, servers: Sequence
     return _with_meta(pd.DataFrame(rows), title, cap)
 
 
+def versus_table(runs: pd.DataFrame, server: str = "evloop", others: Sequence[str] = ("nginx",),
+                 where: Where | None = None, metrics: Sequence[str] = ("req_per_s", "cpu_us_per_req"),
+                 confidence: float = 0.95, n_boot: int = 9999, seed: int = DEFAULT_SEED,
+                 title: str = "C against the reference servers") -> pd.DataFrame:
+    """Per scenario, Δ of `server` against each of `others` on each metric (ratio of means − 1
+    with its CI): the comparison a reader of the cost table wants when the baseline is Go but
+    the question is "is the event loop as cheap as nginx?". Scenarios where a side has no ok
+    runs are left out."""
+    sub = select(runs, where)
+    names = {"req_per_s": "req/s", "cpu_us_per_req": "CPU-µs/req", "lat_p99_us": "P99"}
+    rows = []
+    for scen in sorted(sub["scenario"].unique(), key=lambda sc: scenario_sort_key(sub[sub["scenario"] == sc].iloc[0])) \
+            if not sub.empty else []:
+        grp = sub[sub["scenario"] == scen]
+        mine = ok_runs(grp[grp["server"] == server])
+        row: dict[str, object] = {"Scenario": scenario_label(grp.iloc[0])}
+        for other in others:
+            theirs = ok_runs(grp[grp["server"] == other])
+            if mine.empty or theirs.empty:
+                continue
+            for m in metrics:
+                row[f"{short_name(server)} vs {short_name(other)}: {names.get(m, m)}"] = format_delta(
+                    ratio_ci(_vals(mine, m), _vals(theirs, m), confidence, n_boot, seed))
+        if len(row) > 1:
+            rows.append(row)
+    if not rows:
+        return _with_meta(pd.DataFrame(), title, "no scenario has both servers in this run")
+    cap = (f"{display_name(server)} against {', '.join(display_name(o) for o in others)}; "
+           f"{_delta_words(confidence, n_boot)} (for CPU-µs/req, negative = {short_name(server)} is cheaper).")
+    return _with_meta(pd.DataFrame(rows).fillna("—"), title, cap)
+
+
 def failed_runs_table(runs: pd.DataFrame, title: str = "Failed runs") -> pd.DataFrame:
     """Server, scenario, rep, fail reason and raw path of every failed run."""
     failed = runs[runs["status"] != "ok"] if not runs.empty else runs

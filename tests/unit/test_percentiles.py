@@ -50,3 +50,35 @@ def test_empty_and_invalid():
 def test_weighted_mean():
     assert weighted_mean([1, 3], [1, 3]) == pytest.approx(2.5)
     assert math.isnan(weighted_mean([], []))
+
+
+def test_coarsen_histogram_bounds_the_error_and_keeps_counts():
+    from httplab.percentiles import coarsen_histogram
+
+    rng = np.random.default_rng(3)
+    values = np.unique(rng.integers(1, 2_000_000, 50_000)).astype(float)
+    counts = rng.integers(1, 5, values.size).astype(float)
+    cv, cc = coarsen_histogram(values, counts)
+    assert cc.sum() == counts.sum()
+    assert cv.size < values.size / 20  # the point: far fewer rows
+    assert np.all(np.diff(cv) > 0)
+    # every original value sits within 0.5 % (+ rounding) of the bucket it went to
+    idx = np.searchsorted(cv, values)
+    near = np.minimum(np.abs(cv[np.clip(idx, 0, cv.size - 1)] - values),
+                      np.abs(cv[np.clip(idx - 1, 0, cv.size - 1)] - values))
+    assert np.all(near <= values * 0.0051 + 0.05)
+    # small values are untouched
+    small = values < 100
+    assert set(values[small]) <= set(cv)
+
+
+def test_coarsened_percentiles_stay_within_half_a_percent():
+    from httplab.percentiles import coarsen_histogram
+
+    rng = np.random.default_rng(4)
+    lat = np.round(rng.lognormal(7, 0.8, 200_000))
+    values, counts = np.unique(lat, return_counts=True)
+    cv, cc = coarsen_histogram(values, counts)
+    for q in (50, 90, 99, 99.9):
+        exact = weighted_percentile(values, counts, q)
+        assert abs(weighted_percentile(cv, cc, q) - exact) <= exact * 0.0051 + 0.05
