@@ -5,7 +5,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-SUITE=h2c PROTOCOL=h2 TLS=false TOOL=h2load SCHEME=http SERVER_MODE=h2c
+SUITE=h2c PROTOCOL=h2 TLS=false SCHEME=http SERVER_MODE=h2c
 SUITE_SERVERS=(evloop go h2o nginx)
 # id                     kind      method route size connections streams lua
 SCENARIOS=(
@@ -22,6 +22,9 @@ SCENARIOS=(
     "post_echo_b16384_c100 echo_post POST /echo 16384 100 10 -"
     "post_echo_b65536_c100 echo_post POST /echo 65536 100 10 -"
 )
+
+# --quick runs only these (the pipeline check, not the comparison)
+QUICK_SCENARIOS=get_ping_c100,get_echo_s1024_c100,post_echo_b4096_c100
 
 parse_suite_flags "$@"
 suite_run

@@ -4,7 +4,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-SUITE=http1 PROTOCOL=h1 TLS=false TOOL=wrk SCHEME=http SERVER_MODE=h1
+SUITE=http1 PROTOCOL=h1 TLS=false SCHEME=http SERVER_MODE=h1
 SUITE_SERVERS=(evloop go nginx floor)
 # id                     kind      method route size connections depth lua
 SCENARIOS=(
@@ -22,6 +22,9 @@ SCENARIOS=(
     "post_echo_b65536_c100 echo_post POST /echo 65536 100 1  post_body.lua"
     "get_ping_pipe16_c100  pipeline  GET  /ping 0     100 16 pipeline.lua"
 )
+
+# --quick runs only these (the pipeline check, not the comparison)
+QUICK_SCENARIOS=get_ping_c100,get_echo_s1024_c100,post_echo_b4096_c100,get_ping_pipe16_c100
 
 parse_suite_flags "$@"
 suite_run

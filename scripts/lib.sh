@@ -59,16 +59,24 @@ on_client() { taskset -c "$CLIENT_CPUS" "$@"; }
 # ---------------------------------------------------------------- server registry
 
 # Every server the lab can start, in the order suites list them.
-LAB_SERVERS=(evloop go nginx h2o floor)
+LAB_SERVERS=(evloop go nginx h2o floor
+             lang_go_std lang_rust_std lang_node_std lang_cpp_std lang_python_std
+             lang_go_fasthttp lang_rust_axum lang_node_fastify lang_python_uvicorn lang_cpp_beast)
+
+# The shoot-out's routes (seed 003): GET /, GET /something?foo=bar, GET
+# /something?json=true, POST /something (JSON), GET / with Connection: close.
+LANG_CAPS="h1:root h1:query h1:json h1:post_json h1:root_close"
 
 # What each server can serve: <protocol>:<route kind>, protocol h1 or h2. The
 # suites ask server_serves before putting a server into a scenario.
 server_caps() {
     case $1 in
-        evloop|go) echo "h1:ping h1:pipeline h1:echo_get h1:echo_post h2:ping h2:echo_get h2:echo_post" ;;
+        evloop)    echo "h1:ping h1:pipeline h1:echo_get h1:echo_post h2:ping h2:echo_get h2:echo_post $LANG_CAPS" ;;
+        go)        echo "h1:ping h1:pipeline h1:echo_get h1:echo_post h2:ping h2:echo_get h2:echo_post" ;;
         nginx)     echo "h1:ping h1:pipeline h1:echo_get h2:ping h2:echo_get" ;;
         h2o)       echo "h1:ping h1:echo_get h2:ping h2:echo_get" ;;
         floor)     echo "h1:ping h1:pipeline" ;;
+        lang_*)    [[ " ${LAB_SERVERS[*]} " == *" $1 "* ]] && echo "$LANG_CAPS" ;;
         *)         return 1 ;;
     esac
 }
@@ -99,6 +107,12 @@ server_command() {
         go:h2c)     SERVER_CMD=("$BUILD_DIR/bench/go_h2c_bench" "$port") ;;
         go:tls)     SERVER_CMD=("$BUILD_DIR/bench/go_https_bench" "$port" "$LAB_CERT" "$LAB_KEY") ;;
         floor:h1)   SERVER_CMD=("$BUILD_DIR/bench/floor" "$port") ;;
+        lang_go_*:h1|lang_rust_*:h1|lang_cpp_*:h1)
+                    SERVER_CMD=("$BUILD_DIR/bench/$name" "$port") ;;
+        lang_node_std:h1)       SERVER_CMD=(node "$LAB_ROOT/servers/node/std/server.js" "$port") ;;
+        lang_node_fastify:h1)   SERVER_CMD=(node "$LAB_ROOT/servers/node/prod/server.js" "$port") ;;
+        lang_python_std:h1)     SERVER_CMD=(python3 "$LAB_ROOT/servers/python/std/server.py" "$port") ;;
+        lang_python_uvicorn:h1) SERVER_CMD=("$BUILD_DIR/pyservers/bin/python" "$LAB_ROOT/servers/python/prod/server.py" "$port") ;;
         nginx:*)    render_conf nginx "$port" "$mode"
                     SERVER_CMD=(nginx -p "$CONF_DIR" -c "$CONF_DIR/nginx.conf" -e stderr) ;;
         h2o:*)      render_conf h2o "$port" "$mode"
@@ -210,30 +224,40 @@ payload_file() {
     echo "$f"
 }
 
-# gate_check BASE_URL METHOD PATH EXPECTED_BODY_FILE [REQUEST_BODY_FILE]
-# One request over the suite's protocol (PROTOCOL h1|h2, TLS true|false); prints
-# one PASS/FAIL line. Fails when the response did not come over that protocol,
-# the status is not 200, Content-Length is wrong (or, over HTTP/1.1, missing), or
-# the body differs from the expected bytes.
+# gate_check BASE_URL METHOD PATH EXPECTED_BODY_FILE [REQUEST_BODY_FILE [bytes|json]]
+# One request over the scenario's protocol (SC_PROTOCOL h1|h2, TLS true|false);
+# prints one PASS/FAIL line. Fails when the response did not come over that
+# protocol, the status is not 200, Content-Length is wrong (or, over HTTP/1.1,
+# missing), or the body differs from the expected bytes (or, in json mode, does
+# not parse to the same JSON value: whitespace and key order may differ).
 gate_check() {
-    local base=$1 method=$2 path=$3 expect=$4 send=${5:-} out code version cl want
+    local base=$1 method=$2 path=$3 expect=$4 send=${5:-} compare=${6:-bytes} out code version cl want
     local body=$GATE_TMP/body headers=$GATE_TMP/headers want_version
     local args=(-sS --max-time 10 -o "$body" -D "$headers" -w '%{http_code} %{http_version}' -X "$method")
-    case $PROTOCOL:$TLS in
+    case $SC_PROTOCOL:$TLS in
         h1:*)       args+=(--http1.1); want_version=1.1 ;;
         h2:false)   args+=(--http2-prior-knowledge); want_version=2 ;;
         h2:true)    args+=(--http2); want_version=2 ;;
     esac
     [[ $TLS == true ]] && args+=(--insecure)
-    [[ -n $send ]] && args+=(--data-binary "@$send" -H 'Content-Type: application/octet-stream')
+    if [[ -n $send && $compare == json ]]; then args+=(--data-binary "@$send" -H 'Content-Type: application/json')
+    elif [[ -n $send ]]; then args+=(--data-binary "@$send" -H 'Content-Type: application/octet-stream'); fi
     out=$(on_client curl "${args[@]}" "$base$path" 2>&1) || { echo "FAIL $method $path: curl: $out"; return 1; }
     read -r code version <<<"$out"
-    want=$(stat -c %s "$expect")
+    want=$(stat -c %s "$body")
+    [[ $compare == bytes ]] && want=$(stat -c %s "$expect")
     cl=$(awk 'tolower($1) == "content-length:" { gsub("\r", "", $2); print $2 }' "$headers")
     if [[ $version != "$want_version" ]]; then echo "FAIL $method $path: answered over HTTP/$version, not HTTP/$want_version"; return 1; fi
     if [[ $code != 200 ]]; then echo "FAIL $method $path: status $code"; return 1; fi
-    if [[ -z $cl && $PROTOCOL == h1 ]]; then echo "FAIL $method $path: no Content-Length"; return 1; fi
+    if [[ -z $cl && $SC_PROTOCOL == h1 ]]; then echo "FAIL $method $path: no Content-Length"; return 1; fi
     if [[ -n $cl && $cl != "$want" ]]; then echo "FAIL $method $path: Content-Length $cl, want $want"; return 1; fi
+    if [[ $compare == json ]]; then
+        if [[ $(jq -cS . "$body" 2>/dev/null) != "$(jq -cS . "$expect")" ]]; then
+            echo "FAIL $method $path: JSON differs from $(jq -cS . "$expect"): $(head -c 300 "$body")"; return 1
+        fi
+        echo "PASS $method $path: HTTP/$version 200, Content-Length ${cl:-absent}, JSON equal"
+        return 0
+    fi
     if ! cmp -s "$body" "$expect"; then echo "FAIL $method $path: body differs from the expected $want bytes"; return 1; fi
     echo "PASS $method $path: HTTP/$version 200, Content-Length ${cl:-absent}, body exact ($want bytes)"
 }
@@ -293,6 +317,39 @@ finish_run_meta() {
 # write_json_once FILE JSON: raw files are never rewritten; a second write is a no-op.
 write_json_once() { [[ -f $1 ]] || { printf '%s\n' "$2" >"$1.tmp" && mv "$1.tmp" "$1"; }; }
 
+# ---------------------------------------------------------------- TLS
+
+# make_run_certificate: an RSA-2048 self-signed certificate for this run, under
+# build/ (never raw/ or git); its public description goes to raw/. The key is
+# world-readable because h2o and nginx's worker run as nobody; it is a
+# throwaway key for loopback tests.
+make_run_certificate() {
+    local dir=$BUILD_DIR/certs/$(basename "$RUN_DIR")
+    if [[ ! -f $dir/cert.pem ]]; then
+        mkdir -p "$dir"
+        openssl req -x509 -newkey rsa:2048 -nodes -days 7 -subj /CN=localhost \
+            -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" \
+            -keyout "$dir/key.pem" -out "$dir/cert.pem" 2>/dev/null
+        chmod a+rX "$BUILD_DIR/certs" "$dir"; chmod a+r "$dir/key.pem" "$dir/cert.pem"
+    fi
+    export LAB_CERT=$dir/cert.pem LAB_KEY=$dir/key.pem
+    mkdir -p "$RUN_DIR/$SUITE"
+    if [[ ! -f $RUN_DIR/$SUITE/certificate.txt ]]; then
+        { openssl x509 -in "$LAB_CERT" -noout -subject -dates -fingerprint -sha256 -ext subjectAltName
+          echo "key: RSA 2048, self-signed, made for run $(basename "$RUN_DIR")"; } \
+            >"$RUN_DIR/$SUITE/certificate.txt" 2>&1
+    fi
+}
+
+# tls_probe PART: the negotiated TLS version, cipher and ALPN protocol, asked
+# with the ALPN the scenario's tool offers, right before the measured run.
+tls_probe() {
+    local alpn=http/1.1
+    [[ $SC_PROTOCOL == h2 ]] && alpn=h2
+    on_client openssl s_client -connect "127.0.0.1:$SERVER_PORT" -alpn "$alpn" -brief \
+        </dev/null >"$1.tls.txt" 2>&1 || true
+}
+
 # ---------------------------------------------------------------- one measured point
 
 # point_done DIR REP: the run.json of a point is written last, so it marks it finished.
@@ -307,6 +364,7 @@ point_done() { [[ -f $1/r$2.run.json ]]; }
 measure_point() {
     local dir=$1 rep=$2 tool=$3 part="$1/.r$2" pids t0 t1 w0 w1 rc=0 start alive f
     "${tool}_warmup" "$dir" "$rep"
+    [[ $TLS == true ]] && tls_probe "$part"
     mapfile -t pids < <(tree_pids "$SERVER_PID")
     start=$(utc_now)
     t0=$(cpu_ticks "${pids[@]}")
@@ -401,18 +459,26 @@ h2load_after() {
 
 # ---------------------------------------------------------------- the suite driver
 
-# A suite declares SUITE, PROTOCOL (h1|h2), TLS, TOOL (wrk|h2load), SCHEME,
-# SERVER_MODE (h1|h2c|tls), SUITE_SERVERS and SCENARIOS: one line per scenario,
-# "id kind method route size connections depth lua", where kind is a capability
-# as in server_caps (without the protocol), size the payload, depth the pipeline
-# depth over HTTP/1.1 or the concurrent streams per connection over HTTP/2, and
-# lua wrk's script ("-" for h2load).
+# A suite declares SUITE, PROTOCOL (h1|h2, the default of its scenarios), TLS,
+# SCHEME, SERVER_MODE (h1|h2c|tls), SUITE_SERVERS and SCENARIOS: one line per
+# scenario, "id kind method route size connections depth lua", where kind is a
+# capability as in server_caps, optionally prefixed with its protocol ("h2:ping")
+# when a suite mixes them; size is the payload, depth the pipeline depth over
+# HTTP/1.1 or the concurrent streams per connection over HTTP/2, and lua wrk's
+# script ("-" for h2load). HTTP/1.1 is loaded with wrk, HTTP/2 with h2load.
 # suite_run then runs rep after rep; within a rep each server (started fresh, gated,
 # then loaded with every scenario it serves) in an order that alternates with the
 # rep, so slow drift of the machine hits every server alike.
 
 parse_scenario() {
     read -r SC_ID SC_KIND SC_METHOD SC_ROUTE SC_SIZE SC_CONNS SC_DEPTH SC_LUA <<<"$1"
+    SC_PROTOCOL=$PROTOCOL
+    if [[ $SC_KIND == *:* ]]; then SC_PROTOCOL=${SC_KIND%%:*} SC_KIND=${SC_KIND#*:}; fi
+    case $SC_PROTOCOL in
+        h1) SC_TOOL=wrk ;;
+        h2) SC_TOOL=h2load ;;
+        *)  die "scenario $SC_ID: unknown protocol '$SC_PROTOCOL' (h1, h2)" ;;
+    esac
 }
 
 scenario_dir() { echo "$RUN_DIR/$SUITE/$1/$SC_ID"; }
@@ -432,7 +498,7 @@ todo_for() {
     for line in "${SCENARIOS[@]}"; do
         parse_scenario "$line"
         scenario_selected || continue
-        server_serves "$server" "$PROTOCOL:$SC_KIND" || continue
+        server_serves "$server" "$SC_PROTOCOL:$SC_KIND" || continue
         point_done "$(scenario_dir "$server")" "$rep" || echo "$line"
     done
 }
@@ -440,14 +506,14 @@ todo_for() {
 write_scenario_json() {
     local dir=$1 server=$2
     mkdir -p "$dir"
-    write_json_once "$dir/scenario.json" "$(jq -n --arg suite "$SUITE" --arg proto "$PROTOCOL" \
+    write_json_once "$dir/scenario.json" "$(jq -n --arg suite "$SUITE" --arg proto "$SC_PROTOCOL" \
         --argjson tls "$TLS" --arg server "$server" --arg id "$SC_ID" --arg route "$SC_ROUTE" \
         --arg method "$SC_METHOD" --argjson size "$SC_SIZE" --argjson conns "$SC_CONNS" \
-        --argjson streams "$( [[ $PROTOCOL == h2 ]] && echo "$SC_DEPTH" || echo 1)" \
-        --argjson pipe "$( [[ $PROTOCOL == h1 ]] && echo "$SC_DEPTH" || echo 1)" \
+        --argjson streams "$( [[ $SC_PROTOCOL == h2 ]] && echo "$SC_DEPTH" || echo 1)" \
+        --argjson pipe "$( [[ $SC_PROTOCOL == h1 ]] && echo "$SC_DEPTH" || echo 1)" \
         --argjson threads "$CLIENT_THREADS" --argjson dur "$DURATION" --argjson warm "$WARMUP" \
-        --argjson latdur "$( [[ $TOOL == h2load ]] && lat_duration || echo null)" \
-        --arg tool "$TOOL" --arg url "$SC_URL" \
+        --argjson latdur "$( [[ $SC_TOOL == h2load ]] && lat_duration || echo null)" \
+        --arg tool "$SC_TOOL" --arg url "$SC_URL" \
         '{suite: $suite, protocol: $proto, tls: $tls, server: $server, scenario: $id, route: $route,
           method: $method, size_bytes: $size, connections: $conns, streams: $streams,
           pipeline: $pipe, client_threads: $threads, duration_s: $dur, warmup_s: $warm,
@@ -455,22 +521,57 @@ write_scenario_json() {
           tool: $tool, url: $url}')"
 }
 
-# gate SERVER REP: every route the suite will hit on SERVER, before any load.
+# The request body of the shoot-out's POST (scripts/lua/post_json.lua sends the same).
+POST_JSON_BODY='{"name":"benchmark","value":42,"tags":["a","b"]}'
+
+# make_gate_payloads: the expected bodies the gate compares with, made once.
+make_gate_payloads() {
+    mkdir -p "$PAYLOAD_DIR"
+    printf pong >"$PAYLOAD_DIR/pong"
+    printf 'Hello, World!' >"$PAYLOAD_DIR/hello"
+    printf 'foo=bar\n' >"$PAYLOAD_DIR/query_foo_bar"
+    printf '{"message":"Hello, World!","query":{"json":"true"}}' >"$PAYLOAD_DIR/json_true"
+    printf '%s' "$POST_JSON_BODY" >"$PAYLOAD_DIR/post_json_body"
+    printf '{"received":%s,"bytes":%d}' "$POST_JSON_BODY" "${#POST_JSON_BODY}" >"$PAYLOAD_DIR/post_json_reply"
+}
+
+# gate_expectation: for the parsed scenario, the path to request, the body to send
+# (GATE_SEND, maybe empty), the expected reply (GATE_EXPECT) and how to compare
+# (GATE_COMPARE: bytes, or json for parsed-JSON equality).
+gate_expectation() {
+    GATE_PATH=$SC_ROUTE GATE_SEND= GATE_COMPARE=bytes
+    case $SC_KIND in
+        ping|pipeline)   GATE_EXPECT=$PAYLOAD_DIR/pong ;;
+        echo_get)        GATE_EXPECT=$(payload_file "$SC_SIZE"); GATE_PATH+="?size=$SC_SIZE" ;;
+        echo_post)       GATE_SEND=$(payload_file "$SC_SIZE"); GATE_EXPECT=$GATE_SEND ;;
+        root|root_close) GATE_EXPECT=$PAYLOAD_DIR/hello ;;
+        query)           GATE_EXPECT=$PAYLOAD_DIR/query_foo_bar ;;
+        json)            GATE_EXPECT=$PAYLOAD_DIR/json_true; GATE_COMPARE=json ;;
+        post_json)       GATE_SEND=$PAYLOAD_DIR/post_json_body; GATE_EXPECT=$PAYLOAD_DIR/post_json_reply
+                         GATE_COMPARE=json ;;
+        *)               die "no verify-gate expectation for scenario kind '$SC_KIND'" ;;
+    esac
+}
+
+# gate SERVER REP: every route the suite will hit on SERVER, over each protocol it
+# uses, before any load.
 gate() {
-    local server=$1 rep=$2 out line ok=0 expect send path base="$SCHEME://127.0.0.1:$SERVER_PORT"
+    local server=$1 rep=$2 out line ok=0 key base="$SCHEME://127.0.0.1:$SERVER_PORT"
+    local -A seen=()
     out=$RUN_DIR/$SUITE/$server/verify.r$rep.txt
     [[ -f $out ]] && out=$RUN_DIR/$SUITE/$server/verify.r$rep.resumed-$(date +%s).txt
     mkdir -p "$(dirname "$out")"
     {
         echo "# verify gate: $SUITE $server rep $rep $(utc_now) $base"
         while read -r line; do
+            [[ -n $line ]] || continue
             parse_scenario "$line"
-            send= path=$SC_ROUTE
-            if [[ $SC_KIND == echo_post ]]; then send=$(payload_file "$SC_SIZE"); expect=$send
-            elif [[ $SC_KIND == echo_get ]]; then expect=$(payload_file "$SC_SIZE"); path+="?size=$SC_SIZE"
-            else expect=$PAYLOAD_DIR/pong; fi
-            gate_check "$base" "$SC_METHOD" "$path" "$expect" "$send" || ok=1
-        done < <(printf '%s\n' "$(todo_for "$server" "$rep")" | sort -u -k3,5 | sed '/^$/d')
+            gate_expectation
+            key="$SC_PROTOCOL $SC_METHOD $GATE_PATH $GATE_SEND"
+            [[ -n ${seen[$key]:-} ]] && continue
+            seen[$key]=1
+            gate_check "$base" "$SC_METHOD" "$GATE_PATH" "$GATE_EXPECT" "$GATE_SEND" "$GATE_COMPARE" || ok=1
+        done < <(todo_for "$server" "$rep")
     } >"$out.tmp"
     mv "$out.tmp" "$out"
     return $ok
@@ -500,8 +601,8 @@ abort_suite() {
 suite_run() {
     local rep server line total=0 done=0 i order
     PAYLOAD_DIR=$BUILD_DIR/payload GATE_TMP=$(mktemp -d)
-    mkdir -p "$PAYLOAD_DIR" "$RUN_DIR/$SUITE"
-    printf pong >"$PAYLOAD_DIR/pong"
+    mkdir -p "$RUN_DIR/$SUITE"
+    make_gate_payloads
     trap 'stop_server; rm -rf "$GATE_TMP"' EXIT
     trap 'exit 130' INT TERM
     for (( rep = 1; rep <= REPS; rep++ )); do
@@ -532,7 +633,7 @@ suite_run() {
                 SC_URL="$SCHEME://127.0.0.1:$SERVER_PORT$SC_ROUTE"
                 [[ $SC_KIND == echo_get ]] && SC_URL+="?size=$SC_SIZE"
                 write_scenario_json "$(scenario_dir "$server")" "$server"
-                measure_point "$(scenario_dir "$server")" "$rep" "$TOOL"
+                measure_point "$(scenario_dir "$server")" "$rep" "$SC_TOOL"
                 done=$(( done + 1 ))
                 progress "$done" "$total" "$server $SC_ID r$rep"
                 server_alive || { abort_suite "$server died during $SC_ID (rep $rep); its log: $RUN_DIR/$SUITE/$server/server.r$rep.log"; return 1; }
@@ -563,7 +664,8 @@ suite_usage() {
 usage: $(basename "$0") [--run-dir DIR] [--quick] [--duration S] [--warmup S] [--reps N]
                         [--servers a,b] [--scenarios glob,glob]
   --run-dir DIR   raw/<run_id> to write into (default: a new run under raw/)
-  --quick         the quick profile (1 s runs, 1 rep); default: full (4 s runs, 5 reps)
+  --quick         the quick profile (1 s runs, 1 rep, the suite's QUICK_SCENARIOS unless
+                  --scenarios is given); default: full (4 s runs, 5 reps, every scenario)
   --duration S    seconds per measured run (whole seconds)
   --warmup S      seconds of unrecorded warm-up before each measured run
   --reps N        repetitions of every point
@@ -589,6 +691,8 @@ parse_suite_flags() {
         shift
     done
     apply_profile "$profile"
+    # The quick profile checks the pipeline, not the servers: a few points per suite.
+    [[ $profile == quick && -z ${SCENARIO_FILTER:-} ]] && SCENARIO_FILTER=${QUICK_SCENARIOS:-}
     [[ $DURATION =~ ^[1-9][0-9]*$ ]] || die "--duration takes whole seconds ≥ 1 (got '$DURATION')"
     [[ $WARMUP =~ ^[0-9]+$ ]] || die "--warmup takes whole seconds (got '$WARMUP')"
     [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps takes a number ≥ 1 (got '$REPS')"

@@ -5,6 +5,7 @@
 #   scripts/run_all.sh [--quick] [--suites http1,...] [--run-id ID | --new]
 #                      [--duration S] [--warmup S] [--reps N] [--skip-setup]
 #                      [--servers a,b] [--scenarios glob,glob]
+#   scripts/run_all.sh --reports-only --run-id ID   (notebooks and exports of a run again)
 #
 # An interrupted run resumes: rerun the same command and the newest unfinished
 # run of the same profile is picked up (finished points are kept, unfinished
@@ -17,7 +18,7 @@ declare -A NOTEBOOK_OF=([http1]=http1 [h2c]=http2)
 ALL_SUITES=(http1 h2c)
 
 usage() {
-    sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 }
 
 # newest_unfinished PROFILE: the run to resume, if any.
@@ -62,7 +63,7 @@ make_reports() {
 }
 
 main() {
-    local profile=full run_id="" new=false skip_setup=false t0 s
+    local profile=full run_id="" new=false skip_setup=false reports_only=false t0 s
     SUITES=("${ALL_SUITES[@]}") SUITE_FLAGS=()
     while (( $# )); do
         case $1 in
@@ -75,6 +76,7 @@ main() {
             --reps)       export REPS=$2; shift ;;
             --servers|--scenarios) SUITE_FLAGS+=("$1" "$2"); shift ;;
             --skip-setup) skip_setup=true ;;
+            --reports-only) reports_only=true ;;
             -h|--help)    usage; exit 0 ;;
             *)            usage; die "unknown flag '$1'" ;;
         esac
@@ -82,6 +84,13 @@ main() {
     done
     for s in "${SUITES[@]}"; do [[ -n ${NOTEBOOK_OF[$s]:-} ]] || die "unknown suite '$s' (known: ${ALL_SUITES[*]})"; done
     t0=$(date +%s)
+    if $reports_only; then
+        [[ -n $run_id && -f $RAW_ROOT/$run_id/meta.json ]] || die "--reports-only needs --run-id of a run in $RAW_ROOT"
+        RUN_DIR=$RAW_ROOT/$run_id
+        mapfile -t SUITES < <(jq -r '.suites[]' "$RUN_DIR/meta.json")
+        make_reports
+        return
+    fi
     $skip_setup || "$LAB_ROOT/scripts/setup.sh"
     "$LAB_ROOT/scripts/build.sh"
     default_cpu_sets

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# bench_languages.sh: seed 003's five-language shoot-out with wrk at 100
+# connections, stdlib and production tiers, plus our C event loop; and GET /
+# with "Connection: close" on every request (connection set-up cost).
+# Flags: --help.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+SUITE=languages PROTOCOL=h1 TLS=false SCHEME=http SERVER_MODE=h1
+SUITE_SERVERS=(lang_go_std lang_rust_std lang_node_std lang_cpp_std lang_python_std evloop
+               lang_go_fasthttp lang_rust_axum lang_node_fastify lang_python_uvicorn lang_cpp_beast)
+# id                   kind        method route                size connections depth lua
+SCENARIOS=(
+    "get_root_c100        root        GET  /                   0 100 1 report.lua"
+    "get_query_c100       query       GET  /something?foo=bar  0 100 1 report.lua"
+    "get_json_c100        json        GET  /something?json=true 0 100 1 report.lua"
+    "post_json_c100       post_json   POST /something          0 100 1 post_json.lua"
+    "get_root_close_c100  root_close  GET  /                   0 100 1 close.lua"
+)
+
+# --quick runs only these (the pipeline check, not the comparison)
+QUICK_SCENARIOS=get_root_c100,post_json_c100
+
+parse_suite_flags "$@"
+suite_run
