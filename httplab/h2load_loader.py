@@ -17,7 +17,7 @@ run's log; `req_per_s_with_log` = the latency run's req/s (LoadResult.extra).
 The point is failed (LoadResult.errors / notes, each saying which run) when either run has
 failed/errored/timeout > 0 or any 3xx/4xx/5xx response, the log has failed streams (-1) or
 non-2xx statuses, a file is missing or h2load printed no report, the application protocol is not
-h2c/h2, the log's line count differs from the latency run's `done`, or the latency run's exit code
+h2c/h2 (exactly h2 when scenario.json has "tls": true: HTTPS/2 negotiated by ALPN), the log's line count differs from the latency run's `done`, or the latency run's exit code
 is non-zero. Log status 0 (h2load 1.52's mark for a request whose :status arrived during the
 warm-up) is not an error. A file that is present but malformed raises RawFormatError.
 """
@@ -38,7 +38,13 @@ from .percentiles import weighted_mean
 THROUGHPUT, LATENCY = "throughput run", "latency run"
 
 
-def _read_text(path: Path, which: str, notes: list[str]) -> H2loadText | None:
+def _scenario_tls(scenario_dir: Path) -> bool:
+    """scenario.json's "tls" (False when the file or key is absent)."""
+    path = scenario_dir / "scenario.json"
+    return path.is_file() and read_json_object(path).get("tls") is True
+
+
+def _read_text(path: Path, which: str, notes: list[str], tls: bool = False) -> H2loadText | None:
     if not path.is_file():
         notes.append(f"{which}: {path.name} missing")
         return None
@@ -54,7 +60,11 @@ def _read_text(path: Path, which: str, notes: list[str]) -> H2loadText | None:
         return None
     parsed = parse_h2load_text(text, path)
     check_consistency(parsed)
-    if not is_h2(parsed.protocol):
+    if tls:
+        if parsed.protocol != "h2":
+            got = parsed.protocol or "none (no connection was made)"
+            notes.append(f"{which}: application protocol {got}, expected h2 (TLS with ALPN)")
+    elif not is_h2(parsed.protocol):
         got = parsed.protocol or "none (no connection was made)"
         notes.append(f"{which}: application protocol {got}, expected h2c")
     return parsed
@@ -89,8 +99,9 @@ def load_h2load_point(scenario_dir: Path, rep: int) -> LoadResult | None:
     notes: list[str] = []
     errors: dict[str, int] = {}
 
-    thr = _read_text(thr_path, THROUGHPUT, notes)
-    lat = _read_text(lat_path, LATENCY, notes)
+    tls = _scenario_tls(scenario_dir)
+    thr = _read_text(thr_path, THROUGHPUT, notes, tls)
+    lat = _read_text(lat_path, LATENCY, notes, tls)
     n_err = _text_errors(thr, THROUGHPUT, errors) + _text_errors(lat, LATENCY, errors)
 
     log: H2Log | None = None
@@ -128,6 +139,17 @@ def load_h2load_point(scenario_dir: Path, rep: int) -> LoadResult | None:
     with_log = (lat.done / lat.measured_duration_s
                 if lat is not None and lat.measured_duration_s > 0 else math.nan)
     files = tuple(str(p) for p in (thr_path, lat_path, log_path) if p.is_file())
+    text: dict[str, str | None] = {}
+    if tls:
+        from .tls_info import parse_h2load_tls
+        for t in (thr, lat):  # the throughput run's handshake first
+            if t is None:
+                continue
+            info = parse_h2load_tls(Path(t.path).read_text(encoding="utf-8"), t.path)
+            if info is not None:
+                text = {"alpn": info.alpn, "alpn_source": "h2load", "tls_version": info.version,
+                        "tls_cipher": info.cipher}
+                break
     return LoadResult(
         tool="h2load",
         requests=thr.done if thr is not None else 0,
@@ -143,4 +165,5 @@ def load_h2load_point(scenario_dir: Path, rep: int) -> LoadResult | None:
         notes=tuple(notes),
         extra={"req_per_s_with_log": with_log},
         error_total=n_err + (log.failed_streams if log is not None and lat is None else 0),
+        text=text,
     )

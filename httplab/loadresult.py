@@ -39,6 +39,9 @@ class LoadResult:
     # When the error counters overlap (h2load: failed ⊇ errored ⊇ timeout), the number of
     # erroneous requests to report in the `errors` column; None = sum of the counters.
     error_total: int | None = None
+    # Text facts of the run the tool printed (h2load over TLS: "alpn", "alpn_source",
+    # "tls_version", "tls_cipher"); used by tls_info.point_tls for what s_client left out.
+    text: Mapping[str, str | None] = field(default_factory=dict)
 
     @property
     def req_per_s(self) -> float:

@@ -38,6 +38,9 @@ RUNS_COLUMNS: tuple[str, ...] = (
 # the frame comes from a tool that provides them (NaN in the other rows):
 #   req_per_s_with_log — h2load: req/s of the latency run (the one writing --log-file).
 EXTRA_COLUMNS: tuple[str, ...] = ("req_per_s_with_log",)
+# Text columns appended the same way (None in the other rows): the negotiated TLS parameters of
+# TLS points (scenario.json "tls": true), see tls_info.point_tls.
+TEXT_EXTRA_COLUMNS: tuple[str, ...] = ("tls_version", "tls_cipher", "alpn", "alpn_source")
 RUN_KEY: tuple[str, ...] = ("run_id", "suite", "server", "scenario", "rep")
 LATENCY_COLUMNS: tuple[str, ...] = RUN_KEY + ("latency_us", "count")
 VERIFY_COLUMNS: tuple[str, ...] = ("run_id", "suite", "server", "rep", "passed", "n_pass", "n_fail",
@@ -175,6 +178,11 @@ def _point_row(run_id: str, run_dir: Path, scenario_dir: Path, scen: dict[str, A
     alive = False if any(a is False for a in alive_flags) else (
         True if any(a is True for a in alive_flags) else None)
     reasons = fail_reasons(exit_code, result, alive, tool)
+    tls_cols: dict[str, str | None] = {}
+    if scen["tls"]:
+        from .tls_info import point_tls
+        tls_cols, tls_reasons = point_tls(scenario_dir, rep, scen, result.text if result else None)
+        reasons.extend(tls_reasons)
 
     requests = float(result.requests) if result else math.nan
     if result is not None and result.hist_counts.sum() > 0:
@@ -206,6 +214,7 @@ def _point_row(run_id: str, run_dir: Path, scenario_dir: Path, scen: dict[str, A
         "scenario": scen["scenario"], "pipeline": scen["pipeline"],
         "fail_reason": "; ".join(reasons), "hist_kind": result.hist_kind if result else "none",
     }
+    row.update(tls_cols)
     for col in EXTRA_COLUMNS:
         if result is not None and col in result.extra:
             value = result.extra[col]
@@ -217,11 +226,14 @@ def empty_runs_frame() -> pd.DataFrame:
     return _typed_runs(pd.DataFrame({c: [] for c in RUNS_COLUMNS}))
 
 
-def _typed_runs(df: pd.DataFrame, extras: tuple[str, ...] = ()) -> pd.DataFrame:
+def _typed_runs(df: pd.DataFrame, extras: tuple[str, ...] = (), text_extras: tuple[str, ...] = ()
+                ) -> pd.DataFrame:
     for c in extras:
         if c not in df:
             df[c] = math.nan
-    df = df.loc[:, list(RUNS_COLUMNS) + list(extras)].copy()
+    for c in text_extras:
+        df[c] = df[c].astype(object).where(df[c].notna(), None) if c in df else None
+    df = df.loc[:, list(RUNS_COLUMNS) + list(extras) + list(text_extras)].copy()
     for c in extras:
         df[c] = df[c].astype("float64")
     for c in _INT_COLS:
@@ -260,7 +272,8 @@ def build_frames(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
                     "count": counts.astype(np.int64),
                 }))
     extras = tuple(c for c in EXTRA_COLUMNS if any(c in r for r in rows))
-    runs = _typed_runs(pd.DataFrame(rows), extras) if rows else empty_runs_frame()
+    text_extras = tuple(c for c in TEXT_EXTRA_COLUMNS if any(c in r for r in rows))
+    runs = _typed_runs(pd.DataFrame(rows), extras, text_extras) if rows else empty_runs_frame()
     runs = runs.sort_values(["suite", "scenario", "server", "rep"], kind="stable").reset_index(drop=True)
     if lat_parts:
         latency = pd.concat(lat_parts, ignore_index=True)
@@ -348,7 +361,7 @@ class RawRun:
         runs = pick(self.runs)
         # tool-specific columns that carry nothing for this suite are dropped (so an http1 suite
         # of a run that also has an h2c suite keeps exactly RUNS_COLUMNS)
-        empty_extras = [c for c in EXTRA_COLUMNS if c in runs and runs[c].isna().all()]
+        empty_extras = [c for c in EXTRA_COLUMNS + TEXT_EXTRA_COLUMNS if c in runs and runs[c].isna().all()]
         runs = runs.drop(columns=empty_extras)
         return RawRun(self.run_dir, self.meta, runs, pick(self.latency),
                       pick(self.verify), pick(self.suites))

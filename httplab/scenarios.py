@@ -16,7 +16,11 @@ def scenario_label(row: Mapping[str, Any], batch_note: bool = True) -> str:
     parts = [f"{row['method']} {row['route']}"]
     size = row.get("size_bytes", 0)
     head = parts[0] + (f" {fmt_size(size)}" if size else "")
+    if bool(row.get("tls", False)):  # the https suite mixes HTTPS/1.1 and HTTPS/2
+        head = ("HTTPS/2 " if row.get("protocol") == "h2" else "HTTPS/1.1 ") + head
     extra = [f"{int(row['connections'])} conns"]
+    if is_close_scenario(row):
+        extra.append("Connection: close")
     if int(row.get("streams", 1) or 1) > 1:
         extra.append(f"{int(row['streams'])} streams")
     if int(row.get("pipeline", 1) or 1) > 1:
@@ -24,12 +28,22 @@ def scenario_label(row: Mapping[str, Any], batch_note: bool = True) -> str:
     return ", ".join([head] + extra)
 
 
-_ROUTE_ORDER = {("GET", "/ping"): 0, ("GET", "/echo"): 1, ("POST", "/echo"): 2}
+_ROUTE_ORDER = {("GET", "/ping"): 0, ("GET", "/echo"): 1, ("POST", "/echo"): 2,
+                # the languages suite, in seed 003's order (others sort as 3)
+                ("GET", "/"): 4, ("POST", "/something"): 5, ("GET", "/something?json=true"): 6,
+                ("GET", "/something?foo=bar"): 7}
+
+
+def is_close_scenario(row: Mapping[str, Any]) -> bool:
+    """A scenario that sends `Connection: close` on every request: by convention its id has a
+    `_close` part (languages suite: get_root_close_c100)."""
+    return "_close" in str(row.get("scenario", ""))
 
 
 def scenario_sort_key(row: Mapping[str, Any]) -> tuple:
     """Seed order: GET /ping, GET /echo, POST /echo, others; pipelined last; then size, connections."""
-    return (int(row.get("pipeline", 1) or 1) > 1, _ROUTE_ORDER.get((row["method"], row["route"]), 3),
+    return (int(row.get("pipeline", 1) or 1) > 1, str(row.get("protocol", "")), is_close_scenario(row),
+            _ROUTE_ORDER.get((row["method"], row["route"]), 3),
             str(row["method"]), str(row["route"]), int(row.get("size_bytes", 0)),
             int(row.get("connections", 0)), str(row.get("scenario", "")))
 
@@ -115,7 +129,57 @@ def h2c_sections(runs: pd.DataFrame) -> list[Section]:
     ]
 
 
-SUITE_SECTIONS = {"http1": http1_sections, "h2c": h2c_sections}
+def https_sections(runs: pd.DataFrame) -> list[Section]:
+    """Seed 002's tables: HTTPS/1.1 (wrk) GET /ping by connections and GET /echo 1 KiB; HTTPS/2
+    (h2load with ALPN h2) GET /ping by connections, GET /echo by size and POST /echo by body size
+    (with Transfer/s). The protocol column splits the suite in two."""
+    h1 = {"protocol": "h1", "tls": True}
+    h2 = {"protocol": "h2", "tls": True}
+    c_h1 = _common_connections(select(runs, {**h1, "method": "GET", "route": "/echo"}))
+    c_get = _common_connections(select(runs, {**h2, "method": "GET", "route": "/echo"}))
+    c_post = _common_connections(select(runs, {**h2, "method": "POST", "route": "/echo"}))
+    h2_runs = select(runs, h2)
+    streams = sorted(int(s) for s in h2_runs["streams"].unique()) if not h2_runs.empty else []
+    s_txt = "/".join(str(s) for s in streams) or "N"
+    note = (f"h2load -m {s_txt} over TLS (ALPN h2): up to {s_txt} concurrent streams per connection; "
+            "latency is per stream, from the latency run's log.")
+    return [
+        Section("h1_ping", "HTTPS/1.1 GET /ping — by connections",
+                {**h1, "method": "GET", "route": "/ping", "pipeline": lambda s: s <= 1},
+                "connections", "Connections"),
+        Section("h1_echo", f"HTTPS/1.1 GET /echo — response size ({c_h1 or 100} connections)",
+                {**h1, "method": "GET", "route": "/echo", "connections": c_h1}, "size_bytes",
+                "Response size", fixed={"connections": c_h1}),
+        Section("h2_ping", "HTTPS/2 GET /ping — by connections", {**h2, "method": "GET", "route": "/ping"},
+                "connections", "Connections", note=note),
+        Section("h2_echo_get", f"HTTPS/2 GET /echo — response size ({c_get or 100} connections)",
+                {**h2, "method": "GET", "route": "/echo", "connections": c_get}, "size_bytes",
+                "Response size", note=note, fixed={"connections": c_get}),
+        Section("h2_echo_post", f"HTTPS/2 POST /echo — request body ({c_post or 100} connections)",
+                {**h2, "method": "POST", "route": "/echo", "connections": c_post}, "size_bytes",
+                "Body size", transfer=True, note=note, fixed={"connections": c_post}),
+    ]
+
+
+# The languages suite's endpoints (seed 003), by scenario id: (key, title). Its tables are built
+# by lang_report (one table per endpoint, every server a row), not by comparison_table.
+LANGUAGE_ENDPOINTS: dict[str, tuple[str, str]] = {
+    "get_root_c100": ("root", "Root endpoint (GET /)"),
+    "post_json_c100": ("post", "POST endpoint (POST /something, JSON body)"),
+    "get_json_c100": ("json", "JSON endpoint (GET /something?json=true)"),
+    "get_query_c100": ("query", "Query endpoint (GET /something?foo=bar)"),
+    "get_root_close_c100": ("close", "Connection: close (GET /, a new connection per request)"),
+}
+
+
+def languages_sections(runs: pd.DataFrame) -> list[Section]:
+    """One section per endpoint of seed 003 (by scenario id), in the seed's order."""
+    return [Section(key, title, {"scenario": scen}, "scenario", "Endpoint")
+            for scen, (key, title) in LANGUAGE_ENDPOINTS.items()]
+
+
+SUITE_SECTIONS = {"http1": http1_sections, "h2c": h2c_sections, "https": https_sections,
+                  "languages": languages_sections}
 
 
 def suite_sections(suite: str, runs: pd.DataFrame) -> list[Section]:

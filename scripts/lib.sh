@@ -342,12 +342,15 @@ make_run_certificate() {
 }
 
 # tls_probe PART: the negotiated TLS version, cipher and ALPN protocol, asked
-# with the ALPN the scenario's tool offers, right before the measured run.
+# with the ALPN the scenario's tool offers, right before the measured run. The
+# full report is needed (OpenSSL 3.0's -brief leaves the ALPN result out); only
+# its descriptive lines are kept: no certificate dump, session ids or secrets.
+TLS_PROBE_LINES='^(CONNECTED|New, |Protocol *:|Cipher *:|ALPN protocol|No ALPN|Server Temp Key|Peer signature type|Verification|Verify return code|.*errno|.*error)'
 tls_probe() {
     local alpn=http/1.1
     [[ $SC_PROTOCOL == h2 ]] && alpn=h2
-    on_client openssl s_client -connect "127.0.0.1:$SERVER_PORT" -alpn "$alpn" -brief \
-        </dev/null >"$1.tls.txt" 2>&1 || true
+    { on_client openssl s_client -connect "127.0.0.1:$SERVER_PORT" -alpn "$alpn" </dev/null 2>&1 || true; } |
+        grep -E "$TLS_PROBE_LINES" >"$1.tls.txt" || true
 }
 
 # ---------------------------------------------------------------- one measured point

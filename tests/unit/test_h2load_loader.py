@@ -152,7 +152,8 @@ def test_tidy_rows(h2run):
     row = h2[(h2["server"] == "go") & (h2["scenario"] == "get_ping_c100") & (h2["rep"] == 1)].iloc[0]
     doc = json.loads((h2run / "h2c" / "go" / "get_ping_c100" / "r1.lat.h2log.json").read_text())
     assert one["count"].sum() == doc["requests"] > 0
-    assert one["latency_us"].max() == row["lat_max_us"]
+    # the stored curve is coarsened to 1 % buckets; the row's max comes from the raw histogram
+    assert one["latency_us"].max() == pytest.approx(row["lat_max_us"], rel=0.0051)
     # the http1 suite of a mixed run keeps exactly the original columns
     full = load_run(h2run)
     assert list(full.suite("http1").runs.columns) == list(RUNS_COLUMNS)

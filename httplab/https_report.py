@@ -1,0 +1,233 @@
+"""Tables and notebook glue of the https suite (notebooks/https.ipynb, seed 002): the seed's five
+tables (HTTPS/1.1 by wrk, HTTPS/2 by h2load with ALPN), the cost of TLS against the same run's
+cleartext suites (http1 for HTTP/1.1, h2c for HTTP/2), the negotiated TLS parameters with the
+certificate, and the seed-002 summary block. The seed tables come from the generic builders
+(tables.comparison_table through report.section_table); this module adds what is TLS-specific.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .aggregate import ok_runs, select
+from .fmt import fmt_float, fmt_mean_ci
+from .report import ReportContext, compared_servers, open_report, sections
+from .scenarios import Section
+from .servers import REFERENCE_SERVERS, display_name, short_name, sort_servers
+from .stats import DEFAULT_SEED, MIN_RUNS, RatioCI, format_delta, mean_ci, ratio_ci
+from .summary import summary_block
+from .tables import _with_meta
+from .tls_info import CertInfo, read_certificate
+
+SUITE = "https"
+# (key, cleartext suite, its scenario, https scenario, cleartext label, TLS label)
+TLS_PAIRS: dict[str, tuple[str, str, str, str, str]] = {
+    "h1": ("http1", "get_ping_c100", "h1_get_ping_c100", "HTTP/1.1", "HTTPS/1.1"),
+    "h2": ("h2c", "get_ping_c100", "h2_get_ping_c100", "h2c", "HTTPS/2"),
+}
+
+
+def open_https_report(run_dir: str | Path | None = None, out_dir: str | Path | None = None,
+                      raw_root: str | Path = "raw", data_root: str | Path = "data", confidence: float = 0.95,
+                      n_boot: int = 9999, seed: int = DEFAULT_SEED, baseline: str = "go",
+                      write: bool = True) -> ReportContext:
+    """open_report for the https suite; tidy frames go to out_dir as https_runs.* and
+    https_latency.* (beside the http1 and h2c notebooks' files of the same run)."""
+    return open_report(SUITE, run_dir=run_dir, out_dir=out_dir, raw_root=raw_root, data_root=data_root,
+                       confidence=confidence, n_boot=n_boot, seed=seed, baseline=baseline, write=write,
+                       frames_prefix=f"{SUITE}_")
+
+
+def _vals(df: pd.DataFrame, col: str) -> np.ndarray:
+    if df.empty or col not in df:
+        return np.array([], dtype=np.float64)
+    return df[col].to_numpy(dtype=np.float64)
+
+
+# ---------------------------------------------------------------- seed tables, TLS wording
+_H2LOAD_TRANSFER = ("h2load's traffic total over TLS, i.e. decrypted bodies, headers and HTTP/2 framing as "
+                    "h2load counts them (not TLS record overhead); binary units")
+
+
+def section_table(ctx: ReportContext, key: str) -> pd.DataFrame:
+    """report.section_table; the HTTPS/2 POST table's Transfer/s worded as h2load counts it."""
+    from .report import section_table as generic
+    df = generic(ctx, key)
+    cap = df.attrs.get("caption", "")
+    if key.startswith("h2") and "binary units as wrk prints them" in cap:
+        df.attrs["caption"] = cap.replace("binary units as wrk prints them", _H2LOAD_TRANSFER)
+    return df
+
+
+def latency_table(ctx: ReportContext) -> pd.DataFrame:
+    """tables.latency_table with the HTTPS/1.1-vs-HTTPS/2 note."""
+    from .tables import latency_table as generic
+    df = generic(ctx.runs, baseline=ctx.baseline, **ctx.stat_args())
+    cap = df.attrs.get("caption", "")
+    df.attrs["caption"] = cap.replace(
+        "Pipelined scenarios: one latency sample per batch.",
+        "HTTPS/1.1: wrk's per-request latency (one request in flight per connection); HTTPS/2: the "
+        "duration of each stream from the latency run's h2load log, which includes waiting behind the "
+        "other streams of its connection.")
+    return df
+
+
+# ---------------------------------------------------------------- TLS cost
+def tls_cost_table(https_runs: pd.DataFrame, clear_runs: pd.DataFrame | None, kind: str = "h1",
+                   servers: Sequence[str] | None = None, confidence: float = 0.95, n_boot: int = 9999,
+                   seed: int = DEFAULT_SEED) -> pd.DataFrame:
+    """Seed 002's protocol comparison for one protocol (kind "h1": http1 `get_ping_c100` vs
+    https `h1_get_ping_c100`; "h2": h2c `get_ping_c100` vs https `h2_get_ping_c100`), per server:
+    cleartext req/s, TLS req/s, Δ (TLS cost) = mean(TLS)/mean(cleartext) − 1 with its BCa CI, and
+    the same for server CPU-µs per request. An empty table whose caption says why when the run has
+    no such cleartext suite or no server in both."""
+    clear_suite, clear_scen, tls_scen, clear_label, tls_label = TLS_PAIRS[kind]
+    title = f"TLS cost: {clear_label} vs {tls_label} (GET /ping, 100 connections)"
+    if clear_runs is None or clear_runs.empty:
+        return _with_meta(pd.DataFrame(), title,
+                          f"no {clear_suite} suite in this run, so there is no {clear_label} number to "
+                          f"compare {tls_label} with (both suites must be in the same run)")
+    tls = https_runs[https_runs["scenario"] == tls_scen] if not https_runs.empty else https_runs
+    clear = clear_runs[clear_runs["scenario"] == clear_scen]
+    if tls.empty or clear.empty:
+        missing = f"https {tls_scen}" if tls.empty else f"{clear_suite} {clear_scen}"
+        return _with_meta(pd.DataFrame(), title, f"no data: this run has no {missing}")
+    present = sort_servers(set(tls["server"]) & set(clear["server"]))
+    chosen = [s for s in (servers or present) if s in present]
+    if not chosen:
+        return _with_meta(pd.DataFrame(), title, f"no data: no server has both {clear_label} and {tls_label} runs")
+    rows = []
+    for s in chosen:
+        a, b = ok_runs(tls[tls["server"] == s]), ok_runs(clear[clear["server"] == s])
+        rows.append({
+            "Server": display_name(s) + (" (ref)" if s in REFERENCE_SERVERS else ""),
+            f"{clear_label} req/s": fmt_mean_ci(mean_ci(_vals(b, "req_per_s"), confidence)),
+            f"{tls_label} req/s": fmt_mean_ci(mean_ci(_vals(a, "req_per_s"), confidence)),
+            "Δ req/s (TLS cost)": format_delta(ratio_ci(_vals(a, "req_per_s"), _vals(b, "req_per_s"),
+                                                        confidence, n_boot, seed)),
+            f"{clear_label} CPU-µs/req": fmt_mean_ci(mean_ci(_vals(b, "cpu_us_per_req"), confidence),
+                                                     lambda v: fmt_float(v, 2), show_n=False),
+            f"{tls_label} CPU-µs/req": fmt_mean_ci(mean_ci(_vals(a, "cpu_us_per_req"), confidence),
+                                                   lambda v: fmt_float(v, 2), show_n=False),
+            "Δ CPU-µs/req (TLS cost)": format_delta(ratio_ci(_vals(a, "cpu_us_per_req"),
+                                                             _vals(b, "cpu_us_per_req"), confidence, n_boot, seed)),
+        })
+    tool = "wrk, one request in flight per connection" if kind == "h1" else "h2load, 10 streams per connection"
+    cap = (f"GET /ping, 100 connections, {tool}: {clear_label} = the {clear_suite} suite's `{clear_scen}`, "
+           f"{tls_label} = this suite's `{tls_scen}`, same run, same machine, each server with its own "
+           f"cleartext and TLS port. req/s and CPU-µs/req: mean ± half-width of the {confidence:.0%} "
+           f"Student-t CI over ok runs (n; none below {MIN_RUNS}); Δ = mean(TLS)/mean(cleartext) − 1 "
+           f"with a {confidence:.0%} BCa bootstrap CI widened for small n ({n_boot:,} resamples, fixed "
+           "seed; the suites' runs are independent samples); 'no clear difference' when the CI holds 0. "
+           "Negative Δ req/s = TLS costs throughput; positive Δ CPU-µs/req = TLS costs server CPU. "
+           "When the load generator is the bottleneck, the CPU column is the one that shows the cost.")
+    return _with_meta(pd.DataFrame(rows), title, cap)
+
+
+def clear_runs_of(ctx: ReportContext, suite: str) -> pd.DataFrame | None:
+    """The runs of another suite of the same raw run, or None when the run has none."""
+    if ctx.full is None or ctx.full.runs.empty:
+        return None
+    df = ctx.full.runs[ctx.full.runs["suite"] == suite]
+    return None if df.empty else df
+
+
+def tls_cost(ctx: ReportContext, kind: str) -> pd.DataFrame:
+    return tls_cost_table(ctx.runs, clear_runs_of(ctx, TLS_PAIRS[kind][0]), kind, **ctx.stat_args())
+
+
+# ---------------------------------------------------------------- negotiated parameters
+def _counted(values: pd.Series) -> str:
+    """'TLSv1.3 (40/40)', 'TLSv1.3 (39/40); TLSv1.2 (1/40)', '— (40/40)' for absent values."""
+    n = len(values)
+    counts = values.fillna("—").astype(str).value_counts()
+    return "; ".join(f"{v} ({c}/{n})" for v, c in counts.items())
+
+
+def tls_params_table(runs: pd.DataFrame, title: str = "Negotiated TLS parameters") -> pd.DataFrame:
+    """Per server and protocol: the TLS version, cipher suite and ALPN protocol the runs
+    negotiated (each value with the number of runs that saw it), where ALPN came from, and the
+    runs failed for an ALPN mismatch. All runs count, failed ones included."""
+    if runs.empty or "tls_version" not in runs:
+        return _with_meta(pd.DataFrame(), title, "no TLS runs in this run")
+    rows = []
+    for proto in ("h1", "h2"):
+        sub = runs[runs["protocol"] == proto]
+        for s in sort_servers(set(sub["server"])):
+            grp = sub[sub["server"] == s]
+            mismatch = grp["fail_reason"].str.contains("negotiated ALPN|application protocol", regex=True)
+            rows.append({
+                "Server": display_name(s), "Protocol": "HTTPS/1.1 (wrk)" if proto == "h1" else "HTTPS/2 (h2load)",
+                "Runs": len(grp), "TLS version": _counted(grp["tls_version"]),
+                "Cipher suite": _counted(grp["tls_cipher"]), "ALPN": _counted(grp["alpn"]),
+                "ALPN from": _counted(grp["alpn_source"]), "ALPN mismatches": int(mismatch.sum()),
+            })
+    cap = ("From each point's `openssl s_client -brief` report taken right before the measured run "
+           "(r<rep>.tls.txt). OpenSSL 3.0's brief report does not print the ALPN result, so for HTTPS/2 "
+           "the ALPN is the `Application protocol:` h2load printed for the measured connection ('ALPN "
+           "from: h2load'); for HTTPS/1.1 wrk prints nothing, and '—' means none was reported, which the "
+           "rule accepts (HTTP/1.1 is the default without ALPN). A run whose ALPN is not h2 for HTTPS/2 "
+           "(or is neither http/1.1 nor none for HTTPS/1.1) is failed.")
+    return _with_meta(pd.DataFrame(rows), title, cap)
+
+
+def certificate_markdown(cert: CertInfo | None) -> str:
+    if cert is None:
+        return "*No certificate.txt in this run's https suite.*"
+    rows = [("Subject", cert.subject), ("Issuer", cert.issuer), ("Not before", cert.not_before),
+            ("Not after", cert.not_after), ("Subject Alternative Name", cert.san),
+            (f"Fingerprint ({cert.fingerprint_alg})" if cert.fingerprint_alg else "Fingerprint", cert.fingerprint),
+            ("Key", cert.key)]
+    body = "\n".join(f"| {k} | {v} |" for k, v in rows if v)
+    return f"**Certificate**\n\n| Item | Value |\n|---|---|\n{body}\n"
+
+
+def certificate(ctx: ReportContext) -> str:
+    return certificate_markdown(read_certificate(ctx.run.run_dir, SUITE))
+
+
+# ---------------------------------------------------------------- summary
+def _pct(r: RatioCI) -> str:
+    return format_delta(r)
+
+
+def summary_text(ctx: ReportContext) -> str:
+    """Seed 002's summary block: per-table Δ ranges (evloop vs Go) with CIs grouped by protocol,
+    peaks, the TLS cost per server for both protocols, and the negotiated parameters."""
+    servers = compared_servers(ctx)
+    secs: list[Section] = list(sections(ctx).values())
+    block = summary_block(ctx.runs, secs, servers=servers, baseline=ctx.baseline, run_id=ctx.run.run_id,
+                          **ctx.stat_args())
+    lines = [block.replace(" — run", " HTTPS — run", 1)]
+    for kind in ("h1", "h2"):
+        clear_suite, clear_scen, tls_scen, clear_label, tls_label = TLS_PAIRS[kind]
+        clear = clear_runs_of(ctx, clear_suite)
+        head = f"TLS cost {clear_label} → {tls_label} (GET /ping, 100 conns):"
+        if clear is None:
+            lines.append(f"{head} no {clear_suite} suite in this run")
+            continue
+        tls = ctx.runs[ctx.runs["scenario"] == tls_scen] if not ctx.runs.empty else ctx.runs
+        clr = clear[clear["scenario"] == clear_scen]
+        parts = []
+        for s in servers:
+            a = _vals(ok_runs(tls[tls["server"] == s]) if not tls.empty else tls, "req_per_s")
+            b = _vals(ok_runs(clr[clr["server"] == s]) if not clr.empty else clr, "req_per_s")
+            parts.append(f"{short_name(s)} {_pct(ratio_ci(a, b, ctx.confidence, ctx.n_boot, ctx.seed))}")
+        lines.append(f"{head} " + "; ".join(parts))
+    runs = ctx.runs
+    if not runs.empty and "tls_version" in runs:
+        neg = []
+        for proto, label in (("h1", "HTTPS/1.1"), ("h2", "HTTPS/2")):
+            sub = ok_runs(runs[runs["protocol"] == proto])
+            if sub.empty:
+                continue
+            combos = sub[["tls_version", "tls_cipher", "alpn"]].fillna("none").value_counts()
+            neg.append(f"{label}: " + ", ".join(f"{v} {c} ALPN {a} ({n} runs)" for (v, c, a), n in combos.items()))
+        mismatch = int(runs["fail_reason"].str.contains("negotiated ALPN|application protocol", regex=True).sum())
+        lines.append("Negotiated (ok runs): " + "; ".join(neg) + f"; ALPN mismatches (failed): {mismatch}")
+    n_failed = int((runs["status"] != "ok").sum()) if not runs.empty else 0
+    lines.append(f"Failed runs: {n_failed} (excluded; see the failed-runs table)")
+    return "\n".join(lines)

@@ -1,0 +1,658 @@
+"""Tables, statistics and plots of the languages suite (notebooks/languages.ipynb, seed 003's
+five-language shoot-out, stdlib and production tiers, plus the lab's C event loop).
+
+Methods (stated again in every caption):
+* Per endpoint: mean over ok runs with a Student-t CI (stats.mean_ci); Δ between servers: ratio of
+  means − 1 with the small-sample-widened BCa bootstrap CI (stats.ratio_ci).
+* Ranking score of a server = the mean req/s over the four keep-alive endpoints. It is formed PER
+  REP (a rep's four runs come from the same server process, back to back), only from reps whose four
+  runs are all ok, then averaged over reps with a Student-t CI. Two servers tie when the bootstrap
+  CI of the ratio of their scores holds 0; a server's rank is then the range of places consistent
+  with the clear differences: from 1 + (servers clearly ahead) to N − (servers clearly behind),
+  printed "1–2 (tie)". A server without a CI (fewer than 5 complete reps) cannot be separated from
+  anyone and ties with everyone.
+* P99/P50 per run, then mean and CI across runs; seed 003's rule "> 10× means trouble" is applied
+  to the CI: "trouble" when the whole CI is above 10, "fine" when it is below, "unclear" otherwise.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .aggregate import ok_runs
+from .fmt import fmt_count, fmt_float, fmt_kilo, fmt_mean_ci, fmt_us
+from .report import ReportContext, open_report
+from .scenarios import LANGUAGE_ENDPOINTS
+from .servers import display_name, language, short_name, sort_servers, tier
+from .stats import (DEFAULT_SEED, MIN_RUNS, MINUS, MeanCI, RatioCI, format_delta, mean_ci, ratio_ci,
+                    tail_ratio)
+from .tables import _with_meta
+
+SUITE = "languages"
+ROOT, QUERY, JSON, POST, CLOSE = ("get_root_c100", "get_query_c100", "get_json_c100", "post_json_c100",
+                                  "get_root_close_c100")
+KEEPALIVE: tuple[str, ...] = (ROOT, POST, JSON, QUERY)  # seed 003's four endpoints, its order
+ENDPOINT_SHORT = {ROOT: "Root", POST: "POST", JSON: "JSON", QUERY: "Query", CLOSE: "Root, Connection: close"}
+TAIL_THRESHOLD = 10.0
+LANGUAGE_ORDER = ("Go", "Rust", "JavaScript", "C++", "Python", "C")
+RUNTIME = {"Go": "Go runtime + GC", "Rust": "none (no GC)", "JavaScript": "V8 engine + JIT + GC",
+           "C++": "none (no GC)", "Python": "CPython interpreter", "C": "none (libc only)"}
+# Seed 003's own measurements (stdlib, its 12-core laptop, wrk and server unpinned): avg req/s
+SEED_STDLIB_AVG = {"Go": 136e3, "Rust": 111e3, "JavaScript": 104e3, "C++": 89e3, "Python": 8.5e3}
+
+
+def name(server: str) -> str:
+    return display_name(server, SUITE)
+
+
+def open_languages_report(run_dir: str | Path | None = None, out_dir: str | Path | None = None,
+                          raw_root: str | Path = "raw", data_root: str | Path = "data",
+                          confidence: float = 0.95, n_boot: int = 9999, seed: int = DEFAULT_SEED,
+                          baseline: str = "lang_go_std", write: bool = True) -> ReportContext:
+    """open_report for the languages suite; tidy frames go to out_dir as languages_runs.* and
+    languages_latency.*. baseline: the server the per-endpoint Δ column compares with."""
+    return open_report(SUITE, run_dir=run_dir, out_dir=out_dir, raw_root=raw_root, data_root=data_root,
+                       confidence=confidence, n_boot=n_boot, seed=seed, baseline=baseline, write=write,
+                       frames_prefix=f"{SUITE}_")
+
+
+def _vals(df: pd.DataFrame, col: str) -> np.ndarray:
+    if df.empty or col not in df:
+        return np.array([], dtype=np.float64)
+    return df[col].to_numpy(dtype=np.float64)
+
+
+def _ci_words(confidence: float) -> str:
+    return f"{confidence:.0%} Student-t CI over ok runs (none below {MIN_RUNS} runs)"
+
+
+def _delta_words(confidence: float, n_boot: int) -> str:
+    return (f"Δ = ratio of means − 1 with a {confidence:.0%} BCa bootstrap CI widened for small n "
+            f"({n_boot:,} resamples, fixed seed); 'no clear difference' when it holds 0")
+
+
+def _servers(runs: pd.DataFrame, tier_name: str | None = None) -> list[str]:
+    if runs.empty:
+        return []
+    present = sort_servers(set(runs["server"]))
+    return [s for s in present if tier_name is None or tier(s) == tier_name]
+
+
+def _rss_mib(df: pd.DataFrame) -> str:
+    rss = df["rss_peak_kb"].max() if not df.empty else math.nan
+    return "—" if pd.isna(rss) else f"{rss / 1024:.1f} MiB"
+
+
+def _tier_label(server: str) -> str:
+    return tier(server) or "—"
+
+
+# ---------------------------------------------------------------- per-endpoint tables
+def endpoint_table(runs: pd.DataFrame, scenario: str, baseline: str | None = "lang_go_std",
+                   tier_name: str | None = None, confidence: float = 0.95, n_boot: int = 9999,
+                   seed: int = DEFAULT_SEED) -> pd.DataFrame:
+    """Seed 003's per-endpoint table, one row per server (fastest first): Language | Server |
+    Tier | n | Requests | Req/s | P50 | P99 | Max | CPU | Memory | Δ req/s vs baseline."""
+    key_title = LANGUAGE_ENDPOINTS.get(scenario, (scenario, scenario))[1]
+    title = key_title + (f" — {tier_name} tier" if tier_name else "")
+    sub = runs[runs["scenario"] == scenario] if not runs.empty else runs
+    servers = _servers(sub, tier_name)
+    if not servers:
+        return _with_meta(pd.DataFrame(), title, "no data for this endpoint in this run")
+    base = ok_runs(sub[sub["server"] == baseline]) if baseline else sub.iloc[0:0]
+    rows = []
+    for s in servers:
+        ok = ok_runs(sub[sub["server"] == s])
+        rps = mean_ci(_vals(ok, "req_per_s"), confidence)
+        row = {
+            "Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s), "n": len(ok),
+            "Requests": fmt_count(ok["requests"].mean()) if not ok.empty else "—",
+            "Req/s": fmt_mean_ci(rps, show_n=False),
+            "P50": fmt_mean_ci(mean_ci(_vals(ok, "lat_p50_us"), confidence), fmt_us, show_n=False),
+            "P99": fmt_mean_ci(mean_ci(_vals(ok, "lat_p99_us"), confidence), fmt_us, show_n=False),
+            "Max": fmt_us(ok["lat_max_us"].max()) if not ok.empty else "—",
+            "CPU": fmt_mean_ci(mean_ci(_vals(ok, "cpu_pct"), confidence), lambda v: f"{fmt_float(v, 0)}%",
+                               show_n=False),
+            "Memory": _rss_mib(ok),
+            "_sort": rps.mean if rps.mean is not None else -1.0,
+        }
+        if baseline and baseline in set(sub["server"]):
+            row[f"Δ req/s vs {short_name(baseline)}"] = ("—" if s == baseline else format_delta(
+                ratio_ci(_vals(ok, "req_per_s"), _vals(base, "req_per_s"), confidence, n_boot, seed)))
+        rows.append(row)
+    df = pd.DataFrame(rows).sort_values("_sort", ascending=False, kind="stable").drop(columns="_sort")
+    first = sub.iloc[0]
+    n_failed = int((sub[sub["server"].isin(servers)]["status"] != "ok").sum())
+    cap = (f"wrk, {int(first['connections'])} connections, {float(first['duration_s']):g} s per run, n = ok runs. "
+           f"Requests: mean per run; Req/s, P50, P99, CPU: mean ± half-width of the {_ci_words(confidence)}; "
+           "P50/P99 per run from its full latency histogram; Max: the largest latency of any run; CPU: "
+           "% of one core, utime + stime of the server's whole process tree; Memory: peak RSS of the "
+           "whole process tree (sum of VmHWM), largest over the runs"
+           + (f"; {_delta_words(confidence, n_boot)}" if baseline else "")
+           + (f". {n_failed} failed run(s) excluded." if n_failed else "."))
+    return _with_meta(df.reset_index(drop=True), title, cap)
+
+
+# ---------------------------------------------------------------- ranking with ties
+def rep_scores(runs: pd.DataFrame, scenarios: Sequence[str] = KEEPALIVE) -> dict[str, np.ndarray]:
+    """server -> per-rep score: the mean req/s of `scenarios` in one rep, for the reps whose runs
+    of all those scenarios are ok (a rep missing one is left out)."""
+    out: dict[str, np.ndarray] = {}
+    if runs.empty:
+        return out
+    sub = ok_runs(runs[runs["scenario"].isin(scenarios)])
+    for s in sort_servers(set(runs["server"])):
+        grp = sub[sub["server"] == s]
+        if grp.empty:
+            out[s] = np.array([], dtype=np.float64)
+            continue
+        wide = grp.pivot_table(index="rep", columns="scenario", values="req_per_s", aggfunc="mean")
+        wide = wide.reindex(columns=list(scenarios)).dropna()
+        out[s] = wide.mean(axis=1).to_numpy(dtype=np.float64)
+    return out
+
+
+@dataclass(frozen=True)
+class RankRow:
+    server: str
+    score: MeanCI
+    rank_low: int
+    rank_high: int
+    tied_with: tuple[str, ...]
+
+    @property
+    def label(self) -> str:
+        if self.rank_low == self.rank_high:
+            return str(self.rank_low)
+        return f"{self.rank_low}–{self.rank_high} (tie)"
+
+
+def rank_with_ties(scores: Mapping[str, Sequence[float] | np.ndarray], confidence: float = 0.95,
+                   n_boot: int = 9999, seed: int = DEFAULT_SEED) -> list[RankRow]:
+    """Rank servers by mean score (descending). i is clearly ahead of j when the CI of
+    mean(i)/mean(j) − 1 excludes 0 on the positive side; otherwise they tie. Rank range of i =
+    [1 + #clearly ahead of i, N − #clearly behind i]. Servers without data are left out."""
+    items = {s: np.asarray(v, dtype=np.float64) for s, v in scores.items()}
+    items = {s: v[np.isfinite(v)] for s, v in items.items()}
+    items = {s: v for s, v in items.items() if len(v)}
+    order = sorted(items, key=lambda s: -float(items[s].mean()))
+    n = len(order)
+    ahead = {s: 0 for s in order}
+    behind = {s: 0 for s in order}
+    ties: dict[str, list[str]] = {s: [] for s in order}
+    for i, a in enumerate(order):
+        for b in order[i + 1:]:
+            r = ratio_ci(items[a], items[b], confidence, n_boot, seed)
+            if r.clear and r.low is not None and r.low > 0:
+                ahead[b] += 1
+                behind[a] += 1
+            elif r.clear:  # a's mean is higher but the CI says b is ahead (cannot happen with a
+                ahead[a] += 1  # ratio CI around a positive estimate; kept for safety)
+                behind[b] += 1
+            else:
+                ties[a].append(b)
+                ties[b].append(a)
+    return [RankRow(s, mean_ci(items[s], confidence), 1 + ahead[s], n - behind[s], tuple(ties[s]))
+            for s in order]
+
+
+def ranking_table(runs: pd.DataFrame, tier_name: str | None = None, confidence: float = 0.95,
+                  n_boot: int = 9999, seed: int = DEFAULT_SEED) -> pd.DataFrame:
+    """Seed 003's final ranking: Rank | Language | Server | Tier | Avg req/s (4 endpoints) | n reps
+    | Δ vs next | Memory | Tied with. Rank ranges mark ties (see rank_with_ties)."""
+    title = "Final ranking by mean req/s over the four keep-alive endpoints" + (
+        f" — {tier_name} tier" if tier_name else " — both tiers")
+    servers = _servers(runs, tier_name)
+    scores = {s: v for s, v in rep_scores(runs).items() if s in servers}
+    ranked = rank_with_ties(scores, confidence, n_boot, seed)
+    if not ranked:
+        return _with_meta(pd.DataFrame(), title, "no server has a rep with all four keep-alive endpoints ok")
+    rows = []
+    for i, r in enumerate(ranked):
+        nxt = ranked[i + 1] if i + 1 < len(ranked) else None
+        rows.append({
+            "Rank": r.label, "Language": language(r.server) or "—", "Server": name(r.server),
+            "Tier": _tier_label(r.server), "Avg req/s": fmt_mean_ci(r.score, show_n=False), "n reps": r.score.n,
+            "Δ vs next": ("—" if nxt is None else format_delta(
+                ratio_ci(scores[r.server], scores[nxt.server], confidence, n_boot, seed))),
+            "Memory": _rss_mib(ok_runs(runs[runs["server"] == r.server])),
+            "Tied with": ", ".join(short_name(t) for t in r.tied_with) or "—",
+        })
+    cap = ("Score = mean req/s of GET /, POST /something, GET /something?json=true and GET "
+           "/something?foo=bar, formed per rep (the four runs of a rep hit the same server process) "
+           "from reps whose four runs are all ok, then averaged over those reps (n reps) with a "
+           f"{confidence:.0%} Student-t CI. Ties: two servers tie when the {confidence:.0%} BCa "
+           f"bootstrap CI ({n_boot:,} resamples, widened for small n) of the ratio of their scores "
+           "holds 0; a rank is the range of places consistent with the clear differences, from 1 + "
+           "(servers clearly ahead) to N − (servers clearly behind). Δ vs next: against the server "
+           "ranked just below. Memory: peak RSS of the process tree, largest over all runs.")
+    return _with_meta(pd.DataFrame(rows), title, cap)
+
+
+# ---------------------------------------------------------------- tail latency
+def tail_verdict(ci: MeanCI, threshold: float = TAIL_THRESHOLD) -> str:
+    """Seed 003's rule on the CI of P99/P50: 'trouble' (whole CI > threshold), 'fine' (whole CI
+    < threshold), 'unclear' (CI holds it); without a CI the mean decides, marked '(no CI)'."""
+    if ci.mean is None:
+        return "no data"
+    if ci.has_interval:
+        if ci.low > threshold:  # type: ignore[operator]
+            return "trouble"
+        if ci.high < threshold:  # type: ignore[operator]
+            return "fine"
+        return "unclear"
+    return ("trouble" if ci.mean > threshold else "fine") + f" (no CI, n={ci.n})"
+
+
+def tail_table(runs: pd.DataFrame, scenarios: Sequence[str] = KEEPALIVE + (CLOSE,),
+               confidence: float = 0.95, threshold: float = TAIL_THRESHOLD) -> pd.DataFrame:
+    """Per server: P99/P50 per endpoint (per run, then mean [CI]) with the seed's verdict, and
+    the endpoints where it signals trouble."""
+    title = f"Tail latency: P99/P50 per run (seed 003: \"> {threshold:g}× indicates architectural issues\")"
+    servers = _servers(runs)
+    if not servers:
+        return _with_meta(pd.DataFrame(), title, "no data in this run")
+    present = [sc for sc in scenarios if sc in set(runs["scenario"])]
+    rows = []
+    for s in servers:
+        row: dict[str, Any] = {"Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s)}
+        trouble, unclear = [], []
+        for sc in present:
+            ok = ok_runs(runs[(runs["server"] == s) & (runs["scenario"] == sc)])
+            per_run = tail_ratio(_vals(ok, "lat_p99_us"), _vals(ok, "lat_p50_us"))
+            ci = mean_ci(per_run, confidence)
+            v = tail_verdict(ci, threshold)
+            over = int(np.sum(per_run > threshold))
+            if ci.mean is None:
+                cell = "no data"
+            elif ci.has_interval:
+                cell = f"{ci.mean:.1f}× [{ci.low:.1f}, {ci.high:.1f}]"
+            else:
+                cell = f"{ci.mean:.1f}× (n={ci.n}, {ci.reason})"
+            if over:
+                cell += f" ({over}/{len(per_run)} runs > {threshold:g}×)"
+            row[ENDPOINT_SHORT.get(sc, sc)] = cell
+            if v.startswith("trouble"):
+                trouble.append(ENDPOINT_SHORT.get(sc, sc) + ("" if v == "trouble" else " (no CI)"))
+            elif v == "unclear":
+                unclear.append(ENDPOINT_SHORT.get(sc, sc))
+        verdict = ("trouble: " + ", ".join(trouble)) if trouble else "fine"
+        if unclear:
+            verdict += "; unclear: " + ", ".join(unclear)
+        row["Verdict"] = verdict
+        rows.append(row)
+    cap = (f"P99 and P50 per run from its full latency histogram; P99/P50 per run, then mean [{confidence:.0%} "
+           f"Student-t CI] over the ok runs (none below {MIN_RUNS}), and how many runs exceed {threshold:g}× when any do. "
+           f"Verdict per endpoint on the CI: trouble = the whole CI above {threshold:g}×, fine = below, "
+           "unclear = the CI holds it. The Connection: close column is shown for completeness: there "
+           "each request also pays a TCP handshake.")
+    return _with_meta(pd.DataFrame(rows), title, cap)
+
+
+# ---------------------------------------------------------------- POST and JSON vs root
+def fmt_share(r: RatioCI, drop: bool = False) -> str:
+    """A ratio a/b as a share: '72% [70%, 74%]' (drop=False: a/b; drop=True: 1 − a/b, the
+    seed's 'JSON drop'); with the n and reason when there is no CI; 'no data' without estimate."""
+    if r.estimate is None:
+        return "no data"
+
+    def f(x: float) -> str:
+        v = -x if drop else 1.0 + x
+        return f"{v * 100:.0f}%".replace("-", MINUS)
+    if not r.has_interval:
+        n = f"n={r.n_a}" if r.n_a == r.n_b else f"n={r.n_a}/{r.n_b}"
+        return f"{f(r.estimate)} ({n}, {r.reason})"
+    lo, hi = (r.high, r.low) if drop else (r.low, r.high)
+    text = f"{f(r.estimate)} [{f(lo)}, {f(hi)}]"  # type: ignore[arg-type]
+    if drop and not r.clear:
+        return f"no clear drop ({text})"
+    return text
+
+
+def relative_table(runs: pd.DataFrame, confidence: float = 0.95, n_boot: int = 9999,
+                   seed: int = DEFAULT_SEED) -> pd.DataFrame:
+    """Seed 003's insights 4 and 5 per server: POST throughput relative to root (POST/root) and the
+    JSON endpoint's drop vs root (1 − JSON/root), each a ratio of means with its bootstrap CI."""
+    title = "POST relative to root, and the JSON drop vs root"
+    servers = _servers(runs)
+    if not servers:
+        return _with_meta(pd.DataFrame(), title, "no data in this run")
+    rows = []
+    for s in servers:
+        def v(sc: str) -> np.ndarray:
+            return _vals(ok_runs(runs[(runs["server"] == s) & (runs["scenario"] == sc)]), "req_per_s")
+        root, post, js = v(ROOT), v(POST), v(JSON)
+        rows.append({
+            "Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s),
+            "Root req/s": fmt_kilo(root.mean()) if len(root) else "no data",
+            "POST req/s": fmt_kilo(post.mean()) if len(post) else "no data",
+            "POST / root": fmt_share(ratio_ci(post, root, confidence, n_boot, seed)),
+            "JSON req/s": fmt_kilo(js.mean()) if len(js) else "no data",
+            "JSON drop vs root": fmt_share(ratio_ci(js, root, confidence, n_boot, seed), drop=True),
+        })
+    cap = ("POST / root = mean(POST req/s) / mean(root req/s); JSON drop = 1 − mean(JSON req/s) / "
+           f"mean(root req/s); brackets: {confidence:.0%} BCa bootstrap CI of the ratio, widened for small n "
+           f"({n_boot:,} resamples, fixed seed), treating the endpoints' runs as independent samples "
+           "(conservative: they are in fact paired by rep). 'no clear drop' when the CI holds 0 %.")
+    return _with_meta(pd.DataFrame(rows), title, cap)
+
+
+# ---------------------------------------------------------------- memory vs runtime
+def memory_table(runs: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """Seed 003's insight 2, measured: per server its runtime, peak RSS of the whole process tree
+    (largest over all runs, and the per-run mean at GET /), CPU % and CPU-µs/request at GET /."""
+    title = "Memory vs runtime (and CPU at GET /)"
+    servers = _servers(runs)
+    if not servers:
+        return _with_meta(pd.DataFrame(), title, "no data in this run")
+    rows = []
+    for s in servers:
+        all_ok = ok_runs(runs[runs["server"] == s])
+        root = ok_runs(runs[(runs["server"] == s) & (runs["scenario"] == ROOT)])
+        peak = all_ok["rss_peak_kb"].max() if not all_ok.empty else math.nan
+        rows.append({
+            "Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s),
+            "Runtime": RUNTIME.get(language(s) or "", "—"),
+            "Peak RSS (all runs)": "—" if pd.isna(peak) else f"{peak / 1024:.1f} MiB",
+            "Peak RSS per run, GET /": fmt_mean_ci(mean_ci(_vals(root, "rss_peak_kb") / 1024, confidence),
+                                                   lambda v: f"{v:.1f} MiB"),
+            "CPU %, GET /": fmt_mean_ci(mean_ci(_vals(root, "cpu_pct"), confidence),
+                                        lambda v: fmt_float(v, 1), show_n=False),
+            "CPU-µs/req, GET /": fmt_mean_ci(mean_ci(_vals(root, "cpu_us_per_req"), confidence),
+                                             lambda v: fmt_float(v, 2), show_n=False),
+            "_sort": peak if not pd.isna(peak) else math.inf,
+        })
+    df = pd.DataFrame(rows).sort_values("_sort", kind="stable").drop(columns="_sort").reset_index(drop=True)
+    cap = ("Peak RSS = the sum of VmHWM over the server's whole process tree (workers, cluster children, "
+           "thread pools all count), read from /proc at the end of each run; smallest first. Per-run mean "
+           f"± half-width of the {_ci_words(confidence)}. CPU % of one core over the measured window; "
+           "CPU-µs/req = server CPU time / completed requests.")
+    return _with_meta(df, title, cap)
+
+
+# ---------------------------------------------------------------- Connection: close
+def close_table(runs: pd.DataFrame, confidence: float = 0.95, n_boot: int = 9999,
+                seed: int = DEFAULT_SEED) -> pd.DataFrame:
+    """GET / with `Connection: close` on every request against keep-alive GET /, per server:
+    req/s, Δ, CPU-µs/req, Δ (the cost of setting up and tearing down a connection)."""
+    title = "Connection: close vs keep-alive (GET /)"
+    servers = [s for s in _servers(runs) if not runs[(runs["server"] == s) & (runs["scenario"] == CLOSE)].empty]
+    if not servers:
+        return _with_meta(pd.DataFrame(), title, "no Connection: close scenario in this run")
+    rows = []
+    for s in servers:
+        ka = ok_runs(runs[(runs["server"] == s) & (runs["scenario"] == ROOT)])
+        cl = ok_runs(runs[(runs["server"] == s) & (runs["scenario"] == CLOSE)])
+        rows.append({
+            "Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s),
+            "Keep-alive req/s": fmt_mean_ci(mean_ci(_vals(ka, "req_per_s"), confidence)),
+            "Close req/s": fmt_mean_ci(mean_ci(_vals(cl, "req_per_s"), confidence)),
+            "Δ req/s close vs keep-alive": format_delta(ratio_ci(_vals(cl, "req_per_s"), _vals(ka, "req_per_s"),
+                                                                 confidence, n_boot, seed)),
+            "Keep-alive CPU-µs/req": fmt_mean_ci(mean_ci(_vals(ka, "cpu_us_per_req"), confidence),
+                                                 lambda v: fmt_float(v, 2), show_n=False),
+            "Close CPU-µs/req": fmt_mean_ci(mean_ci(_vals(cl, "cpu_us_per_req"), confidence),
+                                            lambda v: fmt_float(v, 2), show_n=False),
+            "Δ CPU-µs/req": format_delta(ratio_ci(_vals(cl, "cpu_us_per_req"), _vals(ka, "cpu_us_per_req"),
+                                                  confidence, n_boot, seed)),
+        })
+    cap = (f"Mean ± half-width of the {_ci_words(confidence)}; {_delta_words(confidence, n_boot)}. "
+           "With Connection: close every request pays a TCP handshake and teardown on loopback (on the "
+           "client's core too, so the load generator may limit both servers alike: then CPU-µs/req is "
+           "the column that tells them apart).")
+    return _with_meta(pd.DataFrame(rows), title, cap)
+
+
+# ---------------------------------------------------------------- tiers and the seed's guesses
+@dataclass(frozen=True)
+class Guess:
+    language: str
+    seed_change: str  # what seed 003 proposed
+    text: str  # the guess as printed
+    low: float
+    high: float  # math.inf for "N+"
+    server: str  # our server answering it
+    note: str = ""
+
+
+# "How Each Language Could Be Improved" (its Expected Result column)
+SEED_IMPROVEMENTS: tuple[Guess, ...] = (
+    Guess("Go", "use fasthttp", "250K+ req/s", 250e3, math.inf, "lang_go_fasthttp"),
+    Guess("Rust", "use tokio async", "200K+ req/s", 200e3, math.inf, "lang_rust_axum"),
+    Guess("JavaScript", "use cluster mode", "150K+ req/s", 150e3, math.inf, "lang_node_fastify"),
+    Guess("C++", "use io_uring or epoll", "150K+ req/s", 150e3, math.inf, "evloop",
+          "answered in C: the lab's epoll event loop"),
+    Guess("C++", "use io_uring or epoll", "150K+ req/s", 150e3, math.inf, "lang_cpp_beast",
+          "Asio runs on epoll"),
+    Guess("Python", "use uvloop + asyncio", "50K+ req/s", 50e3, math.inf, "lang_python_uvicorn"),
+)
+# "Recommended Production Stack" (its Expected Performance column)
+SEED_PRODUCTION: tuple[Guess, ...] = (
+    Guess("Go", "stdlib (already excellent)", "150–200K req/s", 150e3, 200e3, "lang_go_std"),
+    Guess("Rust", "Actix-web or Axum + Tokio", "200–300K req/s", 200e3, 300e3, "lang_rust_axum"),
+    Guess("JavaScript", "Fastify + cluster", "100–150K req/s", 100e3, 150e3, "lang_node_fastify"),
+    Guess("C++", "Drogon or uWebSockets", "200–400K req/s", 200e3, 400e3, "lang_cpp_beast",
+          "we run Boost.Beast/Asio, not Drogon or uWebSockets"),
+    Guess("Python", "FastAPI + uvicorn", "30–50K req/s", 30e3, 50e3, "lang_python_uvicorn",
+          "Starlette, the toolkit FastAPI is built on"),
+)
+
+
+def compare_to_guess(ci: MeanCI, low: float, high: float = math.inf) -> str:
+    """Where a measured mean (with its CI) lies against a guessed range [low, high] (high = inf
+    for 'N+'): 'below', 'above', 'within' when the whole CI is on that side / inside; 'overlaps
+    the lower end' / 'overlaps the upper end' when the CI straddles a bound; for an open-ended
+    guess ('N+') 'within' reads 'meets'. Without a CI the mean decides, marked '(no CI, n=…)'."""
+    def word(w: str) -> str:
+        return "meets" if w == "within" and math.isinf(high) else w
+    if ci.mean is None:
+        return "no data"
+    if not ci.has_interval:
+        m = ci.mean
+        where = "below" if m < low else ("above" if m > high else "within")
+        return f"{word(where)} (no CI, n={ci.n})"
+    lo, hi = ci.low, ci.high
+    if hi < low:  # type: ignore[operator]
+        return "below"
+    if lo > high:  # type: ignore[operator]
+        return "above"
+    if lo >= low and hi <= high:  # type: ignore[operator]
+        return word("within")
+    return "overlaps the lower end" if lo < low else "overlaps the upper end"  # type: ignore[operator]
+
+
+def guesses_table(runs: pd.DataFrame, guesses: Sequence[Guess] = SEED_IMPROVEMENTS,
+                  confidence: float = 0.95,
+                  title: str = "Seed 003's guesses (\"How each language could be improved\") against our measurements"
+                  ) -> pd.DataFrame:
+    """One row per guess: the seed's proposal and expected req/s beside our server's score (mean
+    req/s over the four keep-alive endpoints, per rep, Student-t CI), share of the guess's lower
+    bound, and where the CI lies against the guess."""
+    scores = rep_scores(runs)
+    rows = []
+    for g in guesses:
+        ci = mean_ci(scores.get(g.server, np.array([])), confidence)
+        rows.append({
+            "Language": g.language, "Seed's proposal": g.seed_change, "Seed's guess": g.text,
+            "Our server": name(g.server) + (f" ({g.note})" if g.note else ""),
+            "Measured avg req/s (1 core)": fmt_mean_ci(ci),
+            "Share of the guess's low end": "—" if ci.mean is None else f"{ci.mean / g.low:.0%}",
+            "Against the guess": compare_to_guess(ci, g.low, g.high),
+        })
+    cap = ("Measured = the ranking score (mean req/s over the four keep-alive endpoints, per rep, "
+           f"{confidence:.0%} Student-t CI over reps; n = reps). The guesses are compared as the seed "
+           "stated them, unscaled, although the seed's numbers came from a 12-core laptop with wrk and "
+           "server unpinned on the same cores, while our server runs on ONE core (its CPU set) with "
+           "wrk on another. 'below'/'within'/'above' = the whole CI lies there; 'overlaps' = the CI "
+           "straddles a bound of the guess.")
+    return _with_meta(pd.DataFrame(rows), title, cap)
+
+
+def production_table(runs: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    return guesses_table(runs, SEED_PRODUCTION, confidence,
+                         title="Seed 003's \"Recommended Production Stack\" against our measurements")
+
+
+def tier_table(runs: pd.DataFrame, confidence: float = 0.95, n_boot: int = 9999,
+               seed: int = DEFAULT_SEED) -> pd.DataFrame:
+    """Per language: the stdlib server and the production server with their scores, Δ production vs
+    stdlib (BCa CI), the seed's stdlib measurement and its guess for the production stack."""
+    title = "Stdlib vs production tier per language"
+    servers = _servers(runs)
+    if not servers:
+        return _with_meta(pd.DataFrame(), title, "no data in this run")
+    scores = rep_scores(runs)
+    guess = {g.language: g for g in SEED_IMPROVEMENTS if g.server != "evloop"}
+    rows = []
+    for lang in LANGUAGE_ORDER:
+        std = [s for s in servers if language(s) == lang and tier(s) == "stdlib"]
+        prod = [s for s in servers if language(s) == lang and tier(s) == "production"]
+        if not std and not prod:
+            continue
+        a = std[0] if std else None
+        b = prod[0] if prod else None
+        sa = scores.get(a, np.array([])) if a else np.array([])
+        sb = scores.get(b, np.array([])) if b else np.array([])
+        g = guess.get(lang)
+        rows.append({
+            "Language": lang,
+            "Stdlib server": name(a) if a else "—",
+            "Stdlib avg req/s": fmt_mean_ci(mean_ci(sa, confidence)) if a else "—",
+            "Seed's stdlib avg (12 cores)": fmt_kilo(SEED_STDLIB_AVG[lang]) if lang in SEED_STDLIB_AVG else "—",
+            "Production server": name(b) if b else "—",
+            "Production avg req/s": fmt_mean_ci(mean_ci(sb, confidence)) if b else "—",
+            "Δ production vs stdlib": format_delta(ratio_ci(sb, sa, confidence, n_boot, seed)) if a and b else "—",
+            "Seed's guess": f"{g.text} ({g.seed_change})" if g else "—",
+        })
+    cap = ("Scores as in the ranking (mean req/s over the four keep-alive endpoints, per rep, "
+           f"{confidence:.0%} Student-t CI; n = reps); {_delta_words(confidence, n_boot)}. The seed's "
+           "stdlib averages are its own single 5-s runs on 12 unpinned cores, shown for orientation only. "
+           "C has one server (the lab's event loop, stdlib tier: libc and epoll, no framework).")
+    return _with_meta(pd.DataFrame(rows), title, cap)
+
+
+def count_cpus(spec: Any) -> int | None:
+    """Number of CPUs in a cpuset list like "0", "0-1", "0,2-3"; None when unreadable."""
+    n = 0
+    try:
+        for part in str(spec).split(","):
+            a, _, b = part.strip().partition("-")
+            n += int(b) - int(a) + 1 if b else (int(a) * 0 + 1)
+    except ValueError:
+        return None
+    return n or None
+
+
+def one_core_note(meta: Mapping[str, Any]) -> str:
+    """The caveat every comparison with seed 003 needs: how many cores our server had."""
+    srv, cli = meta.get("server_cpus", "?"), meta.get("client_cpus", "?")
+    n = count_cpus(srv)
+    cores = "ONE core" if n == 1 else (f"{n} cores" if n else f"CPU set {srv}")
+    return (f"**We measure each server on {cores}** (server CPU set `{srv}`, wrk on `{cli}`): "
+            "multi-threaded runtimes (Go's GOMAXPROCS, thread pools, Node's cluster, uvicorn workers) "
+            "see only that set. Seed 003 ran server and wrk unpinned on the same 12-core laptop. Its "
+            "numbers and guesses are quoted as stated, not scaled: read 'below the guess' here as "
+            f"'below on {cores.lower() if n == 1 else cores}', not as a refutation of the seed.")
+
+
+# ---------------------------------------------------------------- plots
+def endpoint_bars(runs: pd.DataFrame, tier_name: str | None, metric: str = "req_per_s",
+                  confidence: float = 0.95, scenarios: Sequence[str] = KEEPALIVE + (CLOSE,)):
+    """Grouped bars: x = endpoint, one bar per server of the tier (mean over ok runs), whiskers =
+    Student-t CI (n ≥ 5), dots = runs. None when there is no data."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    ok = ok_runs(runs)
+    if ok.empty:
+        return None
+    servers = _servers(ok, tier_name)
+    present = [sc for sc in scenarios if sc in set(ok["scenario"])]
+    ok = ok[ok["server"].isin(servers) & ok["scenario"].isin(present)]
+    if ok.empty or ok[metric].dropna().empty:
+        return None
+    colors = sns.color_palette("colorblind", n_colors=max(len(servers), 3))
+    width = 0.8 / len(servers)
+    fig, ax = plt.subplots(figsize=(min(13.0, 2.2 * len(present) + 3.0), 4.0))
+    for i, s in enumerate(servers):
+        for j, sc in enumerate(present):
+            vals = ok.loc[(ok["server"] == s) & (ok["scenario"] == sc), metric].dropna().to_numpy(dtype=float)
+            if not len(vals):
+                continue
+            ci = mean_ci(vals, confidence)
+            x = j - 0.4 + width * (i + 0.5)
+            ax.bar(x, ci.mean, width * 0.9, color=colors[i], label=name(s) if j == 0 else None)
+            if ci.has_interval:
+                ax.errorbar(x, ci.mean, yerr=[[ci.mean - ci.low], [ci.high - ci.mean]], color="black",
+                            capsize=2, lw=0.8)
+            ax.scatter(np.full(len(vals), x), vals, s=5, color="black", alpha=0.5, zorder=3)
+    ax.set_xticks(range(len(present)), [ENDPOINT_SHORT.get(sc, sc).replace(", ", ",\n") for sc in present])
+    ax.set_ylabel({"req_per_s": "requests/s", "cpu_us_per_req": "server CPU-µs per request"}.get(metric, metric))
+    if metric == "cpu_us_per_req":
+        ax.set_yscale("log")
+    ax.set_title(f"{'Throughput' if metric == 'req_per_s' else 'Server CPU per request'} by endpoint"
+                 + (f" — {tier_name} tier" if tier_name else ""), fontsize=10)
+    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.text(1.0, -0.2, f"bars: mean over ok runs; whiskers: {confidence:.0%} t CI (n ≥ 5); dots: runs",
+            transform=ax.transAxes, ha="right", fontsize=7, color="gray")
+    sns.despine(fig)
+    fig.tight_layout()
+    return fig
+
+
+def latency_curves(latency: pd.DataFrame, runs: pd.DataFrame, tier_name: str | None):
+    """plots.latency_curves restricted to one tier's servers (one panel per endpoint)."""
+    from .plots import latency_curves as generic
+    servers = _servers(runs, tier_name)
+    if not servers:
+        return None
+    return generic(latency, runs, where={"server": lambda col: col.isin(servers)})
+
+
+# ---------------------------------------------------------------- summary
+def summary_text(runs: pd.DataFrame, run_id: str = "", confidence: float = 0.95, n_boot: int = 9999,
+                 seed: int = DEFAULT_SEED) -> str:
+    """A computed summary block: the ranking with ties, the tier gains, tail-latency trouble, the
+    guesses met or missed, and the memory extremes."""
+    title = "Language shoot-out" + (f" — run {run_id}" if run_id else "")
+    lines = [title, "=" * len(title),
+             f"avg req/s = mean over the 4 keep-alive endpoints per rep; {confidence:.0%} CIs; ties where the Δ CI holds 0"]
+    ranked = rank_with_ties(rep_scores(runs), confidence, n_boot, seed)
+    if not ranked:
+        return "\n".join(lines + ["no data"])
+    lines.append("Ranking (both tiers):")
+    for r in ranked:
+        ci = r.score
+        interval = f" [{fmt_kilo(ci.low)}, {fmt_kilo(ci.high)}]" if ci.has_interval else f" (n={ci.n}, {ci.reason})"
+        lines.append(f"  {r.label:<12} {name(r.server):<46} {fmt_kilo(ci.mean)}{interval}")
+    scores = rep_scores(runs)
+    gains = []
+    for lang in LANGUAGE_ORDER:
+        std = [s for s in scores if language(s) == lang and tier(s) == "stdlib"]
+        prod = [s for s in scores if language(s) == lang and tier(s) == "production"]
+        if std and prod:
+            gains.append(f"{lang} {format_delta(ratio_ci(scores[prod[0]], scores[std[0]], confidence, n_boot, seed))}")
+    lines.append("Production vs stdlib tier: " + ("; ".join(gains) if gains else "no language has both tiers"))
+    tt = tail_table(runs, confidence=confidence)
+    if not tt.empty:
+        bad = [f"{r['Server']} ({r['Verdict'].removeprefix('trouble: ').split(';')[0]})"
+               for _, r in tt.iterrows() if r["Verdict"].startswith("trouble")]
+        lines.append(f"P99/P50 > {TAIL_THRESHOLD:g}× (whole CI): " + ("; ".join(bad) if bad else "none"))
+    met = []
+    for g in SEED_IMPROVEMENTS:
+        ci = mean_ci(scores.get(g.server, np.array([])), confidence)
+        met.append(f"{short_name(g.server)} vs {g.text.split()[0]}: {compare_to_guess(ci, g.low, g.high)}")
+    lines.append("Seed's guesses (on 1 server core): " + "; ".join(met))
+    mem = memory_table(runs)
+    if not mem.empty:
+        lines.append(f"Memory: smallest {mem.iloc[0]['Server']} {mem.iloc[0]['Peak RSS (all runs)']}, "
+                     f"largest {mem.iloc[-1]['Server']} {mem.iloc[-1]['Peak RSS (all runs)']}")
+    n_failed = int((runs["status"] != "ok").sum())
+    lines.append(f"Failed runs: {n_failed} (excluded; see the failed-runs table)")
+    return "\n".join(lines)
