@@ -15,6 +15,9 @@
 #define F_PEER_EOF 4u          /* read returned 0 */
 #define F_LINGER 8u            /* write side shut, draining input */
 #define F_DIRTY 16u            /* on server->dirty */
+#define F_HANDSHAKE 32u        /* transport handshake not finished */
+#define F_HS_WRITE 64u         /* ... and it waits to write, not to read */
+#define F_RPENDING 128u        /* on server->rpending */
 
 /* After our last response, keep reading (and discarding) for this long
  * before close(): closing with unread input makes the kernel send RST, which
@@ -34,8 +37,11 @@ static ssize_t plain_writev(conn *c, const struct iovec *iov, int iovcnt) {
 
 static void plain_shutdown_write(conn *c) { shutdown(c->fd, SHUT_WR); }
 
-static const transport plain_transport = {plain_read, plain_writev,
-                                          plain_shutdown_write};
+static const transport plain_transport = {
+    .read = plain_read,
+    .writev = plain_writev,
+    .shutdown_write = plain_shutdown_write,
+};
 
 /* ---- protocol selection ---- */
 
@@ -58,12 +64,19 @@ static void conn_event(aeEventLoop *el, int fd, void *data, int mask);
 conn *conn_create(server *s, int fd) {
     conn *c = calloc(1, sizeof(*c));
     if (!c) return NULL;
+    c->fd = fd;
+    c->srv = s;
+    c->tp = &plain_transport;
     c->rbuf = malloc(CONN_RBUF_SIZE);
     c->obuf = malloc(CONN_OBUF_SIZE);
     c->segs = malloc(CONN_MAX_SEGS * sizeof(*c->segs));
     c->iov = malloc(CONN_MAX_SEGS * sizeof(*c->iov));
-    if (!c->rbuf || !c->obuf || !c->segs || !c->iov ||
+    int ok = c->rbuf && c->obuf && c->segs && c->iov &&
+             (!s->cfg.conn_setup ||
+              s->cfg.conn_setup(c, s->cfg.conn_setup_arg) == 0);
+    if (!ok ||
         aeCreateFileEvent(s->el, fd, AE_READABLE, conn_event, c) != AE_OK) {
+        if (ok && c->tp->close) c->tp->close(c);
         free(c->rbuf);
         free(c->obuf);
         free(c->segs);
@@ -71,15 +84,18 @@ conn *conn_create(server *s, int fd) {
         free(c);
         return NULL;
     }
-    c->fd = fd;
     c->mask = AE_READABLE;
-    c->srv = s;
-    c->tp = &plain_transport;
     c->rcap = CONN_RBUF_SIZE;
     c->ocap = CONN_OBUF_SIZE;
     /* The header timeout runs from accept: a client that connects and
      * sends nothing is a slowloris too. */
     conn_set_phase(c, CONN_PHASE_HEAD);
+    if (c->tp->handshake) {
+        /* The handshake has its own, usually shorter, limit; the header
+         * timeout starts once it is done. */
+        c->flags |= F_HANDSHAKE;
+        c->deadline = aeNowMs(s->el) + s->cfg.handshake_timeout_ms;
+    }
 
     c->next = s->conns;
     if (s->conns) s->conns->prev = c;
@@ -98,6 +114,27 @@ static void dirty_remove(conn *c) {
     c->flags &= ~F_DIRTY;
 }
 
+static void rpending_remove(conn *c) {
+    server *s = c->srv;
+    if (!(c->flags & F_RPENDING)) return;
+    if (c->rprev) c->rprev->rnext = c->rnext;
+    else s->rpending = c->rnext;
+    if (c->rnext) c->rnext->rprev = c->rprev;
+    c->rprev = c->rnext = NULL;
+    c->flags &= ~F_RPENDING;
+}
+
+static void rpending_add(conn *c) {
+    server *s = c->srv;
+    if (c->flags & F_RPENDING) return;
+    c->rprev = NULL;
+    c->rnext = s->rpending;
+    if (s->rpending) s->rpending->rprev = c;
+    s->rpending = c;
+    c->flags |= F_RPENDING;
+    server_schedule_pending_reads(s);
+}
+
 static void dirty_add(conn *c) {
     server *s = c->srv;
     if (c->flags & F_DIRTY) return;
@@ -112,10 +149,12 @@ void conn_close(conn *c) {
     server *s = c->srv;
 
     if (c->mask) aeDeleteFileEvent(s->el, c->fd, c->mask);
+    if (c->tp->close) c->tp->close(c); /* TLS close_notify needs the fd */
     close(c->fd);
     if (c->proto && c->proto->detach) c->proto->detach(c);
     for (int i = c->seg_head; i < c->nsegs; i++) free(c->segs[i].owned);
     dirty_remove(c);
+    rpending_remove(c);
     if (c->prev) c->prev->next = c->next;
     else s->conns = c->next;
     if (c->next) c->next->prev = c->prev;
@@ -206,6 +245,12 @@ int conn_out_full(const conn *c) {
 static int conn_flush(conn *c) {
     if (c->out_pending == 0) return 1;
 
+    long long now = aeNowMs(c->srv->el);
+    /* The stall clock starts at the first attempt, not at queueing: output
+     * queued this turn (e.g. right after a TLS handshake) is flushed in
+     * before-sleep, after the sweep timer may already have looked. */
+    if (!c->wdeadline) c->wdeadline = now + c->srv->cfg.idle_timeout_ms;
+
     int n = 0;
     size_t skip = c->seg_off;
     for (int i = c->seg_head; i < c->nsegs; i++, n++) {
@@ -221,7 +266,6 @@ static int conn_flush(conn *c) {
     } while (w < 0 && errno == EINTR);
     if (w < 0) return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
 
-    long long now = aeNowMs(c->srv->el);
     c->wdeadline = now + c->srv->cfg.idle_timeout_ms;
     c->out_pending -= (size_t)w;
     size_t left = (size_t)w;
@@ -245,6 +289,7 @@ static int conn_flush(conn *c) {
     c->nsegs = c->seg_head = 0;
     c->seg_off = 0;
     c->olen = 0;
+    c->wdeadline = 0; /* disarmed until output is attempted again */
     if (c->ocap > 4 * CONN_OBUF_SIZE) {
         /* A burst grew obuf; give the memory back once it is empty. */
         char *nb = realloc(c->obuf, CONN_OBUF_SIZE);
@@ -263,7 +308,9 @@ static int conn_flush(conn *c) {
 
 static void update_interest(conn *c) {
     int want;
-    if (c->flags & F_LINGER) want = AE_READABLE;
+    if (c->flags & F_HANDSHAKE)
+        want = c->flags & F_HS_WRITE ? AE_WRITABLE : AE_READABLE;
+    else if (c->flags & F_LINGER) want = AE_READABLE;
     else if (c->out_pending) want = AE_WRITABLE; /* backpressure */
     else if ((c->flags & (F_PAUSED | F_PEER_EOF | F_CLOSE_AFTER_FLUSH)) ||
              c->rend == c->rcap)
@@ -369,6 +416,11 @@ static void conn_service(conn *c) {
         if (conn_process(c) < 0) return;
     }
     update_interest(c);
+    /* Reading resumes, but the transport may already hold the next input
+     * (TLS records read ahead): the socket will not announce it. */
+    if ((c->mask & AE_READABLE) && !(c->flags & F_LINGER) &&
+        c->tp->pending && c->tp->pending(c))
+        rpending_add(c);
 }
 
 void conn_flush_dirty(server *s) {
@@ -410,10 +462,60 @@ static void conn_readable(conn *c) {
     dirty_add(c);
 }
 
+void conn_read_pending(server *s) {
+    conn *c;
+    while ((c = s->rpending)) {
+        rpending_remove(c);
+        /* Still reading? A timeout or shutdown may have changed that. */
+        if ((c->mask & AE_READABLE) && !(c->flags & F_LINGER))
+            conn_readable(c);
+    }
+}
+
+/* Drives the transport's handshake; once done, the agreed protocol (ALPN)
+ * picks the handler: h2 goes straight to HTTP/2, and http/1.1 or none to
+ * HTTP/1 (RFC 9113 3.3: over TLS, h2 is entered through ALPN only). */
+static void conn_handshake(conn *c) {
+    int alpn = TP_ALPN_NONE;
+    switch (c->tp->handshake(c, &alpn)) {
+    case TP_DONE: break;
+    case TP_WANT_READ:
+        c->flags &= ~F_HS_WRITE;
+        update_interest(c);
+        return;
+    case TP_WANT_WRITE:
+        c->flags |= F_HS_WRITE;
+        update_interest(c);
+        return;
+    default: /* not TLS, or a broken hello: costs only this connection */
+        conn_close(c);
+        return;
+    }
+    c->flags &= ~(F_HANDSHAKE | F_HS_WRITE);
+    const proto_handler *ph = alpn == TP_ALPN_H2 ? &h2_handler : &h1_handler;
+    if (ph->attach(c) < 0) {
+        conn_close(c);
+        return;
+    }
+    c->proto = ph;
+    conn_set_phase(c, CONN_PHASE_HEAD);
+    update_interest(c);
+    /* Run the handler once with no input: h2 queues its SETTINGS now
+     * rather than after the client's first bytes. */
+    if (conn_process(c) < 0) return;
+    dirty_add(c);
+    /* A request may have come with the client's Finished. */
+    conn_readable(c);
+}
+
 static void conn_event(aeEventLoop *el, int fd, void *data, int mask) {
     conn *c = data;
     (void)el;
     (void)fd;
+    if (c->flags & F_HANDSHAKE) {
+        conn_handshake(c);
+        return;
+    }
     /* A connection watches either WRITABLE (output pending, reads paused)
      * or READABLE, never both, so exactly one branch applies. */
     if (mask & AE_WRITABLE) conn_service(c);
@@ -421,9 +523,15 @@ static void conn_event(aeEventLoop *el, int fd, void *data, int mask) {
 }
 
 void conn_check_timeout(conn *c, long long now) {
+    if (c->flags & F_HANDSHAKE) {
+        /* A stalled or slow handshake: nothing to say in its protocol. */
+        if (now >= c->deadline) conn_close(c);
+        return;
+    }
     if (c->out_pending) {
-        /* A peer that stopped reading our output. */
-        if (now >= c->wdeadline) conn_close(c);
+        /* A peer that stopped reading our output. Unarmed (0): queued this
+         * turn and not tried yet; before-sleep flushes it. */
+        if (c->wdeadline && now >= c->wdeadline) conn_close(c);
         return;
     }
     if (now < c->deadline) return;

@@ -2,12 +2,13 @@
  *
  * Bytes flow in one direction through three small pieces:
  *
- *   transport (plain socket now, TLS later) --read--> rbuf
+ *   transport (plain socket or TLS) --read--> rbuf
  *   rbuf --on_data--> protocol handler (HTTP/1 or HTTP/2)
  *   handler --conn_out_*--> output queue --writev--> transport
  *
- * The handler is picked from the first bytes (the HTTP/2 client preface
- * selects h2); HTTP/1.1 may hand over to h2 later (Upgrade: h2c). Output is queued as a list of segments (ranges of the
+ * The handler is picked by TLS ALPN, or else from the first bytes (the
+ * HTTP/2 client preface selects h2); HTTP/1.1 may hand over to h2 later
+ * (Upgrade: h2c). Output is queued as a list of segments (ranges of the
  * connection's obuf, static memory, or heap blocks handed over) and written
  * with a single writev per loop turn from the loop's before-sleep hook, so
  * every response produced from one read leaves in one syscall. While output
@@ -31,13 +32,34 @@
 
 struct conn;
 
-/* How bytes reach the wire. Both return like read(2)/writev(2), with errno
- * EAGAIN when the call would block. TLS will provide another pair. */
+/* What transport.handshake returns. */
+enum { TP_DONE, TP_WANT_READ, TP_WANT_WRITE, TP_ERROR };
+/* The application protocol a handshake agreed on (TLS ALPN). */
+enum { TP_ALPN_NONE, TP_ALPN_HTTP1, TP_ALPN_H2 };
+
+/* How bytes reach the wire: plain TCP (conn.c) or TLS (tls.c), installed
+ * by server_config.conn_setup. read and writev return like read(2) and
+ * writev(2), with errno EAGAIN when the call would block. writev may take
+ * fewer bytes than offered; what it did not take is offered again, in the
+ * same order, on the next call. */
 typedef struct transport {
     ssize_t (*read)(struct conn *c, char *buf, size_t len);
     ssize_t (*writev)(struct conn *c, const struct iovec *iov, int iovcnt);
     void (*shutdown_write)(struct conn *c);
+    /* The rest may be NULL (plain TCP has none of them). */
+    /* Runs before any read: TP_DONE (with *alpn set), TP_WANT_READ or
+     * TP_WANT_WRITE (call again on that event), or TP_ERROR (close). */
+    int (*handshake)(struct conn *c, int *alpn);
+    /* Input the transport holds that no socket event will announce (TLS
+     * records already taken off the socket when read's buffer filled). */
+    int (*pending)(struct conn *c);
+    /* Right before the socket is closed: say goodbye, free tp_data. */
+    void (*close)(struct conn *c);
 } transport;
+
+/* Whether the connection runs over a secured transport (only TLS has a
+ * handshake step). */
+static inline int conn_is_tls(const struct conn *c);
 
 /* What a protocol handler's on_data tells the connection. */
 enum {
@@ -87,6 +109,7 @@ typedef struct conn {
     int mask; /* events currently registered with the loop */
     server *srv;
     const transport *tp;
+    void *tp_data; /* the transport's per-connection state (TLS: SSL) */
     const proto_handler *proto;
     void *proto_data;
 
@@ -105,11 +128,15 @@ typedef struct conn {
 
     conn_phase phase;
     long long deadline;  /* for the phase */
-    long long wdeadline; /* while output is pending: renewed on progress */
+    long long wdeadline; /* output stall limit, armed by the first flush
+                            attempt, renewed on progress, 0 when drained */
 
     struct conn *prev, *next;   /* server->conns */
     struct conn *dprev, *dnext; /* server->dirty */
+    struct conn *rprev, *rnext; /* server->rpending */
 } conn;
+
+static inline int conn_is_tls(const conn *c) { return c->tp->handshake != NULL; }
 
 /* Takes ownership of fd; NULL (fd not closed) on failure. */
 conn *conn_create(server *s, int fd);
@@ -117,6 +144,9 @@ void conn_close(conn *c);
 
 /* Called by the server: flush every connection with queued output. */
 void conn_flush_dirty(server *s);
+/* Called by the server's zero-delay timer: read the input that transports
+ * hold for the connections on server->rpending. */
+void conn_read_pending(server *s);
 /* Called by the server's sweep timer; may close c. */
 void conn_check_timeout(conn *c, long long now);
 /* Graceful shutdown: closes c right away if nothing is in flight. */

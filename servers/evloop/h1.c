@@ -51,6 +51,9 @@ typedef struct h1_state {
     char *body; /* reused across requests */
     size_t blen, bcap;
     chunked_decoder dec;
+    /* Generated response bodies; reused across requests, trimmed back to
+     * H1_KEEP_BODY_CAP after each. */
+    route_scratch scratch;
 } h1_state;
 
 /* ---- response assembly ---- */
@@ -159,12 +162,14 @@ static int body_reserve(h1_state *h, size_t need) {
 
 /* Runs the route for one complete request and queues its response. The
  * body lives either in rbuf (copied out) or in h->body (handed over when
- * large, so a 16 MiB echo is never copied twice). */
+ * large, so a 16 MiB echo is never copied twice). Generated bodies sit in
+ * h->scratch, which the next pipelined request overwrites: small ones are
+ * copied, large ones handed over like the echo body. */
 static int dispatch(conn *c, h1_state *h, const char *head, const h1_info *in,
                     const char *body, size_t blen, int body_in_buffer) {
     route_request rq = {head + in->m_off, in->m_len, head + in->p_off,
                         in->p_len, in->has_query ? head + in->q_off : NULL,
-                        in->q_len, body, blen};
+                        in->q_len, body, blen, &h->scratch};
     route_response rs;
     int keep = in->keep_alive && !c->srv->shutting_down;
     int conn_hdr = !keep ? CONN_HDR_CLOSE
@@ -181,13 +186,18 @@ static int dispatch(conn *c, h1_state *h, const char *head, const h1_info *in,
             r = conn_out_give(c, h->body, out, olen);
             h->body = NULL;
             h->bcap = 0;
-        } else if (!rs.body_is_request && olen > H1_INLINE_BODY) {
+        } else if (rs.body_in_scratch && olen >= H1_GIVE_BODY) {
+            r = conn_out_give(c, h->scratch.out.data, out, olen);
+            h->scratch.out = (sbuf){0};
+        } else if (!rs.body_is_request && !rs.body_in_scratch &&
+                   olen > H1_INLINE_BODY) {
             r = conn_out_ref(c, out, olen);
         } else {
             r = conn_out_copy(c, out, olen);
         }
         if (r < 0) return PROTO_ABORT;
     }
+    route_scratch_reset(&h->scratch, H1_KEEP_BODY_CAP);
     conn_set_phase(c, CONN_PHASE_IDLE);
     if (!keep) {
         h->state = ST_DEAD;
@@ -292,11 +302,12 @@ static int http2_settings(const h1_request *req, const char **v, size_t *n) {
 
 /* Whether to switch this request to h2 (Upgrade: h2c). Only bodiless GET
  * and HEAD are upgraded -- RFC 7540 3.2 lets a server ignore Upgrade, and
- * it spares us carrying an HTTP/1 body into stream 1. */
+ * it spares us carrying an HTTP/1 body into stream 1. h2c is the cleartext
+ * token: over TLS, h2 is chosen by ALPN, never by Upgrade (RFC 7540 3.3). */
 static int wants_h2c(const conn *c, const h1_request *req,
                      const h1_semantics *sem, const char **settings,
                      size_t *settings_len) {
-    return sem->upgrade && sem->conn_upgrade && req->minor == 1 &&
+    return !conn_is_tls(c) && sem->upgrade && sem->conn_upgrade && req->minor == 1 &&
            !sem->chunked && !sem->has_content_length &&
            !c->srv->shutting_down &&
            (eq(req->method, req->method_len, "GET") ||
@@ -368,7 +379,7 @@ static int on_head(conn *c, h1_state *h, int *progress) {
     if (wants_h2c(c, &req, &sem, &settings, &settings_len)) {
         route_request rq = {buf + in.m_off, in.m_len, buf + in.p_off,
                             in.p_len, in.has_query ? buf + in.q_off : NULL,
-                            in.q_len, NULL, 0};
+                            in.q_len, NULL, 0, NULL /* h2_upgrade's */};
         c->rstart += hlen; /* what follows the head is HTTP/2 */
         /* On success h (our state) is gone: return without touching it. */
         if (h2_upgrade(c, settings, settings_len, &rq) == 0)
@@ -453,6 +464,7 @@ static void h1_detach(conn *c) {
     h1_state *h = c->proto_data;
     if (!h) return;
     free(h->body);
+    route_scratch_free(&h->scratch);
     free(h);
     c->proto_data = NULL;
 }

@@ -327,11 +327,14 @@ int h2_upgrade(conn *c, const char *settings, size_t settings_len,
     nghttp2_session_set_stream_user_data(h->ng, 1, st);
     h->max_client_stream = 1;
     /* The route runs now, while rq (in the HTTP/1 read buffer) is valid;
-     * its body is static, as only bodiless GET/HEAD are upgraded. The
+     * only bodiless GET/HEAD are upgraded, so its body is static or in
+     * stream 1's scratch, which lives as long as the stream. The
      * response itself is submitted once the client's preface arrived:
      * some clients (curl 7.88) can take only 32 KiB of HTTP/2 data
      * together with the 101, and a 64 KiB first window would exceed it. */
-    routes_handle(rq, &h->upgraded_rs);
+    route_request srq = *rq;
+    srq.scratch = &st->scratch;
+    routes_handle(&srq, &h->upgraded_rs);
     h->upgraded_head = h2_is_head(rq);
     h->upgraded = st;
     /* Point of no return: the HTTP/1 state is freed here. */

@@ -18,6 +18,10 @@
  * the real memory bound is --max-body per stream, not these. */
 #define H2_STREAM_WINDOW (1 << 20)
 #define H2_CONN_WINDOW (16 << 20)
+/* Scratch kept per pooled stream object. Generated bodies that fit are
+ * copied into DATA frames; bigger ones leave with the stream, so this only
+ * needs to hold a small answer and the work space for building it. */
+#define H2_KEEP_SCRATCH 2048
 
 enum {
     H2S_RESPONDED = 1u,  /* a response was submitted */
@@ -41,6 +45,10 @@ typedef struct h2_stream {
     const char *out;
     size_t out_len, out_off;
     char clen[24]; /* content-length value; must live until HEADERS is sent */
+    /* Generated response bodies. Kept with the pooled object across
+     * streams (trimmed to H2_KEEP_SCRATCH on close), so small generated
+     * answers cost no allocation; large ones move into `body` (h2_submit). */
+    route_scratch scratch;
     struct h2_stream *prev, *next; /* h2_conn.live, or next on h2_conn.spare */
 } h2_stream;
 
@@ -75,7 +83,7 @@ void h2_stream_on_header(h2_stream *st, nghttp2_rcbuf *name,
 int h2_stream_append(h2_stream *st, const uint8_t *p, size_t n,
                      uint64_t max_body);
 /* The route request for a complete stream; -1 without :method/:path. */
-int h2_stream_request(const h2_stream *st, route_request *rq);
+int h2_stream_request(h2_stream *st, route_request *rq);
 
 /* ---- h2_out.c ---- */
 /* Runs the route and submits the response (HEADERS + DATA). 0 or -1

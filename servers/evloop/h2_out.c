@@ -10,6 +10,7 @@
  * body), which saves two memcpys per byte (into nghttp2's frame buffer, then
  * into obuf) on 1 MiB responses and echoed uploads. Nothing is written here:
  * the connection flushes once per loop turn. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "date_cache.h"
@@ -111,6 +112,25 @@ static int submit(h2_conn *h, h2_stream *st, int status, const char *ctype,
 
 int h2_submit(h2_conn *h, h2_stream *st, const route_response *rs,
               int is_head) {
+    if (rs->body_in_scratch) {
+        sbuf *sb = &st->scratch.out;
+        if (is_head || sb->len < H2_NO_COPY_MIN)
+            /* Copied into DATA frames (read_body) before the stream can
+             * close, so the scratch stays with the pooled stream. */
+            return submit(h, st, rs->status, rs->content_type, rs->allow,
+                          sb->data, sb->len, is_head);
+        /* Large: it will go out by reference and may outlive the stream,
+         * which is what the body's ownership hand-over already handles.
+         * So it takes the place of the request body, which the route has
+         * finished reading; the scratch starts afresh next time. */
+        free(st->body);
+        st->body = sb->data;
+        st->blen = sb->len;
+        st->bcap = sb->cap;
+        *sb = (sbuf){0};
+        return submit(h, st, rs->status, rs->content_type, rs->allow,
+                      st->body, st->blen, is_head);
+    }
     if (rs->body_is_request)
         return submit(h, st, rs->status, rs->content_type, rs->allow,
                       st->body, st->blen, is_head);

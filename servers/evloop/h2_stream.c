@@ -8,9 +8,15 @@
 
 h2_stream *h2_stream_open(h2_conn *h, int32_t id) {
     h2_stream *st = h->spare;
-    if (st) h->spare = st->next;
-    else if (!(st = malloc(sizeof(*st)))) return NULL;
+    route_scratch scratch = {0};
+    if (st) {
+        h->spare = st->next;
+        scratch = st->scratch; /* the object is recycled, its buffers too */
+    } else if (!(st = malloc(sizeof(*st)))) {
+        return NULL;
+    }
     memset(st, 0, sizeof(*st));
+    st->scratch = scratch;
     st->id = id;
     st->next = h->live;
     if (h->live) h->live->prev = st;
@@ -35,6 +41,7 @@ void h2_stream_close(h2_conn *h, h2_stream *st) {
         else free(st->body);
         st->body = NULL;
     }
+    route_scratch_reset(&st->scratch, H2_KEEP_SCRATCH);
     if (st->prev) st->prev->next = st->next;
     else h->live = st->next;
     if (st->next) st->next->prev = st->prev;
@@ -51,10 +58,12 @@ void h2_stream_free_all(h2_conn *h) {
         next = st->next;
         release(st);
         free(st->body);
+        route_scratch_free(&st->scratch);
         free(st);
     }
     for (st = h->spare; st; st = next) {
         next = st->next;
+        route_scratch_free(&st->scratch);
         free(st);
     }
     h->live = h->spare = NULL;
@@ -116,7 +125,7 @@ int h2_stream_append(h2_stream *st, const uint8_t *p, size_t n,
     return H2_BODY_OK;
 }
 
-int h2_stream_request(const h2_stream *st, route_request *rq) {
+int h2_stream_request(h2_stream *st, route_request *rq) {
     if (!st->method || !st->path) return -1;
     nghttp2_vec m = nghttp2_rcbuf_get_buf(st->method);
     nghttp2_vec p = nghttp2_rcbuf_get_buf(st->path);
@@ -132,5 +141,6 @@ int h2_stream_request(const h2_stream *st, route_request *rq) {
     rq->query_len = q ? p.len - (size_t)(q + 1 - path) : 0;
     rq->body = st->body;
     rq->body_len = st->blen;
+    rq->scratch = &st->scratch;
     return 0;
 }

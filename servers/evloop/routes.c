@@ -2,9 +2,21 @@
 
 #include <string.h>
 
+#include "routes_shootout.h"
+
 static char echo_fill[ROUTES_ECHO_MAX];
 
 void routes_init(void) { memset(echo_fill, 'x', sizeof(echo_fill)); }
+
+void route_scratch_reset(route_scratch *s, size_t keep_cap) {
+    sbuf_reset(&s->out, keep_cap);
+    sbuf_reset(&s->work, keep_cap);
+}
+
+void route_scratch_free(route_scratch *s) {
+    sbuf_free(&s->out);
+    sbuf_free(&s->work);
+}
 
 static int eq(const char *s, size_t n, const char *lit) {
     size_t m = strlen(lit);
@@ -55,7 +67,15 @@ void routes_handle(const route_request *req, route_response *res) {
     int post = eq(req->method, req->method_len, "POST");
 
     memset(res, 0, sizeof(*res));
-    if (eq(req->path, req->path_len, "/ping")) {
+    if (eq(req->path, req->path_len, "/")) {
+        /* The shoot-out's routes answer any other method with 404. */
+        if (get) text(res, 200, "Hello, World!");
+        else text(res, 404, "Not Found\n");
+    } else if (eq(req->path, req->path_len, "/something")) {
+        if (get) shootout_get_something(req, res);
+        else if (post) shootout_post_something(req, res);
+        else text(res, 404, "Not Found\n");
+    } else if (eq(req->path, req->path_len, "/ping")) {
         if (!get) {
             text(res, 405, "Method Not Allowed\n");
             res->allow = "GET, HEAD";

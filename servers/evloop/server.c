@@ -109,6 +109,25 @@ static long long sweep_timer(aeEventLoop *el, long long id, void *data) {
     return s->sweep_ms;
 }
 
+static long long pending_reads_timer(aeEventLoop *el, long long id,
+                                     void *data) {
+    server *s = data;
+    (void)el;
+    (void)id;
+    s->rpending_timer = 0;
+    conn_read_pending(s);
+    return AE_NOMORE;
+}
+
+void server_schedule_pending_reads(server *s) {
+    /* A timer due now makes the next epoll_wait return at once, so this
+     * input is read after this turn's flush, like a socket event would be:
+     * output still leaves in one write per connection per turn. */
+    if (s->rpending_timer) return;
+    long long id = aeCreateTimeEvent(s->el, 0, pending_reads_timer, s);
+    s->rpending_timer = id > 0 ? id : 0;
+}
+
 static long long date_timer(aeEventLoop *el, long long id, void *data) {
     (void)el;
     (void)id;
@@ -131,7 +150,7 @@ static int listen_on(server *s) {
     snprintf(port, sizeof(port), "%d", s->cfg.port);
     int gai = getaddrinfo(s->cfg.bind_addr, port, &hints, &res);
     if (gai) {
-        fprintf(stderr, "http_bench_server: bad address %s: %s\n",
+        fprintf(stderr, "%s: bad address %s: %s\n", s->cfg.prog,
                 s->cfg.bind_addr, gai_strerror(gai));
         return -1;
     }
@@ -140,7 +159,7 @@ static int listen_on(server *s) {
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
         bind(fd, res->ai_addr, res->ai_addrlen) < 0 ||
         listen(fd, SOMAXCONN) < 0) {
-        fprintf(stderr, "http_bench_server: cannot listen on %s:%d: %s\n",
+        fprintf(stderr, "%s: cannot listen on %s:%d: %s\n", s->cfg.prog,
                 s->cfg.bind_addr, s->cfg.port, strerror(errno));
         if (fd >= 0) close(fd);
         freeaddrinfo(res);
@@ -166,10 +185,13 @@ int server_init(server *s, const server_config *cfg, int setsize) {
 
     memset(s, 0, sizeof(*s));
     s->cfg = *cfg;
+    if (!s->cfg.prog) s->cfg.prog = "http_bench_server";
     s->listen_fd = s->signal_fd = -1;
     long long t = cfg->header_timeout_ms < cfg->idle_timeout_ms
                       ? cfg->header_timeout_ms
                       : cfg->idle_timeout_ms;
+    if (cfg->conn_setup && cfg->handshake_timeout_ms < t)
+        t = cfg->handshake_timeout_ms;
     /* One sweep over all connections replaces a timer per request; run it
      * often enough that a timeout fires within ~1/4 of its length. */
     s->sweep_ms = t / 4 < 10 ? 10 : t / 4 > 1000 ? 1000 : t / 4;
@@ -177,7 +199,7 @@ int server_init(server *s, const server_config *cfg, int setsize) {
 
     s->el = aeCreateEventLoop(setsize);
     if (!s->el) {
-        fprintf(stderr, "http_bench_server: cannot create event loop\n");
+        fprintf(stderr, "%s: cannot create event loop\n", s->cfg.prog);
         return -1;
     }
     /* Signals arrive as a readable fd, so shutdown runs inside the loop
@@ -190,7 +212,7 @@ int server_init(server *s, const server_config *cfg, int setsize) {
     if (s->signal_fd < 0 ||
         aeCreateFileEvent(s->el, s->signal_fd, AE_READABLE, signal_handler,
                           s) != AE_OK) {
-        fprintf(stderr, "http_bench_server: signalfd: %s\n", strerror(errno));
+        fprintf(stderr, "%s: signalfd: %s\n", s->cfg.prog, strerror(errno));
         return -1;
     }
     if (listen_on(s) < 0) return -1;
@@ -198,7 +220,7 @@ int server_init(server *s, const server_config *cfg, int setsize) {
                           s) != AE_OK ||
         aeCreateTimeEvent(s->el, s->sweep_ms, sweep_timer, s) < 0 ||
         aeCreateTimeEvent(s->el, 100, date_timer, s) < 0) {
-        fprintf(stderr, "http_bench_server: loop setup failed\n");
+        fprintf(stderr, "%s: loop setup failed\n", s->cfg.prog);
         return -1;
     }
     aeSetBeforeSleepProc(s->el, before_sleep, s);

@@ -26,5 +26,10 @@ void test_parser(void);
 void test_chunked(void);
 void test_routes(void);
 void test_h2_wire(void);
+void test_gather(void);
+void test_tls(void);
+void test_query(void);
+void test_json(void);
+void test_json_fuzz(void);
 
 #endif

@@ -18,6 +18,11 @@ int main(void) {
     test_chunked();
     test_routes();
     test_h2_wire();
+    test_gather();
+    test_tls();
+    test_query();
+    test_json();
+    test_json_fuzz();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

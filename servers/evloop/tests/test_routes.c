@@ -1,4 +1,5 @@
-/* Route tests: the size parameter's edge cases and the route table. */
+/* Route tests: the size parameter's edge cases and the route table (the
+ * generated /something answers are in test_query.c and test_json.c). */
 #include <string.h>
 
 #include "routes.h"
@@ -67,17 +68,31 @@ static const route_case routes[] = {
     {"POST", "/echo", NULL, 200, "application/octet-stream", NULL, NULL, 1},
     {"PUT", "/echo", NULL, 405, "text/plain", "GET, HEAD, POST", NULL, 0},
     {"get", "/ping", NULL, 405, "text/plain", "GET, HEAD", NULL, 0},
-    {"GET", "/", NULL, 404, "text/plain", NULL, NULL, 0},
+    {"GET", "/nope", NULL, 404, "text/plain", NULL, NULL, 0},
     {"GET", "/ping/", NULL, 404, "text/plain", NULL, NULL, 0},
+    /* The shoot-out: GET/HEAD on "/", and anything else there is 404. */
+    {"GET", "/", NULL, 200, "text/plain", NULL, "Hello, World!", 0},
+    {"HEAD", "/", NULL, 200, "text/plain", NULL, "Hello, World!", 0},
+    {"GET", "/", "a=1", 200, "text/plain", NULL, "Hello, World!", 0},
+    {"POST", "/", NULL, 404, "text/plain", NULL, NULL, 0},
+    {"DELETE", "/", NULL, 404, "text/plain", NULL, NULL, 0},
+    {"PUT", "/something", NULL, 404, "text/plain", NULL, NULL, 0},
+    {"DELETE", "/something", NULL, 404, "text/plain", NULL, NULL, 0},
+    {"GET", "/something/else", NULL, 404, "text/plain", NULL, NULL, 0},
+    {"GET", "/somethingelse", NULL, 404, "text/plain", NULL, NULL, 0},
+    {"GET", "/something", "foo=bar", 200, "text/plain", NULL, "foo=bar\n", 0},
+    {"HEAD", "/something", "foo=bar", 200, "text/plain", NULL, "foo=bar\n",
+     0},
+    {"POST", "/something", NULL, 400, "text/plain", NULL, NULL, 0},
     {"GET", "/PING", NULL, 404, "text/plain", NULL, NULL, 0},
 };
 
-static void run_route(const route_case *rc) {
+static void run_route(const route_case *rc, route_scratch *s) {
     T_BEGIN;
     char name[96];
     route_request rq = {rc->method, strlen(rc->method), rc->path,
                         strlen(rc->path), rc->query,
-                        rc->query ? strlen(rc->query) : 0, "abc", 3};
+                        rc->query ? strlen(rc->query) : 0, "abc", 3, s};
     route_response rs;
     routes_handle(&rq, &rs);
     T_CHECK(rs.status == rc->status);
@@ -92,12 +107,15 @@ static void run_route(const route_case *rc) {
     snprintf(name, sizeof(name), "%s %s%s%s", rc->method, rc->path,
              rc->query ? "?" : "", rc->query ? rc->query : "");
     T_END("routes", name);
+    route_scratch_reset(s, 4096);
 }
 
 void test_routes(void) {
     routes_init();
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
         run_size(&sizes[i]);
+    route_scratch s = {0};
     for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
-        run_route(&routes[i]);
+        run_route(&routes[i], &s);
+    route_scratch_free(&s);
 }

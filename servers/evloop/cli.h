@@ -1,0 +1,20 @@
+/* cli: the command line and process setup shared by http_bench_server and
+ * https_bench_server (which takes CERT and KEY after PORT and accepts
+ * --handshake-timeout). */
+#ifndef CLI_H
+#define CLI_H
+
+#include "server.h"
+
+typedef struct cli_args {
+    server_config cfg;
+    const char *cert_file, *key_file; /* TLS only */
+} cli_args;
+
+/* Fills a from argv; on a bad command line prints usage and exits 2. */
+void cli_parse(int argc, char **argv, int tls, cli_args *a);
+/* SIGPIPE ignored, RLIMIT_NOFILE raised, routes ready. Returns the event
+ * loop's fd table size. */
+int cli_process_setup(void);
+
+#endif

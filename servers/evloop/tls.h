@@ -1,0 +1,24 @@
+/* tls: the TLS transport, on OpenSSL 3.
+ *
+ * TLS 1.2 and 1.3 (1.3 preferred), ALPN "h2" and "http/1.1" on one port.
+ * It plugs into a connection as another transport (conn.h): a non-blocking
+ * handshake driven by the loop's events, then reads that drain OpenSSL
+ * until it wants more from the socket, and one SSL_write_ex per flush.
+ * Only https_bench_server links it. */
+#ifndef TLS_H
+#define TLS_H
+
+#include "conn.h"
+
+typedef struct tls_server tls_server;
+
+/* Loads the certificate chain and key (PEM). NULL, with the reason on
+ * stderr, on failure. */
+tls_server *tls_server_new(const char *cert_file, const char *key_file);
+void tls_server_free(tls_server *ts);
+
+/* server_config.conn_setup: gives c the TLS transport; arg is the
+ * tls_server. 0, or -1 when out of memory. */
+int tls_conn_setup(conn *c, void *arg);
+
+#endif
