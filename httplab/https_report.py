@@ -165,12 +165,13 @@ def tls_params_table(runs: pd.DataFrame, title: str = "Negotiated TLS parameters
                 "Cipher suite": _counted(grp["tls_cipher"]), "ALPN": _counted(grp["alpn"]),
                 "ALPN from": _counted(grp["alpn_source"]), "ALPN mismatches": int(mismatch.sum()),
             })
-    cap = ("From each point's `openssl s_client -brief` report taken right before the measured run "
-           "(r<rep>.tls.txt). OpenSSL 3.0's brief report does not print the ALPN result, so for HTTPS/2 "
-           "the ALPN is the `Application protocol:` h2load printed for the measured connection ('ALPN "
-           "from: h2load'); for HTTPS/1.1 wrk prints nothing, and '—' means none was reported, which the "
-           "rule accepts (HTTP/1.1 is the default without ALPN). A run whose ALPN is not h2 for HTTPS/2 "
-           "(or is neither http/1.1 nor none for HTTPS/1.1) is failed.")
+    cap = ("From each point's `openssl s_client` report (its descriptive lines: version, cipher, ALPN, "
+           "key exchange) taken right before the measured run with the ALPN list of the scenario's "
+           "protocol (r<rep>.tls.txt). Where s_client states no ALPN result, the `Application protocol:` "
+           "h2load printed for the measured connection is used ('ALPN from: h2load'); wrk prints nothing "
+           "about TLS, and '—' means none was reported, which the rule accepts (HTTP/1.1 is the default "
+           "without ALPN). A run whose ALPN is not h2 for HTTPS/2 (or is neither http/1.1 nor none for "
+           "HTTPS/1.1) is failed.")
     return _with_meta(pd.DataFrame(rows), title, cap)
 
 

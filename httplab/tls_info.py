@@ -3,10 +3,11 @@ output (r<rep>.tls.txt), the TLS lines of h2load's stdout, and the run's certifi
 per-point check that makes a run failed when the negotiated application protocol (ALPN) is not the
 scenario's protocol.
 
-r<rep>.tls.txt is the stdout+stderr of
-    openssl s_client -connect 127.0.0.1:PORT -alpn <h2|http/1.1> -brief </dev/null
-taken right before the measured run. Two layouts are read (tests/fixtures/tls/ has real samples of
-both, OpenSSL 3.0.22):
+r<rep>.tls.txt holds the descriptive lines (scripts/lib.sh keeps only those: no certificate dump,
+session ids or secrets) of
+    openssl s_client -connect 127.0.0.1:PORT -alpn <h2|http/1.1> </dev/null
+taken right before the measured run. Both of s_client's layouts are read (tests/fixtures/tls/ has
+real samples of each, OpenSSL 3.0.22):
 
 * `-brief`: `CONNECTION ESTABLISHED`, `Protocol version: TLSv1.3`, `Ciphersuite: TLS_AES_128_GCM_SHA256`,
   `Peer certificate: CN = localhost`, `Server Temp Key: X25519, 253 bits`. OpenSSL 3.0's brief

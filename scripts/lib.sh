@@ -156,7 +156,7 @@ start_server() {
     "$LAB_ROOT/scripts/serve.sh" "$name" "$SERVER_PORT" --mode "${SERVER_MODE:-h1}" >>"$logfile" 2>&1 &
     SERVER_PID=$!
     for (( i = 0; i < 200; i++ )); do
-        kill -0 "$SERVER_PID" 2>/dev/null || { wait "$SERVER_PID" 2>/dev/null
+        kill -0 "$SERVER_PID" 2>/dev/null || { wait "$SERVER_PID" 2>/dev/null || true
             die "$name exited while starting; its log ($logfile) says: $(tail -n 5 "$logfile")"; }
         port_open "$SERVER_PORT" && return 0
         sleep 0.05
@@ -350,7 +350,7 @@ tls_probe() {
     local alpn=http/1.1
     [[ $SC_PROTOCOL == h2 ]] && alpn=h2
     { on_client openssl s_client -connect "127.0.0.1:$SERVER_PORT" -alpn "$alpn" </dev/null 2>&1 || true; } |
-        grep -E "$TLS_PROBE_LINES" >"$1.tls.txt" || true
+        grep -aE "$TLS_PROBE_LINES" >"$1.tls.txt" || true
 }
 
 # ---------------------------------------------------------------- one measured point
@@ -475,7 +475,7 @@ h2load_after() {
 
 parse_scenario() {
     read -r SC_ID SC_KIND SC_METHOD SC_ROUTE SC_SIZE SC_CONNS SC_DEPTH SC_LUA <<<"$1"
-    SC_PROTOCOL=$PROTOCOL
+    SC_PROTOCOL=${PROTOCOL:-}
     if [[ $SC_KIND == *:* ]]; then SC_PROTOCOL=${SC_KIND%%:*} SC_KIND=${SC_KIND#*:}; fi
     case $SC_PROTOCOL in
         h1) SC_TOOL=wrk ;;
@@ -608,6 +608,20 @@ suite_run() {
     make_gate_payloads
     trap 'stop_server; rm -rf "$GATE_TMP"' EXIT
     trap 'exit 130' INT TERM
+    # Checked here, in this shell: a mistake found inside todo_for's process
+    # substitution would be lost and the suite would look complete.
+    local selected=0
+    for line in "${SCENARIOS[@]}"; do
+        parse_scenario "$line"
+        scenario_selected || continue
+        for server in "${SUITE_SERVERS[@]}"; do
+            server_serves "$server" "$SC_PROTOCOL:$SC_KIND" && selected=$(( selected + 1 ))
+        done
+    done
+    if (( selected == 0 )); then
+        log "suite $SUITE: nothing selected (--scenarios '${SCENARIO_FILTER:-}', servers ${SUITE_SERVERS[*]}); skipped"
+        return 0
+    fi
     for (( rep = 1; rep <= REPS; rep++ )); do
         for server in "${SUITE_SERVERS[@]}"; do
             total=$(( total + $(todo_for "$server" "$rep" | grep -c . || true) ))

@@ -14,8 +14,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # suite name → the notebook (and report) that reads it.
-declare -A NOTEBOOK_OF=([http1]=http1 [h2c]=http2)
-ALL_SUITES=(http1 h2c)
+declare -A NOTEBOOK_OF=([http1]=http1 [h2c]=http2 [https]=https [languages]=languages)
+ALL_SUITES=(http1 h2c https languages)
 
 usage() {
     sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2

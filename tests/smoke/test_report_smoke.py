@@ -23,8 +23,15 @@ def run_id() -> str:
     return runs[0]
 
 
-# report name → (suite, the tidy runs file its notebook writes)
-REPORTS = {"http1": ("http1", "runs.csv"), "http2": ("h2c", "h2c_runs.csv")}
+# report name → (suite, the tidy runs file its notebook writes, the seed tables whose C and Go
+# columns must carry n=5 and a Δ with its CI in the smoke run's scenarios)
+REPORTS = {
+    "http1": ("http1", "runs.csv", ("GET /ping — minimal response", "POST /echo — request body")),
+    "http2": ("h2c", "h2c_runs.csv", ("GET /ping — minimal response", "POST /echo — request body")),
+    "https": ("https", "https_runs.csv", ("HTTPS/1.1 GET /ping — by connections",
+                                          "HTTPS/2 GET /ping — by connections")),
+    "languages": ("languages", "languages_runs.csv", ()),
+}
 
 
 @pytest.fixture(scope="module", params=sorted(REPORTS))
@@ -64,8 +71,8 @@ def test_every_gate_passed(markdown: str) -> None:
     assert rows and all(r[1] == "PASS" for r in rows), rows
 
 
-def test_seed_tables_carry_intervals(markdown: str) -> None:
-    for title in ("GET /ping — minimal response", "GET /echo — response size", "POST /echo — request body"):
+def test_seed_tables_carry_intervals(markdown: str, report: str) -> None:
+    for title in REPORTS[report][2]:
         header, *body = table_rows(markdown, title)
         assert any("C req/s" in h for h in header) and any("Go req/s" in h for h in header), header
         assert body, f"{title}: no rows"
@@ -86,8 +93,22 @@ def test_http2_report_compares_with_http1_of_the_same_run(run_id: str) -> None:
     assert all(DELTA_WITH_CI.search(" ".join(row)) for row in body if row[0] in servers), body
 
 
+def test_languages_report_lists_every_server_of_both_tiers(run_id: str) -> None:
+    md = (Path(SMOKE) / "reports" / run_id / "languages.md").read_text()
+    header, *body = table_rows(md, "Root endpoint (GET /)")
+    assert len(body) == 11, body
+    assert {row[header.index("Tier")] for row in body} == {"stdlib", "production"}
+    assert all(row[header.index("n")] == "5" for row in body), body
+
+
+def test_https_runs_record_the_negotiated_tls(run_id: str) -> None:
+    runs = pd.read_csv(Path(SMOKE) / "data" / run_id / "https_runs.csv")
+    assert set(runs["tls_version"]) <= {"TLSv1.3", "TLSv1.2"} and runs["tls_cipher"].notna().all()
+    assert set(runs.loc[runs["protocol"] == "h2", "alpn"]) == {"h2"}
+
+
 def test_tidy_frame_has_one_ok_row_per_finished_point(run_id: str, report: str) -> None:
-    suite, runs_file = REPORTS[report]
+    suite, runs_file, _ = REPORTS[report]
     raw = Path(SMOKE) / "raw" / run_id
     finished = list(raw.glob(f"{suite}/*/*/r*.run.json"))
     runs = pd.read_csv(Path(SMOKE) / "data" / run_id / runs_file)

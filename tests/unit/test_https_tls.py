@@ -203,3 +203,12 @@ def test_https_report_context(https_run, tmp_path):
     assert "HTTPS/1.1 GET /ping:" in text and "HTTPS/2 POST /echo:" in text
     assert "TLS cost HTTP/1.1 → HTTPS/1.1" in text and "ALPN mismatches (failed): 2" in text
     assert "Subject | CN = localhost" in HS.certificate(ctx)
+
+
+def test_filtered_probe_as_lib_sh_writes_it():
+    """scripts/lib.sh keeps only s_client's descriptive lines; they still give version, cipher and ALPN."""
+    from httplab.tls_info import read_s_client
+
+    info = read_s_client(TLS / "h2_tls13.filtered.tls.txt")
+    assert (info.version, info.cipher, info.alpn, info.connected) == (
+        "TLSv1.3", "TLS_AES_128_GCM_SHA256", "h2", True)
