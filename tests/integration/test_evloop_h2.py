@@ -14,13 +14,13 @@ import os
 import pathlib
 import random
 import re
-import shutil
 import socket
 import struct
-import subprocess
 import time
 
 import pytest
+
+from evloop_process import missing, need, run
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 H2SPEC = REPO / "build" / "tools" / "h2spec"
@@ -32,21 +32,6 @@ END_STREAM, ACK, END_HEADERS = 0x1, 0x1, 0x4
 NO_ERROR, PROTOCOL_ERROR = 0x0, 0x1
 
 
-def missing(why):
-    """A tool the test needs is absent: a skip for a developer poking around, a
-    failure under scripts/test.sh (LAB_REQUIRE_TOOLS=1), where setup installs it."""
-    if os.environ.get("LAB_REQUIRE_TOOLS") == "1":
-        pytest.fail(why)
-    pytest.skip(why)
-
-
-def need(tool):
-    if shutil.which(tool) is None:
-        missing(f"{tool} not installed (Debian package nghttp2-client or curl)")
-
-
-def run(cmd, timeout=60):
-    return subprocess.run(cmd, capture_output=True, timeout=timeout)
 
 
 def url(server, path):

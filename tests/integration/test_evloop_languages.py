@@ -332,40 +332,6 @@ def test_ping_echo_keep_405(server):
 
 # ---- connections -----------------------------------------------------------------
 
-def test_keep_alive(server):
-    c = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
-    try:
-        c.connect()
-        first = c.sock
-        for k in range(5):
-            c.request("GET", "/")
-            r = c.getresponse()
-            assert (r.status, r.read()) == (200, HELLO)
-            c.request("GET", f"/something?k={k}")
-            r = c.getresponse()
-            assert r.read() == f"k={k}\n".encode()
-            c.request("GET", f"/something?json=true&k={k}")
-            r = c.getresponse()
-            assert json.loads(r.read())["query"] == {"json": "true", "k": str(k)}
-            raw = json.dumps({"k": k}).encode()
-            c.request("POST", "/something", body=raw)
-            r = c.getresponse()
-            assert json.loads(r.read()) == {"received": {"k": k},
-                                            "bytes": len(raw)}
-            c.request("POST", "/something", body=b"nope")
-            r = c.getresponse()
-            assert r.status == 400
-            r.read()
-            c.request("GET", "/nope")
-            r = c.getresponse()
-            assert r.status == 404
-            r.read()
-            assert not r.will_close
-            assert c.sock is first, "the server closed the connection"
-    finally:
-        c.close()
-
-
 def test_pipelined_generated_bodies(server):
     # Several generated answers from one read: each must come out intact even
     # though they are all built in the same per-connection scratch buffer,
@@ -393,17 +359,6 @@ def test_pipelined_generated_bodies(server):
     assert json.loads(got[3][2])["query"] == {"json": "true", "e": "\x01" * 4000}
     assert got[4][2] == b"c=3\n"
     assert got[5][2] == HELLO and got[5][1]["connection"] == "close"
-
-
-def test_connection_close(server):
-    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
-        s.sendall(b"GET /something?json=true HTTP/1.1\r\nHost: t\r\n"
-                  b"Connection: close\r\n\r\n")
-        data = read_to_close(s)  # the server closes: close was honoured
-    head, _, body = data.partition(b"\r\n\r\n")
-    assert head.startswith(b"HTTP/1.1 200"), head
-    assert b"\r\nConnection: close" in head
-    assert json.loads(body)["message"] == "Hello, World!"
 
 
 # ---- HTTP/2 (h2c) ------------------------------------------------------------------

@@ -14,40 +14,18 @@ import os
 import pathlib
 import random
 import re
-import shutil
-import signal
 import socket
 import ssl
-import subprocess
-import threading
 import time
 import warnings
 
 import pytest
 
+from evloop_process import Server, finish, missing, need, run
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
 DEFAULT_BIN = REPO / "build" / "asan" / "https_bench_server"
 H2SPEC = REPO / "build" / "tools" / "h2spec"
-SANITIZER_MARKERS = ("ERROR: AddressSanitizer", "runtime error:",
-                     "ERROR: LeakSanitizer")
-
-
-def missing(why):
-    """A tool the test needs is absent: a skip for a developer poking around, a
-    failure under scripts/test.sh (LAB_REQUIRE_TOOLS=1), where setup installs it."""
-    if os.environ.get("LAB_REQUIRE_TOOLS") == "1":
-        pytest.fail(why)
-    pytest.skip(why)
-
-
-def need(tool):
-    if shutil.which(tool) is None:
-        missing(f"{tool} not installed (Debian package nghttp2-client, curl "
-                "or openssl)")
-
-
-def run(cmd, timeout=60, **kw):
-    return subprocess.run(cmd, capture_output=True, timeout=timeout, **kw)
 
 
 # ---- certificate and server ----------------------------------------------------
@@ -64,85 +42,23 @@ def cert(tmp_path_factory):
     return crt, key
 
 
-class TlsServer:
-    """https_bench_server on a free port (read from its "listening on"
-    line), with stderr collected for the sanitizer check."""
+class TlsServer(Server):
+    """https_bench_server (EVLOOP_TLS_BIN, default the ASan build) with the test
+    certificate."""
 
     def __init__(self, cert, *args):
-        binary = os.environ.get("EVLOOP_TLS_BIN", str(DEFAULT_BIN))
-        if not os.path.exists(binary):
-            pytest.fail(f"server binary not found: {binary} (run make asan)")
-        env = dict(os.environ)
-        env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0")
-        env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1")
-        self.proc = subprocess.Popen(
-            [binary, "0", str(cert[0]), str(cert[1]), *args],
-            stderr=subprocess.PIPE, env=env)
-        self.lines = []
-        self.port = None
-        self.stopped_by_test = False
-        self._ready = threading.Event()
-        self._reader = threading.Thread(target=self._read_stderr, daemon=True)
-        self._reader.start()
-        if not self._ready.wait(10) or self.port is None:
-            self.proc.kill()
-            pytest.fail("server did not start: " + self.stderr())
-
-    def _read_stderr(self):
-        for raw in self.proc.stderr:
-            line = raw.decode(errors="replace")
-            self.lines.append(line)
-            m = re.match(r"https_bench_server: listening on (\S+):(\d+)$",
-                         line.strip())
-            if m and self.port is None:
-                self.port = int(m.group(2))
-                self._ready.set()
-        self._ready.set()
-
-    def stderr(self):
-        return "".join(self.lines)
-
-    def alive(self):
-        return self.proc.poll() is None
-
-    def terminate(self, timeout=5.0):
-        """SIGTERM; returns (exit code, seconds taken)."""
-        if not self.alive() and self.stopped_by_test:
-            return self.proc.returncode, 0.0
-        t0 = time.monotonic()
-        if self.alive():
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            rc = self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            rc = self.proc.wait()
-        self._reader.join(5)
-        return rc, time.monotonic() - t0
-
-    def check_clean(self):
-        text = self.stderr()
-        for marker in SANITIZER_MARKERS:
-            assert marker not in text, text
+        super().__init__(*args, binary=os.environ.get("EVLOOP_TLS_BIN", str(DEFAULT_BIN)),
+                         leading=(str(cert[0]), str(cert[1])))
 
     def url(self, path):
         return f"https://127.0.0.1:{self.port}{path}"
-
-
-def finish(s):
-    was_alive = s.alive() or s.stopped_by_test
-    rc, took = s.terminate()
-    s.check_clean()
-    assert was_alive, "server died: " + s.stderr()
-    assert rc == 0, f"exit code {rc}: " + s.stderr()
-    assert took < 3, f"shutdown took {took:.2f}s"
 
 
 @pytest.fixture(scope="module")
 def shared(cert):
     s = TlsServer(cert)
     yield s
-    finish(s)
+    finish(s, max_shutdown_s=3)
 
 
 @pytest.fixture

@@ -32,6 +32,10 @@ PYTHON3 = shutil.which("python3") or "python3"
 
 # name -> (command line with {port}, what must exist, how to build it).
 SERVERS = {
+    # our C event loop is the shoot-out's "C with epoll" entry (its own, deeper
+    # tests are in test_evloop_languages.py)
+    "evloop": ([BENCH / "http_bench_server", "{port}"],
+               BENCH / "http_bench_server", "scripts/build.sh"),
     "lang_go_std": ([BENCH / "lang_go_std", "{port}"],
                     BENCH / "lang_go_std", "scripts/build.sh (go build ./cmd/...)"),
     "lang_rust_std": ([BENCH / "lang_rust_std", "{port}"],
@@ -55,6 +59,9 @@ SERVERS = {
                              REPO / "servers/python/prod/server.py", "{port}"],
                             BUILD / "pyservers/bin/uvicorn", "make -C servers/python"),
 }
+
+# The name a server gives itself in its ready line, where it is not its lab name.
+READY_NAME = {"evloop": "http_bench_server"}
 
 # Exit statuses accepted after SIGTERM: 0, or death by the signal itself
 # (lang_rust_std keeps the default action; uvicorn re-raises the signal).
@@ -104,7 +111,8 @@ class Server:
         self._wait_port()
 
     def _read(self):
-        pattern = re.compile(rf"^{self.name}: listening on 127\.0\.0\.1:(\d+)$")
+        ready_name = READY_NAME.get(self.name, self.name)
+        pattern = re.compile(rf"^{ready_name}: listening on 127\.0\.0\.1:(\d+)$")
         for raw in self.proc.stderr:
             line = raw.decode(errors="replace").rstrip("\n")
             self.lines.append(line)
