@@ -30,6 +30,13 @@ def ok_runs(runs: pd.DataFrame) -> pd.DataFrame:
     return runs[runs["status"] == "ok"] if not runs.empty else runs
 
 
+def column(df: pd.DataFrame, col: str) -> np.ndarray:
+    """A column as a float array; empty when the frame is empty or has no such column."""
+    if df.empty or col not in df:
+        return np.array([], dtype=np.float64)
+    return df[col].to_numpy(dtype=np.float64)
+
+
 def values(runs: pd.DataFrame, metric: str, **where: Any) -> np.ndarray:
     """The metric over ok runs matching where (keyword form), as a float array."""
     sub = select(ok_runs(runs), where)

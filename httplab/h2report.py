@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .aggregate import ok_runs, select
+from .aggregate import column, ok_runs, select
 from .fmt import fmt_mean_ci
 from .report import ReportContext, compared_servers, open_report, sections
 from .scenarios import scenario_label, scenario_sort_key
@@ -34,12 +34,6 @@ def open_h2_report(run_dir: str | Path | None = None, out_dir: str | Path | None
     return open_report(SUITE, run_dir=run_dir, out_dir=out_dir, raw_root=raw_root, data_root=data_root,
                        confidence=confidence, n_boot=n_boot, seed=seed, baseline=baseline, write=write,
                        frames_prefix=f"{SUITE}_")
-
-
-def _vals(df: pd.DataFrame, col: str) -> np.ndarray:
-    if df.empty or col not in df:
-        return np.array([], dtype=np.float64)
-    return df[col].to_numpy(dtype=np.float64)
 
 
 # ---------------------------------------------------------------- HTTP/2 vs HTTP/1.1
@@ -78,11 +72,11 @@ def h2_vs_h1_table(h2_runs: pd.DataFrame, h1_runs: pd.DataFrame | None, connecti
     rows = []
     for s in chosen:
         a, b = ok_runs(h2[h2["server"] == s]), ok_runs(h1[h1["server"] == s])
-        r = ratio_ci(_vals(a, "req_per_s"), _vals(b, "req_per_s"), confidence, n_boot, seed)
+        r = ratio_ci(column(a, "req_per_s"), column(b, "req_per_s"), confidence, n_boot, seed)
         rows.append({
             "Server": display_name(s),
-            "HTTP/1.1 req/s": fmt_mean_ci(mean_ci(_vals(b, "req_per_s"), confidence)),
-            "HTTP/2 req/s": fmt_mean_ci(mean_ci(_vals(a, "req_per_s"), confidence)),
+            "HTTP/1.1 req/s": fmt_mean_ci(mean_ci(column(b, "req_per_s"), confidence)),
+            "HTTP/2 req/s": fmt_mean_ci(mean_ci(column(a, "req_per_s"), confidence)),
             "Δ HTTP/2 vs HTTP/1.1": format_delta(r),
         })
     streams = sorted(int(x) for x in h2["streams"].unique())
@@ -101,7 +95,7 @@ def log_cost_ci(runs: pd.DataFrame, confidence: float = 0.95) -> RatioCI:
     """req_per_s_with_log / req_per_s − 1 per rep (the two runs of a rep are paired: same server
     process, back to back), then mean with a Student-t CI across reps, as a RatioCI."""
     ok = ok_runs(runs)
-    with_log, without = _vals(ok, WITH_LOG), _vals(ok, "req_per_s")
+    with_log, without = column(ok, WITH_LOG), column(ok, "req_per_s")
     with np.errstate(divide="ignore", invalid="ignore"):
         per_rep = np.where(without > 0, with_log / without - 1.0, np.nan)
     ci = mean_ci(per_rep, confidence)
@@ -127,8 +121,8 @@ def log_cost_table(runs: pd.DataFrame, servers: Sequence[str] | None = None, con
             ok = ok_runs(grp)
             rows.append({
                 "Scenario": scenario_label(first), "Server": display_name(s), "n": len(ok),
-                "req/s without log": fmt_mean_ci(mean_ci(_vals(ok, "req_per_s"), confidence), show_n=False),
-                "req/s with log": fmt_mean_ci(mean_ci(_vals(ok, WITH_LOG), confidence), show_n=False),
+                "req/s without log": fmt_mean_ci(mean_ci(column(ok, "req_per_s"), confidence), show_n=False),
+                "req/s with log": fmt_mean_ci(mean_ci(column(ok, WITH_LOG), confidence), show_n=False),
                 "Log cost": format_delta(log_cost_ci(grp, confidence)),
             })
     cap = ("Each rep runs h2load twice with the same parameters: once without --log-file (the "
@@ -197,8 +191,8 @@ def summary_text(ctx: ReportContext) -> str:
         h1p = h1_ping_runs(h1)
         parts = []
         for s in servers:
-            a = _vals(ok_runs(h2[h2["server"] == s]) if not h2.empty else h2, "req_per_s")
-            b = _vals(ok_runs(h1p[h1p["server"] == s]) if not h1p.empty else h1p, "req_per_s")
+            a = column(ok_runs(h2[h2["server"] == s]) if not h2.empty else h2, "req_per_s")
+            b = column(ok_runs(h1p[h1p["server"] == s]) if not h1p.empty else h1p, "req_per_s")
             parts.append(f"{short_name(s)} {format_delta(ratio_ci(a, b, ctx.confidence, ctx.n_boot, ctx.seed))}")
         lines.append("HTTP/2 vs HTTP/1.1 (GET /ping, 100 conns): " + "; ".join(parts))
     ests = [log_cost_ci(g, ctx.confidence) for _, g in ctx.runs.groupby(["scenario", "server"])] \

@@ -9,10 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from .aggregate import ok_runs, select
+from .aggregate import column, ok_runs
 from .fmt import fmt_float, fmt_mean_ci
 from .report import ReportContext, compared_servers, open_report, sections
 from .scenarios import Section
@@ -39,12 +38,6 @@ def open_https_report(run_dir: str | Path | None = None, out_dir: str | Path | N
     return open_report(SUITE, run_dir=run_dir, out_dir=out_dir, raw_root=raw_root, data_root=data_root,
                        confidence=confidence, n_boot=n_boot, seed=seed, baseline=baseline, write=write,
                        frames_prefix=f"{SUITE}_")
-
-
-def _vals(df: pd.DataFrame, col: str) -> np.ndarray:
-    if df.empty or col not in df:
-        return np.array([], dtype=np.float64)
-    return df[col].to_numpy(dtype=np.float64)
 
 
 # ---------------------------------------------------------------- seed tables, TLS wording
@@ -104,16 +97,16 @@ def tls_cost_table(https_runs: pd.DataFrame, clear_runs: pd.DataFrame | None, ki
         a, b = ok_runs(tls[tls["server"] == s]), ok_runs(clear[clear["server"] == s])
         rows.append({
             "Server": display_name(s) + (" (ref)" if s in REFERENCE_SERVERS else ""),
-            f"{clear_label} req/s": fmt_mean_ci(mean_ci(_vals(b, "req_per_s"), confidence)),
-            f"{tls_label} req/s": fmt_mean_ci(mean_ci(_vals(a, "req_per_s"), confidence)),
-            "Δ req/s (TLS cost)": format_delta(ratio_ci(_vals(a, "req_per_s"), _vals(b, "req_per_s"),
+            f"{clear_label} req/s": fmt_mean_ci(mean_ci(column(b, "req_per_s"), confidence)),
+            f"{tls_label} req/s": fmt_mean_ci(mean_ci(column(a, "req_per_s"), confidence)),
+            "Δ req/s (TLS cost)": format_delta(ratio_ci(column(a, "req_per_s"), column(b, "req_per_s"),
                                                         confidence, n_boot, seed)),
-            f"{clear_label} CPU-µs/req": fmt_mean_ci(mean_ci(_vals(b, "cpu_us_per_req"), confidence),
+            f"{clear_label} CPU-µs/req": fmt_mean_ci(mean_ci(column(b, "cpu_us_per_req"), confidence),
                                                      lambda v: fmt_float(v, 2), show_n=False),
-            f"{tls_label} CPU-µs/req": fmt_mean_ci(mean_ci(_vals(a, "cpu_us_per_req"), confidence),
+            f"{tls_label} CPU-µs/req": fmt_mean_ci(mean_ci(column(a, "cpu_us_per_req"), confidence),
                                                    lambda v: fmt_float(v, 2), show_n=False),
-            "Δ CPU-µs/req (TLS cost)": format_delta(ratio_ci(_vals(a, "cpu_us_per_req"),
-                                                             _vals(b, "cpu_us_per_req"), confidence, n_boot, seed)),
+            "Δ CPU-µs/req (TLS cost)": format_delta(ratio_ci(column(a, "cpu_us_per_req"),
+                                                             column(b, "cpu_us_per_req"), confidence, n_boot, seed)),
         })
     tool = "wrk, one request in flight per connection" if kind == "h1" else "h2load, 10 streams per connection"
     cap = (f"GET /ping, 100 connections, {tool}: {clear_label} = the {clear_suite} suite's `{clear_scen}`, "
@@ -214,8 +207,8 @@ def summary_text(ctx: ReportContext) -> str:
         clr = clear[clear["scenario"] == clear_scen]
         parts = []
         for s in servers:
-            a = _vals(ok_runs(tls[tls["server"] == s]) if not tls.empty else tls, "req_per_s")
-            b = _vals(ok_runs(clr[clr["server"] == s]) if not clr.empty else clr, "req_per_s")
+            a = column(ok_runs(tls[tls["server"] == s]) if not tls.empty else tls, "req_per_s")
+            b = column(ok_runs(clr[clr["server"] == s]) if not clr.empty else clr, "req_per_s")
             parts.append(f"{short_name(s)} {_pct(ratio_ci(a, b, ctx.confidence, ctx.n_boot, ctx.seed))}")
         lines.append(f"{head} " + "; ".join(parts))
     runs = ctx.runs

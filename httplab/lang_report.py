@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .aggregate import ok_runs
+from .aggregate import column, ok_runs
 from .fmt import fmt_count, fmt_float, fmt_kilo, fmt_mean_ci, fmt_us
 from .report import ReportContext, open_report
 from .scenarios import LANGUAGE_ENDPOINTS
@@ -60,12 +60,6 @@ def open_languages_report(run_dir: str | Path | None = None, out_dir: str | Path
     return open_report(SUITE, run_dir=run_dir, out_dir=out_dir, raw_root=raw_root, data_root=data_root,
                        confidence=confidence, n_boot=n_boot, seed=seed, baseline=baseline, write=write,
                        frames_prefix=f"{SUITE}_")
-
-
-def _vals(df: pd.DataFrame, col: str) -> np.ndarray:
-    if df.empty or col not in df:
-        return np.array([], dtype=np.float64)
-    return df[col].to_numpy(dtype=np.float64)
 
 
 def _ci_words(confidence: float) -> str:
@@ -109,22 +103,22 @@ def endpoint_table(runs: pd.DataFrame, scenario: str, baseline: str | None = "la
     rows = []
     for s in servers:
         ok = ok_runs(sub[sub["server"] == s])
-        rps = mean_ci(_vals(ok, "req_per_s"), confidence)
+        rps = mean_ci(column(ok, "req_per_s"), confidence)
         row = {
             "Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s), "n": len(ok),
             "Requests": fmt_count(ok["requests"].mean()) if not ok.empty else "—",
             "Req/s": fmt_mean_ci(rps, show_n=False),
-            "P50": fmt_mean_ci(mean_ci(_vals(ok, "lat_p50_us"), confidence), fmt_us, show_n=False),
-            "P99": fmt_mean_ci(mean_ci(_vals(ok, "lat_p99_us"), confidence), fmt_us, show_n=False),
+            "P50": fmt_mean_ci(mean_ci(column(ok, "lat_p50_us"), confidence), fmt_us, show_n=False),
+            "P99": fmt_mean_ci(mean_ci(column(ok, "lat_p99_us"), confidence), fmt_us, show_n=False),
             "Max": fmt_us(ok["lat_max_us"].max()) if not ok.empty else "—",
-            "CPU": fmt_mean_ci(mean_ci(_vals(ok, "cpu_pct"), confidence), lambda v: f"{fmt_float(v, 0)}%",
+            "CPU": fmt_mean_ci(mean_ci(column(ok, "cpu_pct"), confidence), lambda v: f"{fmt_float(v, 0)}%",
                                show_n=False),
             "Memory": _rss_mib(ok),
             "_sort": rps.mean if rps.mean is not None else -1.0,
         }
         if baseline and baseline in set(sub["server"]):
             row[f"Δ req/s vs {short_name(baseline)}"] = ("—" if s == baseline else format_delta(
-                ratio_ci(_vals(ok, "req_per_s"), _vals(base, "req_per_s"), confidence, n_boot, seed)))
+                ratio_ci(column(ok, "req_per_s"), column(base, "req_per_s"), confidence, n_boot, seed)))
         rows.append(row)
     df = pd.DataFrame(rows).sort_values("_sort", ascending=False, kind="stable").drop(columns="_sort")
     first = sub.iloc[0]
@@ -265,7 +259,7 @@ def tail_table(runs: pd.DataFrame, scenarios: Sequence[str] = KEEPALIVE + (CLOSE
         trouble, unclear = [], []
         for sc in present:
             ok = ok_runs(runs[(runs["server"] == s) & (runs["scenario"] == sc)])
-            per_run = tail_ratio(_vals(ok, "lat_p99_us"), _vals(ok, "lat_p50_us"))
+            per_run = tail_ratio(column(ok, "lat_p99_us"), column(ok, "lat_p50_us"))
             ci = mean_ci(per_run, confidence)
             v = tail_verdict(ci, threshold)
             over = int(np.sum(per_run > threshold))
@@ -326,7 +320,7 @@ def relative_table(runs: pd.DataFrame, confidence: float = 0.95, n_boot: int = 9
     rows = []
     for s in servers:
         def v(sc: str) -> np.ndarray:
-            return _vals(ok_runs(runs[(runs["server"] == s) & (runs["scenario"] == sc)]), "req_per_s")
+            return column(ok_runs(runs[(runs["server"] == s) & (runs["scenario"] == sc)]), "req_per_s")
         root, post, js = v(ROOT), v(POST), v(JSON)
         rows.append({
             "Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s),
@@ -360,11 +354,11 @@ def memory_table(runs: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
             "Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s),
             "Runtime": RUNTIME.get(language(s) or "", "—"),
             "Peak RSS (all runs)": "—" if pd.isna(peak) else f"{peak / 1024:.1f} MiB",
-            "Peak RSS per run, GET /": fmt_mean_ci(mean_ci(_vals(root, "rss_peak_kb") / 1024, confidence),
+            "Peak RSS per run, GET /": fmt_mean_ci(mean_ci(column(root, "rss_peak_kb") / 1024, confidence),
                                                    lambda v: f"{v:.1f} MiB"),
-            "CPU %, GET /": fmt_mean_ci(mean_ci(_vals(root, "cpu_pct"), confidence),
+            "CPU %, GET /": fmt_mean_ci(mean_ci(column(root, "cpu_pct"), confidence),
                                         lambda v: fmt_float(v, 1), show_n=False),
-            "CPU-µs/req, GET /": fmt_mean_ci(mean_ci(_vals(root, "cpu_us_per_req"), confidence),
+            "CPU-µs/req, GET /": fmt_mean_ci(mean_ci(column(root, "cpu_us_per_req"), confidence),
                                              lambda v: fmt_float(v, 2), show_n=False),
             "_sort": peak if not pd.isna(peak) else math.inf,
         })
@@ -391,15 +385,15 @@ def close_table(runs: pd.DataFrame, confidence: float = 0.95, n_boot: int = 9999
         cl = ok_runs(runs[(runs["server"] == s) & (runs["scenario"] == CLOSE)])
         rows.append({
             "Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s),
-            "Keep-alive req/s": fmt_mean_ci(mean_ci(_vals(ka, "req_per_s"), confidence)),
-            "Close req/s": fmt_mean_ci(mean_ci(_vals(cl, "req_per_s"), confidence)),
-            "Δ req/s close vs keep-alive": format_delta(ratio_ci(_vals(cl, "req_per_s"), _vals(ka, "req_per_s"),
+            "Keep-alive req/s": fmt_mean_ci(mean_ci(column(ka, "req_per_s"), confidence)),
+            "Close req/s": fmt_mean_ci(mean_ci(column(cl, "req_per_s"), confidence)),
+            "Δ req/s close vs keep-alive": format_delta(ratio_ci(column(cl, "req_per_s"), column(ka, "req_per_s"),
                                                                  confidence, n_boot, seed)),
-            "Keep-alive CPU-µs/req": fmt_mean_ci(mean_ci(_vals(ka, "cpu_us_per_req"), confidence),
+            "Keep-alive CPU-µs/req": fmt_mean_ci(mean_ci(column(ka, "cpu_us_per_req"), confidence),
                                                  lambda v: fmt_float(v, 2), show_n=False),
-            "Close CPU-µs/req": fmt_mean_ci(mean_ci(_vals(cl, "cpu_us_per_req"), confidence),
+            "Close CPU-µs/req": fmt_mean_ci(mean_ci(column(cl, "cpu_us_per_req"), confidence),
                                             lambda v: fmt_float(v, 2), show_n=False),
-            "Δ CPU-µs/req": format_delta(ratio_ci(_vals(cl, "cpu_us_per_req"), _vals(ka, "cpu_us_per_req"),
+            "Δ CPU-µs/req": format_delta(ratio_ci(column(cl, "cpu_us_per_req"), column(ka, "cpu_us_per_req"),
                                                   confidence, n_boot, seed)),
         })
     cap = (f"Mean ± half-width of the {_ci_words(confidence)}; {_delta_words(confidence, n_boot)}. "

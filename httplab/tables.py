@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .aggregate import Where, ok_runs, select
+from .aggregate import Where, column, ok_runs, select
 from .fmt import fmt_bytes_rate, fmt_float, fmt_mean_ci, fmt_size, fmt_us
 from .scenarios import scenario_label, scenario_sort_key
 from .servers import REFERENCE_SERVERS, display_name, short_name, sort_servers
@@ -43,10 +43,6 @@ def _delta_words(confidence: float, n_boot: int) -> str:
             f"fixed seed); 'no clear difference' when the CI holds 0")
 
 
-def _vals(df: pd.DataFrame, metric: str) -> np.ndarray:
-    return df[metric].to_numpy(dtype=np.float64)
-
-
 def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str = "connections",
                      servers: Sequence[str] = ("evloop", "go"), baseline: str = "go",
                      metric: str = "req_per_s", latency_metric: str = "lat_p50_us",
@@ -77,24 +73,24 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
         row: dict[str, str] = {label: fmt_level(level)}
         for s in servers:
             srv = at[at["server"] == s]
-            row[f"{short_name(s)} req/s"] = fmt_mean_ci(mean_ci(_vals(srv, metric), confidence))
+            row[f"{short_name(s)} req/s"] = fmt_mean_ci(mean_ci(column(srv, metric), confidence))
         if transfer:
             for s in servers:
                 srv = at[at["server"] == s]
-                ci = mean_ci(_vals(srv, "bytes_per_s"), confidence)
+                ci = mean_ci(column(srv, "bytes_per_s"), confidence)
                 row[f"{short_name(s)} Transfer/s"] = fmt_bytes_rate(ci.mean) if ci.mean is not None else "no data"
         else:
             for s in servers:
                 srv = at[at["server"] == s]
-                ci = mean_ci(_vals(srv, latency_metric), confidence)
+                ci = mean_ci(column(srv, latency_metric), confidence)
                 row[f"{short_name(s)} latency"] = fmt_us(ci.mean) if ci.mean is not None else "no data"
         for s in contestants:
-            r = ratio_ci(_vals(at[at["server"] == s], metric), _vals(at[at["server"] == baseline], metric),
+            r = ratio_ci(column(at[at["server"] == s], metric), column(at[at["server"] == baseline], metric),
                          confidence, n_boot, seed)
             row[f"Δ {short_name(s)} vs {short_name(baseline)}"] = format_delta(r)
         for ref in refs:
             srv = at[at["server"] == ref]
-            row[f"{short_name(ref)} req/s (ref)"] = fmt_mean_ci(mean_ci(_vals(srv, metric), confidence))
+            row[f"{short_name(ref)} req/s (ref)"] = fmt_mean_ci(mean_ci(column(srv, metric), confidence))
         rows.append(row)
     df = pd.DataFrame(rows)
     n_failed = int((sub["status"] != "ok").sum())
@@ -135,15 +131,15 @@ def latency_table(runs: pd.DataFrame, where: Where | None = None, servers: Seque
     for scen, label, s, grp in _scenario_rows(sub, servers):
         ok = ok_runs(grp)
         base = ok_runs(sub[(sub["scenario"] == scen) & (sub["server"] == baseline)])
-        ratio = mean_ci(tail_ratio(_vals(ok, "lat_p99_us"), _vals(ok, "lat_p50_us")), confidence)
+        ratio = mean_ci(tail_ratio(column(ok, "lat_p99_us"), column(ok, "lat_p50_us")), confidence)
         row = {
             "Scenario": label, "Server": display_name(s), "n": len(ok),
-            "P50": fmt_us(mean_ci(_vals(ok, "lat_p50_us")).mean),
-            "P99": fmt_us(mean_ci(_vals(ok, "lat_p99_us")).mean),
-            "P99.9": fmt_us(mean_ci(_vals(ok, "lat_p999_us")).mean),
+            "P50": fmt_us(mean_ci(column(ok, "lat_p50_us")).mean),
+            "P99": fmt_us(mean_ci(column(ok, "lat_p99_us")).mean),
+            "P99.9": fmt_us(mean_ci(column(ok, "lat_p999_us")).mean),
             "P99/P50": fmt_mean_ci(ratio, lambda v: fmt_float(v, 2)),
             f"Δ P99 vs {short_name(baseline)}": ("—" if s == baseline or base.empty else format_delta(
-                ratio_ci(_vals(ok, "lat_p99_us"), _vals(base, "lat_p99_us"), confidence, n_boot, seed))),
+                ratio_ci(column(ok, "lat_p99_us"), column(base, "lat_p99_us"), confidence, n_boot, seed))),
         }
         rows.append(row)
     cap = ("Percentiles per run from that run's full latency histogram (nearest rank), then the mean "
@@ -168,13 +164,13 @@ def cost_table(runs: pd.DataFrame, where: Where | None = None, servers: Sequence
         rss = ok["rss_peak_kb"].max() if not ok.empty else np.nan
         rows.append({
             "Scenario": label, "Server": display_name(s), "n": len(ok),
-            "req/s": fmt_mean_ci(mean_ci(_vals(ok, "req_per_s"), confidence), show_n=False),
-            "CPU %": fmt_mean_ci(mean_ci(_vals(ok, "cpu_pct"), confidence), lambda v: fmt_float(v, 1), show_n=False),
-            "CPU-µs/req": fmt_mean_ci(mean_ci(_vals(ok, "cpu_us_per_req"), confidence),
+            "req/s": fmt_mean_ci(mean_ci(column(ok, "req_per_s"), confidence), show_n=False),
+            "CPU %": fmt_mean_ci(mean_ci(column(ok, "cpu_pct"), confidence), lambda v: fmt_float(v, 1), show_n=False),
+            "CPU-µs/req": fmt_mean_ci(mean_ci(column(ok, "cpu_us_per_req"), confidence),
                                       lambda v: fmt_float(v, 2), show_n=False),
             "Peak RSS": "—" if pd.isna(rss) else f"{rss / 1024:.1f} MiB",
             f"Δ CPU-µs/req vs {short_name(baseline)}": ("—" if s == baseline or base.empty else format_delta(
-                ratio_ci(_vals(ok, "cpu_us_per_req"), _vals(base, "cpu_us_per_req"), confidence, n_boot, seed))),
+                ratio_ci(column(ok, "cpu_us_per_req"), column(base, "cpu_us_per_req"), confidence, n_boot, seed))),
         })
     cap = (f"Mean ± half-width of the {_ci_words(confidence)}. CPU = utime + stime of the server's "
            "whole process tree over the measured window (/proc); CPU % of one core; CPU-µs/req = CPU "
@@ -205,7 +201,7 @@ def versus_table(runs: pd.DataFrame, server: str = "evloop", others: Sequence[st
                 continue
             for m in metrics:
                 row[f"{short_name(server)} vs {short_name(other)}: {names.get(m, m)}"] = format_delta(
-                    ratio_ci(_vals(mine, m), _vals(theirs, m), confidence, n_boot, seed))
+                    ratio_ci(column(mine, m), column(theirs, m), confidence, n_boot, seed))
         if len(row) > 1:
             rows.append(row)
     if not rows:
