@@ -48,7 +48,7 @@ def open_report(suite: str, run_dir: str | Path | None = None, out_dir: str | Pa
     write its tidy frames to out_dir (default data_root/<run_id>) as <frames_prefix><name>.parquet/.csv
     (a prefix keeps two suites of one run from overwriting each other's files)."""
     root = repo_root(start)
-    rdir = resolve(run_dir, root) if run_dir else default_run_dir(resolve(raw_root, root))
+    rdir = resolve(run_dir, root) if run_dir else default_run_dir(resolve(raw_root, root), suite)
     full = load_run(rdir)
     run = full.suite(suite)
     odir = resolve(out_dir, root) if out_dir else resolve(data_root, root) / full.run_id

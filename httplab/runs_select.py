@@ -15,6 +15,7 @@ class RunInfo:
     complete: bool
     start_utc: str
     profile: str
+    suites: tuple[str, ...] = ()
 
 
 def list_runs(raw_root: str | Path) -> list[RunInfo]:
@@ -32,16 +33,18 @@ def list_runs(raw_root: str | Path) -> list[RunInfo]:
         except RawFormatError:
             continue
         runs.append(RunInfo(str(meta["run_id"]), d, meta.get("complete") is True,
-                            str(meta.get("start_utc") or ""), str(meta.get("profile") or "")))
+                            str(meta.get("start_utc") or ""), str(meta.get("profile") or ""),
+                            tuple(str(x) for x in meta.get("suites") or ())))
     runs.sort(key=lambda r: (r.start_utc, r.run_id), reverse=True)
     return runs
 
 
-def default_run_dir(raw_root: str | Path) -> Path:
-    """The newest complete run in raw_root (meta.json `complete: true`, newest by start_utc); else
-    the run named in raw_root/REFERENCE (one line, a run id); else NoRunError saying what is missing."""
+def default_run_dir(raw_root: str | Path, suite: str | None = None) -> Path:
+    """The newest complete run in raw_root (meta.json `complete: true`, newest by start_utc) that
+    holds `suite` (any run when None); else the run named in raw_root/REFERENCE (one line, a run
+    id); else NoRunError saying what is missing."""
     root = Path(raw_root)
-    complete = [r for r in list_runs(root) if r.complete]
+    complete = [r for r in list_runs(root) if r.complete and (suite is None or suite in r.suites)]
     if complete:
         return complete[0].path
     ref = root / "REFERENCE"

@@ -93,3 +93,22 @@ def test_notebook_executes_on_fake_run(tmp_path, monkeypatch):
     text = json.dumps(nb, ensure_ascii=False)
     assert "| Connections" in text and "Δ C vs Go" in text and "Peak throughput" in text
     assert (tmp_path / "data" / "runs.parquet").is_file()
+
+
+def test_default_run_is_the_newest_complete_run_holding_the_suite(tmp_path):
+    import json
+
+    from httplab.runs_select import default_run_dir
+
+    def run(run_id, start, suites):
+        d = tmp_path / run_id
+        d.mkdir()
+        (d / "meta.json").write_text(json.dumps({"run_id": run_id, "start_utc": start, "complete": True,
+                                                 "profile": "full", "suites": suites}))
+        return d
+
+    both = run("a", "2026-11-21T06:00:00Z", ["http1", "h2c"])
+    langs = run("b", "2026-11-21T08:00:00Z", ["languages"])
+    assert default_run_dir(tmp_path) == langs
+    assert default_run_dir(tmp_path, "languages") == langs
+    assert default_run_dir(tmp_path, "http1") == both
