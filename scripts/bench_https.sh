@@ -3,7 +3,9 @@
 # h2, 10 streams per connection) with h2load, against one TLS port per server.
 # An RSA-2048 self-signed certificate is made per run under build/ (never in
 # raw/ or git); the negotiated TLS version, cipher and ALPN protocol of every
-# point are recorded in raw/ (r<rep>.tls.txt). Flags: --help.
+# point are recorded in raw/ (r<rep>.tls.txt). The load tools offer TLS 1.3
+# suites AES-128-GCM first (make_client_tls_config), so all servers negotiate
+# the same cipher. Flags: --help.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -33,4 +35,5 @@ QUICK_SCENARIOS=h1_get_ping_c100,h2_get_ping_c100,h2_post_echo_b4096_c100
 
 parse_suite_flags "$@"
 make_run_certificate
+make_client_tls_config
 suite_run

@@ -54,7 +54,15 @@ cpu_count() {
     echo "$total"
 }
 
-on_client() { taskset -c "$CLIENT_CPUS" "$@"; }
+# on_client CMD...: runs CMD on the client CPUs. In the TLS suite the load tools
+# (and the probe) read the lab's client OpenSSL config (make_client_tls_config).
+on_client() {
+    if [[ -n ${LAB_CLIENT_OPENSSL_CONF:-} ]]; then
+        taskset -c "$CLIENT_CPUS" env OPENSSL_CONF="$LAB_CLIENT_OPENSSL_CONF" "$@"
+    else
+        taskset -c "$CLIENT_CPUS" "$@"
+    fi
+}
 
 # ---------------------------------------------------------------- server registry
 
@@ -133,7 +141,7 @@ render_conf() {
     case $name:$mode in
         nginx:h2c) listen=" http2" ;;
         nginx:tls) listen=" ssl http2"
-                   extra="ssl_certificate $LAB_CERT; ssl_certificate_key $LAB_KEY;" ;;
+                   extra="ssl_certificate $LAB_CERT; ssl_certificate_key $LAB_KEY; ssl_protocols TLSv1.2 TLSv1.3;" ;;
         h2o:tls)   extra=$(printf '  ssl:\\n    certificate-file: %s\\n    key-file: %s' "$LAB_CERT" "$LAB_KEY") ;;
     esac
     sed -e "s|@PORT@|$port|g" -e "s|@PREFIX@|$CONF_DIR|g" -e "s|@WWW@|$BUILD_DIR/www|g" \
@@ -339,6 +347,33 @@ make_run_certificate() {
           echo "key: RSA 2048, self-signed, made for run $(basename "$RUN_DIR")"; } \
             >"$RUN_DIR/$SUITE/certificate.txt" 2>&1
     fi
+}
+
+# make_client_tls_config: wrk, h2load and openssl s_client all take their TLS
+# 1.3 cipher order from OpenSSL's config. Left alone they offer AES-256-GCM
+# first, which servers that follow the client's order (nginx, h2o, evloop) then
+# pick, while Go's crypto/tls picks AES-128-GCM whatever the client's order:
+# the comparison would be made on two different ciphers. The lab's clients offer
+# TLS 1.3's suites in the order browsers do, AES-128-GCM first, so every server
+# negotiates the same cipher with its own default policy. The config used is
+# copied to raw/ beside the certificate's description.
+make_client_tls_config() {
+    local conf=$BUILD_DIR/tls/client-openssl.cnf
+    mkdir -p "$BUILD_DIR/tls"
+    cat >"$conf.tmp" <<'CNF'
+# OpenSSL config for the lab's load generators (OPENSSL_CONF), TLS suite only.
+openssl_conf = lab_client_conf
+[lab_client_conf]
+ssl_conf = lab_client_ssl
+[lab_client_ssl]
+system_default = lab_client_defaults
+[lab_client_defaults]
+MinProtocol = TLSv1.2
+Ciphersuites = TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256
+CNF
+    mv "$conf.tmp" "$conf"
+    export LAB_CLIENT_OPENSSL_CONF=$conf
+    [[ -f $RUN_DIR/$SUITE/client-openssl.cnf ]] || cp "$conf" "$RUN_DIR/$SUITE/client-openssl.cnf"
 }
 
 # tls_probe PART: the negotiated TLS version, cipher and ALPN protocol, asked
