@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from httplab.h2log import compact_log, histogram_from, write_compact
-from make_fake_run import make_fake_run
+from make_fake_run import (join_suite, make_fake_run, write_meta, write_server_json, write_suite_done,
+                           write_verify)
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "h2load"
 
@@ -116,22 +117,14 @@ def add_h2c_suite(run_dir: str | Path, servers: tuple[str, ...] = ("evloop", "go
     run_dir = Path(run_dir)
     rng = np.random.default_rng(seed)
     only = {"nginx": ("get_ping_c50", "get_ping_c100", "get_ping_c200")} if only is None else only
-    suite_dir = run_dir / "h2c"
-    suite_dir.mkdir(parents=True, exist_ok=True)
-    meta_path = run_dir / "meta.json"
-    meta = json.loads(meta_path.read_text())
-    meta["suites"] = sorted(set(meta.get("suites") or []) | {"h2c"})
-    meta.setdefault("tools", {})["h2load"] = "h2load nghttp2/1.52.0"
-    meta_path.write_text(json.dumps(meta, indent=1))
+    suite_dir = join_suite(run_dir, "h2c", {"h2load": "h2load nghttp2/1.52.0"})
     lat_text = (FIXTURES / "log_ping.stdout.txt").read_text()
     for server in servers:
         srv_dir = suite_dir / server
-        srv_dir.mkdir(exist_ok=True)
-        for rep in range(1, reps + 1):
-            (srv_dir / f"verify.r{rep}.txt").write_text(
-                "PASS GET /ping (h2c) -> 200, body ok\n"
-                "PASS GET /echo?size=64 (h2c) -> 200, body ok\n"
-                "PASS POST /echo 1024 B (h2c) -> 200, body ok\n")
+        write_verify(srv_dir, reps,
+                     "PASS GET /ping (h2c) -> 200, body ok\n"
+                     "PASS GET /echo?size=64 (h2c) -> 200, body ok\n"
+                     "PASS POST /echo 1024 B (h2c) -> 200, body ok\n")
         for sc in scenarios:
             if server in only and sc.name not in only[server]:
                 continue
@@ -157,18 +150,14 @@ def add_h2c_suite(run_dir: str | Path, servers: tuple[str, ...] = ("evloop", "go
                 if (server, sc.name, rep) not in missing_log:
                     write_compact(_fake_log(factor * LOG_SLOWDOWN, lat_done), sdir / f"r{rep}.lat.h2log.json")
                 cpu_s = done * CPU_US.get(server, 8.0) * (1 + rng.normal(0, 0.03)) / 1e6
-                before = 2000 + 41 * rep
-                (sdir / f"r{rep}.server.json").write_text(json.dumps({
-                    "pids": [4343], "clk_tck": 100, "cpu_ticks_before": before,
-                    "cpu_ticks_after": before + int(round(cpu_s * 100)), "wall_s": 2.0,
-                    "rss_kb": RSS_KB.get(server, 5000), "rss_peak_kb": RSS_KB.get(server, 5000) + 40 * rep,
-                    "server_alive": True}))
+                write_server_json(sdir / f"r{rep}.server.json", pids=[4343], before=2000 + 41 * rep,
+                                  cpu_s=cpu_s, wall_s=2.0, rss_kb=RSS_KB.get(server, 5000),
+                                  rss_peak_kb=RSS_KB.get(server, 5000) + 40 * rep)
                 (sdir / f"r{rep}.run.json").write_text(json.dumps({
                     "rep": rep, "start_utc": "2026-11-21T12:31:00Z", "end_utc": "2026-11-21T12:31:07Z",
                     "exit_code": 0, "lat_exit_code": 0, "server_alive": True,
                     "cmd": f"h2load -t1 -c{sc.connections} -m10 -D 2 --warm-up-time=1 ..."}))
-    (suite_dir / "suite.json").write_text(json.dumps({
-        "suite": "h2c", "status": "complete", "message": "", "end_utc": "2026-11-21T12:45:00Z"}))
+    write_suite_done(suite_dir, "2026-11-21T12:45:00Z")
     return run_dir
 
 
@@ -180,13 +169,7 @@ def make_fake_h2c_run(raw_root: str | Path, run_id: str = "20261121T120000Z-fake
         run_dir = make_fake_run(raw_root, run_id, reps=reps, failed=(), unfinished=())
     else:
         run_dir = Path(raw_root) / run_id
-        run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / "meta.json").write_text(json.dumps({
-            "run_id": run_id, "profile": "quick", "start_utc": "2026-11-21T12:00:00Z",
-            "end_utc": "2026-11-21T12:45:00Z", "complete": True, "suites": [],
-            "server_cpus": "0", "client_cpus": "1",
-            "host": {"cpu_model": "Fake CPU @ 3.0GHz", "cores": 2, "kernel": "6.1.0-fake"},
-            "tools": {}, "git": {"commit": "0" * 40, "dirty": False}}))
+        write_meta(run_dir, start_utc="2026-11-21T12:00:00Z", end_utc="2026-11-21T12:45:00Z")
     return add_h2c_suite(run_dir, reps=reps, **kw)
 
 

@@ -22,6 +22,8 @@ import numpy as np
 
 from httplab.h2log import histogram_from, read_compact, write_compact
 from make_fake_h2c import make_fake_h2c_run, scale_h2load_text
+from make_fake_run import (join_suite, scale_wrk_capture, write_meta, write_server_json, write_suite_done,
+                           write_verify)
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tls"
 
@@ -57,22 +59,7 @@ LOG_SLOWDOWN = 0.85
 
 def _perturb_wrk(stem: str, factor: float) -> tuple[str, str]:
     """(hook json, stdout) of a real wrk-over-TLS fixture: requests × factor, latencies / factor."""
-    doc = json.loads((FIXTURES / f"{stem}.wrk.json").read_text())
-    text = (FIXTURES / f"{stem}.stdout.txt").read_text()
-    s = doc["summary"]
-    s["requests"] = int(round(s["requests"] * factor))
-    s["bytes"] = int(round(s["bytes"] * factor))
-    for k in ("min", "max", "mean", "stdev", "p50", "p90", "p99", "p999"):
-        doc["latency"][k] = doc["latency"][k] / factor
-    merged: dict[int, int] = {}
-    for v, c in doc["latency_hist"]:
-        key = max(1, int(round(v / factor)))
-        merged[key] = merged.get(key, 0) + c
-    doc["latency_hist"] = [[v, c] for v, c in sorted(merged.items())]
-    rps = s["requests"] / (s["duration_us"] / 1e6)
-    text = re.sub(r"^(\s*)\d+ requests in", lambda m: f"{m.group(1)}{s['requests']} requests in", text, flags=re.M)
-    text = re.sub(r"^Requests/sec:\s+\S+", f"Requests/sec: {rps:10.2f}", text, flags=re.M)
-    return json.dumps(doc), text
+    return scale_wrk_capture(FIXTURES / f"{stem}.wrk.json", FIXTURES / f"{stem}.stdout.txt", factor)
 
 
 def _fake_log(factor: float, done: int):
@@ -102,24 +89,16 @@ def add_https_suite(run_dir: str | Path, servers: tuple[str, ...] = ("evloop", "
     written without r<rep>.tls.txt (failed)."""
     run_dir = Path(run_dir)
     rng = np.random.default_rng(seed)
-    suite_dir = run_dir / "https"
-    suite_dir.mkdir(parents=True, exist_ok=True)
-    meta_path = run_dir / "meta.json"
-    meta = json.loads(meta_path.read_text())
-    meta["suites"] = sorted(set(meta.get("suites") or []) | {"https"})
-    meta.setdefault("tools", {}).setdefault("openssl", "OpenSSL 3.0.22 25 Aug 2026")
-    meta_path.write_text(json.dumps(meta, indent=1))
+    suite_dir = join_suite(run_dir, "https", {"openssl": "OpenSSL 3.0.22 25 Aug 2026"})
     if certificate:
         (suite_dir / "certificate.txt").write_text((FIXTURES / "certificate.txt").read_text())
     lat_text = (FIXTURES / "h2_ping.lat.stdout.txt").read_text()
     for server in servers:
         srv_dir = suite_dir / server
-        srv_dir.mkdir(exist_ok=True)
-        for rep in range(1, reps + 1):
-            (srv_dir / f"verify.r{rep}.txt").write_text(
-                "PASS GET /ping (HTTPS/1.1) -> 200, Content-Length 4, body ok\n"
-                "PASS GET /ping (HTTPS/2, ALPN h2) -> 200, body ok\n"
-                "PASS GET /echo?size=1024 (HTTPS/2, ALPN h2) -> 200, body ok\n")
+        write_verify(srv_dir, reps,
+                     "PASS GET /ping (HTTPS/1.1) -> 200, Content-Length 4, body ok\n"
+                     "PASS GET /ping (HTTPS/2, ALPN h2) -> 200, body ok\n"
+                     "PASS GET /echo?size=1024 (HTTPS/2, ALPN h2) -> 200, body ok\n")
         for sc in scenarios:
             if server in no_post and sc.method == "POST":
                 continue
@@ -160,19 +139,15 @@ def add_https_suite(run_dir: str | Path, servers: tuple[str, ...] = ("evloop", "
                 if key not in missing_tls:
                     (sdir / f"r{rep}.tls.txt").write_text((FIXTURES / tls_fixture).read_text())
                 cpu_s = done * CPU_US.get(server, 12.0) * (1 + rng.normal(0, 0.03)) / 1e6
-                before = 3000 + 43 * rep
-                (sdir / f"r{rep}.server.json").write_text(json.dumps({
-                    "pids": [4444], "clk_tck": 100, "cpu_ticks_before": before,
-                    "cpu_ticks_after": before + int(round(cpu_s * 100)), "wall_s": wall,
-                    "rss_kb": RSS_KB.get(server, 8000), "rss_peak_kb": RSS_KB.get(server, 8000) + 60 * rep,
-                    "server_alive": True}))
+                write_server_json(sdir / f"r{rep}.server.json", pids=[4444], before=3000 + 43 * rep,
+                                  cpu_s=cpu_s, wall_s=wall, rss_kb=RSS_KB.get(server, 8000),
+                                  rss_peak_kb=RSS_KB.get(server, 8000) + 60 * rep)
                 run = {"rep": rep, "start_utc": "2026-11-21T12:46:00Z", "end_utc": "2026-11-21T12:46:07Z",
                        "exit_code": 0, "server_alive": True, "cmd": f"{tool} ... {sc.route}"}
                 if tool == "h2load":
                     run["lat_exit_code"] = 0
                 (sdir / f"r{rep}.run.json").write_text(json.dumps(run))
-    (suite_dir / "suite.json").write_text(json.dumps({
-        "suite": "https", "status": "complete", "message": "", "end_utc": "2026-11-21T13:05:00Z"}))
+    write_suite_done(suite_dir, "2026-11-21T13:05:00Z")
     return run_dir
 
 
@@ -184,13 +159,7 @@ def make_fake_https_run(raw_root: str | Path, run_id: str = "20261121T120000Z-fa
         run_dir = make_fake_h2c_run(raw_root, run_id, with_http1=True, reps=reps)
     else:
         run_dir = Path(raw_root) / run_id
-        run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / "meta.json").write_text(json.dumps({
-            "run_id": run_id, "profile": "quick", "start_utc": "2026-11-21T12:00:00Z",
-            "end_utc": "2026-11-21T13:05:00Z", "complete": True, "suites": [],
-            "server_cpus": "0", "client_cpus": "1",
-            "host": {"cpu_model": "Fake CPU @ 3.0GHz", "cores": 2, "kernel": "6.1.0-fake"},
-            "tools": {}, "git": {"commit": "0" * 40, "dirty": False}}))
+        write_meta(run_dir, start_utc="2026-11-21T12:00:00Z", end_utc="2026-11-21T13:05:00Z")
     return add_https_suite(run_dir, reps=reps, **kw)
 
 

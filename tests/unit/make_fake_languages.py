@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from make_fake_run import (join_suite, scale_wrk_capture, write_meta, write_server_json, write_suite_done,
+                           write_verify)
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "languages"
 
@@ -70,33 +72,7 @@ RSS_KB = {"lang_python_std": 20_500, "lang_python_uvicorn": 31_000, "lang_node_s
 def _perturb(stem: str, factor: float, tail: float) -> tuple[str, str]:
     """(hook json, stdout) of a real wrk capture: requests × factor, latencies / factor, and
     latencies above the median × tail."""
-    doc = json.loads((FIXTURES / f"{stem}.wrk.json").read_text())
-    text = (FIXTURES / f"{stem}.stdout.txt").read_text()
-    s = doc["summary"]
-    s["requests"] = int(round(s["requests"] * factor))
-    s["bytes"] = int(round(s["bytes"] * factor))
-    hist = doc["latency_hist"]
-    total = sum(c for _, c in hist)
-    cum, median = 0, hist[-1][0]
-    for v, c in hist:
-        cum += c
-        if cum >= total / 2:
-            median = v
-            break
-    merged: dict[int, int] = {}
-    for v, c in hist:
-        nv = v / factor * (tail if v > median else 1.0)
-        key = max(1, int(round(nv)))
-        merged[key] = merged.get(key, 0) + c
-    doc["latency_hist"] = [[v, c] for v, c in sorted(merged.items())]
-    lat = doc["latency"]
-    for k in ("min", "mean", "stdev", "p50", "p90", "p99", "p999", "max"):
-        lat[k] = lat[k] / factor * (tail if k in ("p90", "p99", "p999", "max") else 1.0)
-    lat["max"] = max(v for v, _ in doc["latency_hist"])
-    rps = s["requests"] / (s["duration_us"] / 1e6)
-    text = re.sub(r"^(\s*)\d+ requests in", lambda m: f"{m.group(1)}{s['requests']} requests in", text, flags=re.M)
-    text = re.sub(r"^Requests/sec:\s+\S+", f"Requests/sec: {rps:10.2f}", text, flags=re.M)
-    return json.dumps(doc), text
+    return scale_wrk_capture(FIXTURES / f"{stem}.wrk.json", FIXTURES / f"{stem}.stdout.txt", factor, tail)
 
 
 def add_languages_suite(run_dir: str | Path, servers: tuple[str, ...] = ALL_SERVERS, reps: int = 5,
@@ -107,23 +83,16 @@ def add_languages_suite(run_dir: str | Path, servers: tuple[str, ...] = ALL_SERV
     failed: points replaced by the real wrk non-2xx fixture of tests/fixtures/wrk (status failed)."""
     run_dir = Path(run_dir)
     rng = np.random.default_rng(seed)
-    suite_dir = run_dir / "languages"
-    suite_dir.mkdir(parents=True, exist_ok=True)
-    meta_path = run_dir / "meta.json"
-    meta = json.loads(meta_path.read_text())
-    meta["suites"] = sorted(set(meta.get("suites") or []) | {"languages"})
-    meta_path.write_text(json.dumps(meta, indent=1))
+    suite_dir = join_suite(run_dir, "languages")
     wrk_fixtures = FIXTURES.parent / "wrk"
     for server in servers:
         base, speed = PROFILE.get(server, ("go", 1.0))
         srv_dir = suite_dir / server
-        srv_dir.mkdir(exist_ok=True)
-        for rep in range(1, reps + 1):
-            (srv_dir / f"verify.r{rep}.txt").write_text(
-                "PASS GET / -> 200, Content-Length 13, body ok\n"
-                "PASS GET /something?foo=bar -> 200, body ok\n"
-                "PASS GET /something?json=true -> 200, JSON ok\n"
-                f"PASS POST /something {JSON_BODY} -> 200, JSON ok\n")
+        write_verify(srv_dir, reps,
+                     "PASS GET / -> 200, Content-Length 13, body ok\n"
+                     "PASS GET /something?foo=bar -> 200, body ok\n"
+                     "PASS GET /something?json=true -> 200, JSON ok\n"
+                     f"PASS POST /something {JSON_BODY} -> 200, JSON ok\n")
         for sc in scenarios:
             sdir = srv_dir / sc.name
             sdir.mkdir(exist_ok=True)
@@ -148,17 +117,14 @@ def add_languages_suite(run_dir: str | Path, servers: tuple[str, ...] = ALL_SERV
                 wall = doc["summary"]["duration_us"] / 1e6
                 cpu_us = CPU_US.get(server, 10.0) * (3.0 if sc.key == "root_close" else 1.0)
                 cpu_s = min(requests * cpu_us * (1 + rng.normal(0, 0.03)) / 1e6, 0.98 * wall)
-                before = 5000 + 31 * rep
                 rss = RSS_KB.get(server, 10_000)
-                (sdir / f"r{rep}.server.json").write_text(json.dumps({
-                    "pids": [4545, 4546], "clk_tck": 100, "cpu_ticks_before": before,
-                    "cpu_ticks_after": before + int(round(cpu_s * 100)), "wall_s": wall,
-                    "rss_kb": rss, "rss_peak_kb": int(rss * (1 + rng.normal(0, 0.02))), "server_alive": True}))
+                write_server_json(sdir / f"r{rep}.server.json", pids=[4545, 4546], before=5000 + 31 * rep,
+                                  cpu_s=cpu_s, wall_s=wall, rss_kb=rss,
+                                  rss_peak_kb=int(rss * (1 + rng.normal(0, 0.02))))
                 (sdir / f"r{rep}.run.json").write_text(json.dumps({
                     "rep": rep, "start_utc": "2026-11-21T13:10:00Z", "end_utc": "2026-11-21T13:10:03Z",
                     "exit_code": 0, "server_alive": True, "cmd": f"wrk -t1 -c100 -d1s ... {sc.route}"}))
-    (suite_dir / "suite.json").write_text(json.dumps({
-        "suite": "languages", "status": "complete", "message": "", "end_utc": "2026-11-21T13:40:00Z"}))
+    write_suite_done(suite_dir, "2026-11-21T13:40:00Z")
     return run_dir
 
 
@@ -166,13 +132,9 @@ def make_fake_languages_run(raw_root: str | Path, run_id: str = "20261121T120000
                             reps: int = 5, **kw) -> Path:
     """A fake run holding only the languages suite."""
     run_dir = Path(raw_root) / run_id
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "meta.json").write_text(json.dumps({
-        "run_id": run_id, "profile": "quick", "start_utc": "2026-11-21T13:00:00Z",
-        "end_utc": "2026-11-21T13:40:00Z", "complete": True, "suites": [],
-        "server_cpus": "0", "client_cpus": "1", "params": {"reps": reps, "duration_s": 1, "warmup_s": 1},
-        "host": {"cpu_model": "Fake CPU @ 3.0GHz", "cores": 2, "kernel": "6.1.0-fake"},
-        "tools": {"wrk": "wrk debian/4.1.0-3+b2 [epoll]"}, "git": {"commit": "0" * 40, "dirty": False}}))
+    write_meta(run_dir, start_utc="2026-11-21T13:00:00Z", end_utc="2026-11-21T13:40:00Z",
+               params={"reps": reps, "duration_s": 1, "warmup_s": 1},
+               tools={"wrk": "wrk debian/4.1.0-3+b2 [epoll]"})
     return add_languages_suite(run_dir, reps=reps, **kw)
 
 

@@ -45,26 +45,93 @@ CPU_US = {"evloop": 6.0, "go": 9.5, "nginx": 7.0, "floor": 3.0}
 RSS_KB = {"evloop": 2_100, "go": 9_800, "nginx": 4_300, "floor": 900}
 
 
-def _perturb(stem: str, factor: float) -> tuple[str, str]:
-    """(json text, stdout text) of a fixture with requests scaled by factor, latencies by 1/factor."""
-    doc = json.loads((FIXTURES / f"{stem}.wrk.json").read_text())
-    text = (FIXTURES / f"{stem}.stdout.txt").read_text()
+def scale_wrk_capture(json_path: Path, stdout_path: Path, factor: float,
+                      tail: float = 1.0) -> tuple[str, str]:
+    """(hook json, stdout) of a real wrk capture with requests and bytes × factor, latencies /
+    factor, and (tail > 1) latencies above the median × tail, as a server with a long tail."""
+    doc = json.loads(json_path.read_text())
+    text = stdout_path.read_text()
     s = doc["summary"]
     s["requests"] = int(round(s["requests"] * factor))
     s["bytes"] = int(round(s["bytes"] * factor))
-    lat = doc["latency"]
-    for k in ("min", "max", "mean", "stdev", "p50", "p90", "p99", "p999"):
-        lat[k] = lat[k] / factor
+    hist = doc["latency_hist"]
+    total, cum, median = sum(c for _, c in hist), 0, hist[-1][0]
+    for v, c in hist:
+        cum += c
+        if cum >= total / 2:
+            median = v
+            break
     merged: dict[int, int] = {}
-    for v, c in doc["latency_hist"]:
-        key = max(1, int(round(v / factor)))
+    for v, c in hist:
+        key = max(1, int(round(v / factor * (tail if v > median else 1.0))))
         merged[key] = merged.get(key, 0) + c
     doc["latency_hist"] = [[v, c] for v, c in sorted(merged.items())]
+    lat = doc["latency"]
+    for k in ("min", "max", "mean", "stdev", "p50", "p90", "p99", "p999"):
+        lat[k] = lat[k] / factor * (tail if k in ("p90", "p99", "p999", "max") else 1.0)
+    if tail != 1.0:
+        lat["max"] = max(v for v, _ in doc["latency_hist"])
     rps = s["requests"] / (s["duration_us"] / 1e6)
     text = re.sub(r"^(\s*)\d+ requests in", lambda m: f"{m.group(1)}{s['requests']} requests in", text,
                   flags=re.M)
     text = re.sub(r"^Requests/sec:\s+\S+", f"Requests/sec: {rps:10.2f}", text, flags=re.M)
     return json.dumps(doc), text
+
+
+def _perturb(stem: str, factor: float) -> tuple[str, str]:
+    return scale_wrk_capture(FIXTURES / f"{stem}.wrk.json", FIXTURES / f"{stem}.stdout.txt", factor)
+
+
+def write_meta(run_dir: Path, *, start_utc: str, end_utc: str | None, complete: bool = True,
+               suites: tuple[str, ...] = (), params: dict | None = None,
+               tools: dict[str, str] | None = None) -> None:
+    """A fake run's meta.json, shaped like create_run_meta's (scripts/lib.sh)."""
+    meta = {
+        "run_id": run_dir.name, "profile": "quick", "start_utc": start_utc, "end_utc": end_utc,
+        "complete": complete, "suites": list(suites), "server_cpus": "0", "client_cpus": "1",
+        "host": {"cpu_model": "Fake CPU @ 3.0GHz", "cores": 2, "kernel": "6.1.0-fake"},
+        "tools": dict(tools or {}), "git": {"commit": "0" * 40, "dirty": False},
+    }
+    if params is not None:
+        meta["params"] = params
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "meta.json").write_text(json.dumps(meta, indent=1))
+
+
+def join_suite(run_dir: Path, suite: str, tools: dict[str, str] | None = None) -> Path:
+    """Adds suite (and the tool versions it needs, unless already there) to meta.json; returns
+    the suite's folder, created."""
+    meta_path = run_dir / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta["suites"] = sorted(set(meta.get("suites") or []) | {suite})
+    for tool, version in (tools or {}).items():
+        meta.setdefault("tools", {}).setdefault(tool, version)
+    meta_path.write_text(json.dumps(meta, indent=1))
+    suite_dir = run_dir / suite
+    suite_dir.mkdir(parents=True, exist_ok=True)
+    return suite_dir
+
+
+def write_verify(srv_dir: Path, reps: int, lines: str) -> None:
+    """The route gate's record of every rep (verify.r<rep>.txt), all passed."""
+    srv_dir.mkdir(parents=True, exist_ok=True)
+    for rep in range(1, reps + 1):
+        (srv_dir / f"verify.r{rep}.txt").write_text(lines)
+
+
+def write_server_json(path: Path, *, pids: list[int], before: int, cpu_s: float, wall_s: float,
+                      rss_kb: int, rss_peak_kb: int) -> None:
+    """The server's /proc sample of one run (r<rep>.server.json), at 100 ticks per second."""
+    path.write_text(json.dumps({
+        "pids": pids, "clk_tck": 100, "cpu_ticks_before": before,
+        "cpu_ticks_after": before + int(round(cpu_s * 100)), "wall_s": wall_s,
+        "rss_kb": rss_kb, "rss_peak_kb": rss_peak_kb, "server_alive": True}))
+
+
+def write_suite_done(suite_dir: Path, end_utc: str) -> None:
+    """suite.json of a suite that completed."""
+    (suite_dir / "suite.json").write_text(json.dumps({
+        "suite": suite_dir.name, "status": "complete", "message": "", "end_utc": end_utc}))
 
 
 def make_fake_run(raw_root: str | Path, run_id: str = "20261121T120000Z-fake",
@@ -83,27 +150,17 @@ def make_fake_run(raw_root: str | Path, run_id: str = "20261121T120000Z-fake",
     """
     rng = np.random.default_rng(seed)
     run_dir = Path(raw_root) / run_id
-    suite_dir = run_dir / "http1"
-    suite_dir.mkdir(parents=True, exist_ok=True)
-    meta = {
-        "run_id": run_id, "profile": "quick", "start_utc": start_utc,
-        "end_utc": "2026-11-21T12:30:00Z" if complete else None, "complete": complete,
-        "suites": ["http1"], "server_cpus": "0", "client_cpus": "1",
-        "params": {"reps": reps, "duration_s": 1, "warmup_s": 1},
-        "host": {"cpu_model": "Fake CPU @ 3.0GHz", "cores": 2, "kernel": "6.1.0-fake"},
-        "tools": {"wrk": "wrk debian/4.1.0-3+b2 [epoll]", "nginx": "nginx/1.22.1"},
-        "git": {"commit": "0" * 40, "dirty": False},
-    }
-    (run_dir / "meta.json").write_text(json.dumps(meta, indent=1))
+    write_meta(run_dir, start_utc=start_utc, end_utc="2026-11-21T12:30:00Z" if complete else None,
+               complete=complete, params={"reps": reps, "duration_s": 1, "warmup_s": 1},
+               tools={"wrk": "wrk debian/4.1.0-3+b2 [epoll]", "nginx": "nginx/1.22.1"})
+    suite_dir = join_suite(run_dir, "http1")
     for server in servers:
         n_reps = (reps_of or {}).get(server, reps)
         srv_dir = suite_dir / server
-        srv_dir.mkdir(exist_ok=True)
-        for rep in range(1, n_reps + 1):
-            (srv_dir / f"verify.r{rep}.txt").write_text(
-                "PASS GET /ping -> 200, Content-Length 4, body ok\n"
-                "PASS GET /echo?size=64 -> 200, Content-Length 64, body ok\n"
-                "PASS POST /echo (1024 B) -> 200, Content-Length 1024, body ok\n")
+        write_verify(srv_dir, n_reps,
+                     "PASS GET /ping -> 200, Content-Length 4, body ok\n"
+                     "PASS GET /echo?size=64 -> 200, Content-Length 64, body ok\n"
+                     "PASS POST /echo (1024 B) -> 200, Content-Length 1024, body ok\n")
         for sc in scenarios:
             sdir = srv_dir / sc.name
             sdir.mkdir(exist_ok=True)
@@ -127,20 +184,16 @@ def make_fake_run(raw_root: str | Path, run_id: str = "20261121T120000Z-fake",
                 (sdir / f"r{rep}.stderr.txt").write_text("")
                 requests = doc["summary"]["requests"]
                 cpu_s = requests * CPU_US.get(server, 8.0) * (1 + rng.normal(0, 0.03)) / 1e6
-                before = 1000 + 37 * rep
-                (sdir / f"r{rep}.server.json").write_text(json.dumps({
-                    "pids": [4242], "clk_tck": 100, "cpu_ticks_before": before,
-                    "cpu_ticks_after": before + int(round(cpu_s * 100)),
-                    "wall_s": doc["summary"]["duration_us"] / 1e6,
-                    "rss_kb": RSS_KB.get(server, 5000), "rss_peak_kb": RSS_KB.get(server, 5000) + 50 * rep,
-                    "server_alive": True}))
+                write_server_json(sdir / f"r{rep}.server.json", pids=[4242], before=1000 + 37 * rep,
+                                  cpu_s=cpu_s, wall_s=doc["summary"]["duration_us"] / 1e6,
+                                  rss_kb=RSS_KB.get(server, 5000),
+                                  rss_peak_kb=RSS_KB.get(server, 5000) + 50 * rep)
                 if rep in extra:
                     continue  # unfinished: no run.json
                 (sdir / f"r{rep}.run.json").write_text(json.dumps({
                     "rep": rep, "start_utc": start_utc, "end_utc": start_utc, "exit_code": 0,
                     "cmd": f"wrk -t1 -c{sc.connections} -d1s ...", "server_alive": True}))
-    (suite_dir / "suite.json").write_text(json.dumps({
-        "suite": "http1", "status": "complete", "message": "", "end_utc": "2026-11-21T12:30:00Z"}))
+    write_suite_done(suite_dir, "2026-11-21T12:30:00Z")
     return run_dir
 
 
