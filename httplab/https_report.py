@@ -188,6 +188,27 @@ def _pct(r: RatioCI) -> str:
     return format_delta(r)
 
 
+def _versus_line(ctx: ReportContext, other: str, prefix: str) -> str | None:
+    """'C vs h2o, HTTPS/2 GET /ping: Δ (50 conns); ...' over the scenarios starting with prefix
+    that both servers have ok runs of; None when there are none."""
+    contestant = compared_servers(ctx)[0]
+    runs = ctx.runs
+    if runs.empty:
+        return None
+    sub = runs[runs["scenario"].str.startswith(prefix)]
+    parts = []
+    for scen in sorted(sub["scenario"].unique(), key=lambda sc: int(sub[sub["scenario"] == sc]["connections"].iloc[0])):
+        grp = sub[sub["scenario"] == scen]
+        mine = column(ok_runs(grp[grp["server"] == contestant]), "req_per_s")
+        theirs = column(ok_runs(grp[grp["server"] == other]), "req_per_s")
+        if len(mine) and len(theirs):
+            conns = int(grp["connections"].iloc[0])
+            parts.append(f"{_pct(ratio_ci(mine, theirs, ctx.confidence, ctx.n_boot, ctx.seed))} ({conns} conns)")
+    if not parts:
+        return None
+    return f"{short_name(contestant)} vs {short_name(other)}, HTTPS/2 GET /ping req/s: " + "; ".join(parts)
+
+
 def summary_text(ctx: ReportContext) -> str:
     """Seed 002's summary block: per-table Δ ranges (evloop vs Go) with CIs grouped by protocol,
     peaks, the TLS cost per server for both protocols, and the negotiated parameters."""
@@ -211,6 +232,7 @@ def summary_text(ctx: ReportContext) -> str:
             b = column(ok_runs(clr[clr["server"] == s]) if not clr.empty else clr, "req_per_s")
             parts.append(f"{short_name(s)} {_pct(ratio_ci(a, b, ctx.confidence, ctx.n_boot, ctx.seed))}")
         lines.append(f"{head} " + "; ".join(parts))
+    lines += [line for other in ("h2o", "nginx") if (line := _versus_line(ctx, other, "h2_get_ping_c"))]
     runs = ctx.runs
     if not runs.empty and "tls_version" in runs:
         neg = []
