@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import RawConsistencyError, RawFormatError
+from .jsonio import read_utf8
 
 # ---------------------------------------------------------------- units
 _DUR_UNITS = {"us": 1.0, "ms": 1e3, "s": 1e6, "m": 60e6, "h": 3600e6}
@@ -255,10 +256,7 @@ def parse_h2load_text(text: str, path: str | Path = "<h2load stdout>") -> H2load
 
 def read_h2load_text(path: str | Path) -> H2loadText:
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise RawFormatError(p, f"not UTF-8 text ({exc.reason})") from exc
+    text = read_utf8(p)
     return parse_h2load_text(text, p)
 
 

@@ -31,7 +31,7 @@ import numpy as np
 from .errors import RawFormatError
 from .h2load import H2loadText, check_consistency, has_summary, is_h2, parse_h2load_text
 from .h2log import H2Log, read_compact
-from .jsonio import read_json_object
+from .jsonio import read_json_object, read_utf8
 from .loadresult import LoadResult
 from .percentiles import weighted_mean
 
@@ -48,10 +48,7 @@ def _read_text(path: Path, which: str, notes: list[str], tls: bool = False) -> H
     if not path.is_file():
         notes.append(f"{which}: {path.name} missing")
         return None
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise RawFormatError(path, f"not UTF-8 text ({exc.reason})") from exc
+    text = read_utf8(path)
     if not text.strip():
         notes.append(f"{which}: {path.name} is empty (h2load wrote nothing)")
         return None

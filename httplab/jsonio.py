@@ -1,4 +1,4 @@
-"""Small JSON readers that turn every problem into a RawFormatError naming file and line/key."""
+"""Small raw-file readers that turn every problem into a RawFormatError naming file and line/key."""
 from __future__ import annotations
 
 import json
@@ -8,12 +8,18 @@ from typing import Any
 from .errors import RawFormatError
 
 
-def read_json_object(path: str | Path) -> dict[str, Any]:
+def read_utf8(path: str | Path) -> str:
+    """The file's text, or RawFormatError naming the file when it is not UTF-8."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        return p.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise RawFormatError(p, f"not UTF-8 text ({exc.reason})") from exc
+
+
+def read_json_object(path: str | Path) -> dict[str, Any]:
+    p = Path(path)
+    text = read_utf8(p)
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import RawFormatError
+from .jsonio import read_utf8
 
 TLS_TEXT_COLUMNS: tuple[str, ...] = ("tls_version", "tls_cipher", "alpn", "alpn_source")
 
@@ -141,10 +142,7 @@ def parse_s_client(text: str, path: str | Path = "<s_client output>") -> TlsInfo
 
 def read_s_client(path: str | Path) -> TlsInfo:
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise RawFormatError(p, f"not UTF-8 text ({exc.reason})") from exc
+    text = read_utf8(p)
     return parse_s_client(text, p)
 
 
@@ -236,10 +234,7 @@ def read_certificate(run_dir: str | Path, suite: str = "https") -> CertInfo | No
     p = Path(run_dir) / suite / "certificate.txt"
     if not p.is_file():
         return None
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise RawFormatError(p, f"not UTF-8 text ({exc.reason})") from exc
+    text = read_utf8(p)
     return parse_certificate(text, p)
 
 

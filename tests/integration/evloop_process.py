@@ -114,3 +114,18 @@ def need(tool):
 
 def run(cmd, timeout=60, **kw):
     return subprocess.run(cmd, capture_output=True, timeout=timeout, **kw)
+
+
+def h2load_summary(out):
+    """h2load's request counters (total ... timeout) and its 2xx count, from its stdout."""
+    text = out.decode(errors="replace")
+    m = re.search(r"requests: (\d+) total, (\d+) started, (\d+) done, "
+                  r"(\d+) succeeded, (\d+) failed, (\d+) errored, "
+                  r"(\d+) timeout", text)
+    assert m, text
+    keys = ("total", "started", "done", "succeeded", "failed", "errored",
+            "timeout")
+    res = dict(zip(keys, map(int, m.groups())))
+    codes = re.search(r"status codes: (\d+) 2xx", text)
+    res["2xx"] = int(codes.group(1)) if codes else 0
+    return res

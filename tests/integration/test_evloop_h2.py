@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from evloop_process import missing, need, run
+from evloop_process import h2load_summary, missing, need, run
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 H2SPEC = REPO / "build" / "tools" / "h2spec"
@@ -183,20 +183,6 @@ def post_frames(sid, path, body, declared=None, end=True):
 def nghttp_statuses(out):
     """':status' values in order of arrival from `nghttp -v` output."""
     return [int(m) for m in re.findall(rb"\) :status: (\d+)", out)]
-
-
-def h2load_summary(out):
-    text = out.decode(errors="replace")
-    m = re.search(r"requests: (\d+) total, (\d+) started, (\d+) done, "
-                  r"(\d+) succeeded, (\d+) failed, (\d+) errored, "
-                  r"(\d+) timeout", text)
-    assert m, text
-    keys = ("total", "started", "done", "succeeded", "failed", "errored",
-            "timeout")
-    res = dict(zip(keys, map(int, m.groups())))
-    codes = re.search(r"status codes: (\d+) 2xx", text)
-    res["2xx"] = int(codes.group(1)) if codes else 0
-    return res
 
 
 def curl(*args, timeout=60):

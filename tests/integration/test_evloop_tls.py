@@ -21,7 +21,7 @@ import warnings
 
 import pytest
 
-from evloop_process import Server, finish, missing, need, run
+from evloop_process import Server, finish, h2load_summary, missing, need, run
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 DEFAULT_BIN = REPO / "build" / "asan" / "https_bench_server"
@@ -163,17 +163,6 @@ def h1_roundtrip(port, request, **kw):
 def h2_get(url, *args):
     need("curl")
     return run(["curl", "-sk", "--http2", "--max-time", "30", *args, url])
-
-
-def h2load_summary(out):
-    text = out.decode(errors="replace")
-    m = re.search(r"requests: (\d+) total, (\d+) started, (\d+) done, "
-                  r"(\d+) succeeded, (\d+) failed, (\d+) errored, "
-                  r"(\d+) timeout", text)
-    assert m, text
-    keys = ("total", "started", "done", "succeeded", "failed", "errored",
-            "timeout")
-    return dict(zip(keys, map(int, m.groups())))
 
 
 def partial_client_hello(nbytes):
