@@ -29,7 +29,9 @@ from .aggregate import column, ok_runs
 from .fmt import fmt_count, fmt_float, fmt_kilo, fmt_mean_ci, fmt_us
 from .report import ReportContext, open_report
 from .scenarios import LANGUAGE_ENDPOINTS
-from .servers import display_name, language, short_name, sort_servers, tier
+from .servers import display_name, is_aa_copy, language, short_name, sort_servers, tier
+from .quality import mostly_client_bound
+from .tables import CLIENT_BOUND_MARK, client_bound_words, delta_cell
 from .stats import (DEFAULT_SEED, MIN_RUNS, MINUS, MeanCI, RatioCI, format_delta, mean_ci, ratio_ci,
                     tail_ratio)
 from .tables import _with_meta
@@ -74,13 +76,20 @@ def _delta_words(confidence: float, n_boot: int) -> str:
 def _servers(runs: pd.DataFrame, tier_name: str | None = None) -> list[str]:
     if runs.empty:
         return []
-    present = sort_servers(set(runs["server"]))
+    # the A/A copy is the run's noise floor (quality.noise_floor), not a contestant
+    present = [s for s in sort_servers(set(runs["server"])) if not is_aa_copy(s)]
     return [s for s in present if tier_name is None or tier(s) == tier_name]
 
 
 def _rss_mib(df: pd.DataFrame) -> str:
+    """The largest per-window peak RSS over the runs (runs made before the per-window peak show
+    'not recorded')."""
     rss = df["rss_peak_kb"].max() if not df.empty else math.nan
-    return "—" if pd.isna(rss) else f"{rss / 1024:.1f} MiB"
+    return "not recorded" if pd.isna(rss) else f"{rss / 1024:.1f} MiB"
+
+
+MEMORY_WORDS = ("Memory: the largest per-scenario peak RSS, each the peak of its measured window alone "
+                "(VmHWM of the whole process tree, summed, reset just before the window)")
 
 
 def _tier_label(server: str) -> str:
@@ -107,7 +116,7 @@ def endpoint_table(runs: pd.DataFrame, scenario: str, baseline: str | None = "la
         row = {
             "Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s), "n": len(ok),
             "Requests": fmt_count(ok["requests"].mean()) if not ok.empty else "—",
-            "Req/s": fmt_mean_ci(rps, show_n=False),
+            "Req/s": fmt_mean_ci(rps, show_n=False) + (f" {CLIENT_BOUND_MARK}" if mostly_client_bound(ok) else ""),
             "P50": fmt_mean_ci(mean_ci(column(ok, "lat_p50_us"), confidence), fmt_us, show_n=False),
             "P99": fmt_mean_ci(mean_ci(column(ok, "lat_p99_us"), confidence), fmt_us, show_n=False),
             "Max": fmt_us(ok["lat_max_us"].max()) if not ok.empty else "—",
@@ -117,8 +126,8 @@ def endpoint_table(runs: pd.DataFrame, scenario: str, baseline: str | None = "la
             "_sort": rps.mean if rps.mean is not None else -1.0,
         }
         if baseline and baseline in set(sub["server"]):
-            row[f"Δ req/s vs {short_name(baseline)}"] = ("—" if s == baseline else format_delta(
-                ratio_ci(column(ok, "req_per_s"), column(base, "req_per_s"), confidence, n_boot, seed)))
+            row[f"Δ req/s vs {short_name(baseline)}"] = ("—" if s == baseline else delta_cell(
+                ok, base, "req_per_s", confidence, n_boot, seed))
         rows.append(row)
     df = pd.DataFrame(rows).sort_values("_sort", ascending=False, kind="stable").drop(columns="_sort")
     first = sub.iloc[0]
@@ -126,9 +135,8 @@ def endpoint_table(runs: pd.DataFrame, scenario: str, baseline: str | None = "la
     cap = (f"wrk, {int(first['connections'])} connections, {float(first['duration_s']):g} s per run, n = ok runs. "
            f"Requests: mean per run; Req/s, P50, P99, CPU: mean ± half-width of the {_ci_words(confidence)}; "
            "P50/P99 per run from its full latency histogram; Max: the largest latency of any run; CPU: "
-           "% of one core, utime + stime of the server's whole process tree; Memory: peak RSS of the "
-           "whole process tree (sum of VmHWM), largest over the runs"
-           + (f"; {_delta_words(confidence, n_boot)}" if baseline else "")
+           f"% of one core, utime + stime of the server's whole process tree; {MEMORY_WORDS}"
+           + (f"; {_delta_words(confidence, n_boot)}" if baseline else "") + f"; {client_bound_words()}"
            + (f". {n_failed} failed run(s) excluded." if n_failed else "."))
     return _with_meta(df.reset_index(drop=True), title, cap)
 
@@ -168,9 +176,11 @@ class RankRow:
 
 
 def rank_with_ties(scores: Mapping[str, Sequence[float] | np.ndarray], confidence: float = 0.95,
-                   n_boot: int = 9999, seed: int = DEFAULT_SEED) -> list[RankRow]:
+                   n_boot: int = 9999, seed: int = DEFAULT_SEED,
+                   must_tie: frozenset[str] = frozenset()) -> list[RankRow]:
     """Rank servers by mean score (descending). i is clearly ahead of j when the CI of
-    mean(i)/mean(j) − 1 excludes 0 on the positive side; otherwise they tie. Rank range of i =
+    mean(i)/mean(j) − 1 excludes 0 on the positive side; otherwise they tie. Two servers of
+    `must_tie` (both client-bound: their req/s measured the load tool) always tie. Rank range of i =
     [1 + #clearly ahead of i, N − #clearly behind i]. Servers without data are left out."""
     items = {s: np.asarray(v, dtype=np.float64) for s, v in scores.items()}
     items = {s: v[np.isfinite(v)] for s, v in items.items()}
@@ -183,7 +193,10 @@ def rank_with_ties(scores: Mapping[str, Sequence[float] | np.ndarray], confidenc
     for i, a in enumerate(order):
         for b in order[i + 1:]:
             r = ratio_ci(items[a], items[b], confidence, n_boot, seed)
-            if r.clear and r.low is not None and r.low > 0:
+            if a in must_tie and b in must_tie:
+                ties[a].append(b)
+                ties[b].append(a)
+            elif r.clear and r.low is not None and r.low > 0:
                 ahead[b] += 1
                 behind[a] += 1
             elif r.clear:  # a's mean is higher but the CI says b is ahead (cannot happen with a
@@ -204,7 +217,9 @@ def ranking_table(runs: pd.DataFrame, tier_name: str | None = None, confidence: 
         f" — {tier_name} tier" if tier_name else " — both tiers")
     servers = _servers(runs, tier_name)
     scores = {s: v for s, v in rep_scores(runs).items() if s in servers}
-    ranked = rank_with_ties(scores, confidence, n_boot, seed)
+    keepalive = runs[runs["scenario"].isin(KEEPALIVE)] if not runs.empty else runs
+    bound = frozenset(s for s in servers if mostly_client_bound(keepalive[keepalive["server"] == s]))
+    ranked = rank_with_ties(scores, confidence, n_boot, seed, must_tie=bound)
     if not ranked:
         return _with_meta(pd.DataFrame(), title, "no server has a rep with all four keep-alive endpoints ok")
     rows = []
@@ -212,9 +227,13 @@ def ranking_table(runs: pd.DataFrame, tier_name: str | None = None, confidence: 
         nxt = ranked[i + 1] if i + 1 < len(ranked) else None
         rows.append({
             "Rank": r.label, "Language": language(r.server) or "—", "Server": name(r.server),
-            "Tier": _tier_label(r.server), "Avg req/s": fmt_mean_ci(r.score, show_n=False), "n reps": r.score.n,
-            "Δ vs next": ("—" if nxt is None else format_delta(
-                ratio_ci(scores[r.server], scores[nxt.server], confidence, n_boot, seed))),
+            "Tier": _tier_label(r.server),
+            "Avg req/s": fmt_mean_ci(r.score, show_n=False) + (f" {CLIENT_BOUND_MARK}" if r.server in bound else ""),
+            "n reps": r.score.n,
+            "Δ vs next": ("—" if nxt is None else
+                          f"{CLIENT_BOUND_MARK} both client-bound: no req/s finding"
+                          if r.server in bound and nxt.server in bound else format_delta(
+                              ratio_ci(scores[r.server], scores[nxt.server], confidence, n_boot, seed))),
             "Memory": _rss_mib(ok_runs(runs[runs["server"] == r.server])),
             "Tied with": ", ".join(short_name(t) for t in r.tied_with) or "—",
         })
@@ -225,7 +244,9 @@ def ranking_table(runs: pd.DataFrame, tier_name: str | None = None, confidence: 
            f"bootstrap CI ({n_boot:,} resamples, widened for small n) of the ratio of their scores "
            "holds 0; a rank is the range of places consistent with the clear differences, from 1 + "
            "(servers clearly ahead) to N − (servers clearly behind). Δ vs next: against the server "
-           "ranked just below. Memory: peak RSS of the process tree, largest over all runs.")
+           f"ranked just below. {CLIENT_BOUND_MARK} = client-bound on most of its keep-alive runs (the load "
+           "generator's cores saturated, the server's not): its req/s measured the tool, so two such "
+           "servers always tie here; compare their CPU-µs per request instead. " + MEMORY_WORDS + ".")
     return _with_meta(pd.DataFrame(rows), title, cap)
 
 
@@ -353,7 +374,9 @@ def memory_table(runs: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
         rows.append({
             "Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s),
             "Runtime": RUNTIME.get(language(s) or "", "—"),
-            "Peak RSS (all runs)": "—" if pd.isna(peak) else f"{peak / 1024:.1f} MiB",
+            "Peak RSS (largest scenario)": "not recorded" if pd.isna(peak) else f"{peak / 1024:.1f} MiB",
+            "RSS after start-up": ("not recorded" if all_ok.empty or all_ok["rss_start_kb"].isna().all()
+                                   else f"{all_ok['rss_start_kb'].median() / 1024:.1f} MiB"),
             "Peak RSS per run, GET /": fmt_mean_ci(mean_ci(column(root, "rss_peak_kb") / 1024, confidence),
                                                    lambda v: f"{v:.1f} MiB"),
             "CPU %, GET /": fmt_mean_ci(mean_ci(column(root, "cpu_pct"), confidence),
@@ -364,7 +387,10 @@ def memory_table(runs: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
         })
     df = pd.DataFrame(rows).sort_values("_sort", kind="stable").drop(columns="_sort").reset_index(drop=True)
     cap = ("Peak RSS = the sum of VmHWM over the server's whole process tree (workers, cluster children, "
-           "thread pools all count), read from /proc at the end of each run; smallest first. Per-run mean "
+           "thread pools all count), reset just before each measured window and read at its end, so each "
+           "run's peak is its own scenario's; the largest scenario's peak is shown, smallest first (runs "
+           "made before the reset recorded only the peak since start-up: 'not recorded'). RSS after "
+           "start-up: the tree's RSS when its port opened (median over reps). Per-run mean "
            f"± half-width of the {_ci_words(confidence)}. CPU % of one core over the measured window; "
            "CPU-µs/req = server CPU time / completed requests.")
     return _with_meta(df, title, cap)
@@ -645,8 +671,8 @@ def summary_text(runs: pd.DataFrame, run_id: str = "", confidence: float = 0.95,
     lines.append("Seed's guesses (on 1 server core): " + "; ".join(met))
     mem = memory_table(runs)
     if not mem.empty:
-        lines.append(f"Memory: smallest {mem.iloc[0]['Server']} {mem.iloc[0]['Peak RSS (all runs)']}, "
-                     f"largest {mem.iloc[-1]['Server']} {mem.iloc[-1]['Peak RSS (all runs)']}")
+        lines.append(f"Memory: smallest {mem.iloc[0]['Server']} {mem.iloc[0]['Peak RSS (largest scenario)']}, "
+                     f"largest {mem.iloc[-1]['Server']} {mem.iloc[-1]['Peak RSS (largest scenario)']}")
     n_failed = int((runs["status"] != "ok").sum())
     lines.append(f"Failed runs: {n_failed} (excluded; see the failed-runs table)")
     return "\n".join(lines)

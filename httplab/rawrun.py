@@ -23,7 +23,10 @@ import pandas as pd
 from .errors import RawFormatError
 from .jsonio import read_json_object, require
 from .loadresult import LoadResult, loader_for
+from . import bounds
+from .cpuwindow import window_cpu
 from .percentiles import coarsen_histogram, weighted_percentiles
+from .servers import AA_SUFFIX
 
 # ---------------------------------------------------------------- frame schemas
 RUNS_COLUMNS: tuple[str, ...] = (
@@ -31,9 +34,28 @@ RUNS_COLUMNS: tuple[str, ...] = (
     "streams", "client_threads", "duration_s", "rep", "status", "requests", "req_per_s",
     "bytes_per_s", "lat_mean_us", "lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_p999_us",
     "lat_max_us", "errors", "server_cpu_s", "cpu_pct", "cpu_us_per_req", "rss_peak_kb", "raw_path",
+    "position", "client_cpu_s", "client_busy", "server_busy", "client_bound", "steal_pct",
+    "foreign_cpu_pct", "noisy", "rss_start_kb",
     # beyond DESIGN §3:
-    "scenario", "pipeline", "fail_reason", "hist_kind",
+    "scenario", "pipeline", "fail_reason", "hist_kind", "capacity_rps", "rss_warm_kb",
+    "rss_peak_method", "noisy_reason", "aa_of", "start_utc",
 )
+# Units and meaning of the columns added for issue 11 (see httplab.bounds for the flags' rules):
+#   position         1-based slot of the server in its rep's order (order.json; inferred from the
+#                    points' start times in runs made before the order was recorded)
+#   client_cpu_s     the load tool's CPU seconds over the window (GNU time); client_busy and
+#                    server_busy: busy fraction of the client's and the server's cores (/proc/stat)
+#   client_bound     the client cores saturated while the server's were not (bounds.client_bound);
+#                    <NA> where the run did not record the cores
+#   steal_pct, foreign_cpu_pct: % of a pinned core; noisy (bounds.noisy) and noisy_reason
+#   rss_start_kb     the server tree's RSS right after start-up (same for every point of a rep),
+#   rss_warm_kb      after the warm-up, rss_peak_kb the peak of the measured window itself (its
+#                    high-water mark reset before it), rss_peak_method how: clear_refs or sampled;
+#                    in runs made before that, rss_peak_kb is NaN and the method "cumulative" (the
+#                    recorded VmHWM covered everything since the server started)
+#   capacity_rps     requests per server CPU-second (1e6 / cpu_us_per_req): throughput that does
+#                    not depend on the client
+#   aa_of            for an A/A copy ("evloop~aa"), the server it copies; None otherwise
 # Tool-specific float columns (LoadResult.extra), appended after RUNS_COLUMNS only when some run of
 # the frame comes from a tool that provides them (NaN in the other rows):
 #   req_per_s_with_log — h2load: req/s of the latency run (the one writing --log-file).
@@ -48,9 +70,16 @@ VERIFY_COLUMNS: tuple[str, ...] = ("run_id", "suite", "server", "rep", "passed",
 SUITE_COLUMNS: tuple[str, ...] = ("run_id", "suite", "status", "message", "end_utc")
 
 _INT_COLS = ("size_bytes", "connections", "streams", "client_threads", "rep", "pipeline")
+_NULLABLE_INT_COLS = ("position",)
+_NULLABLE_BOOL_COLS = ("client_bound", "noisy")
 _FLOAT_COLS = ("duration_s", "requests", "req_per_s", "bytes_per_s", "lat_mean_us", "lat_p50_us",
                "lat_p90_us", "lat_p99_us", "lat_p999_us", "lat_max_us", "errors", "server_cpu_s",
-               "cpu_pct", "cpu_us_per_req", "rss_peak_kb")
+               "cpu_pct", "cpu_us_per_req", "rss_peak_kb", "client_cpu_s", "client_busy",
+               "server_busy", "steal_pct", "foreign_cpu_pct", "rss_start_kb", "capacity_rps",
+               "rss_warm_kb")
+_TEXT_COLS = ("run_id", "suite", "protocol", "server", "route", "method", "status", "raw_path",
+              "scenario", "fail_reason", "hist_kind", "rss_peak_method", "noisy_reason")
+_OPTIONAL_TEXT_COLS = ("aa_of", "start_utc")
 
 SCENARIO_KEYS: dict[str, type | tuple[type, ...]] = {
     "suite": str, "protocol": str, "tls": bool, "server": str, "scenario": str, "route": str,
@@ -95,8 +124,20 @@ class ServerCost:
     cpu_s: float
     wall_s: float
     rss_kb: float
-    rss_peak_kb: float
+    rss_peak_kb: float          # the window's own peak; NaN when only a cumulative one was recorded
     alive: bool | None
+    rss_start_kb: float = math.nan
+    rss_warm_kb: float = math.nan
+    rss_peak_method: str = "cumulative"
+
+
+def _opt_float(doc: dict[str, Any], key: str, path: Path) -> float:
+    value = doc.get(key)
+    if value is None:
+        return math.nan
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise RawFormatError(path, f"unexpected value {value!r}", key=key)
+    return float(value)
 
 
 def read_server_cost(path: Path) -> ServerCost | None:
@@ -114,12 +155,20 @@ def read_server_cost(path: Path) -> ServerCost | None:
     if after < before:
         raise RawFormatError(path, "cpu_ticks_after < cpu_ticks_before", key="cpu_ticks_after")
     alive = doc.get("server_alive")
+    # Before the window's peak was reset (no rss_peak_method), VmHWM covered everything since the
+    # server started: the peak of every earlier scenario of the rep. It is not reported.
+    method = doc.get("rss_peak_method")
+    if method is not None and method not in ("clear_refs", "sampled"):
+        raise RawFormatError(path, f"unknown method {method!r}", key="rss_peak_method")
     return ServerCost(
         cpu_s=(after - before) / clk,
         wall_s=float(wall),
-        rss_kb=float(doc.get("rss_kb", math.nan) if doc.get("rss_kb") is not None else math.nan),
-        rss_peak_kb=float(doc["rss_peak_kb"]) if doc.get("rss_peak_kb") is not None else math.nan,
+        rss_kb=_opt_float(doc, "rss_kb", path),
+        rss_peak_kb=_opt_float(doc, "rss_peak_kb", path) if method else math.nan,
         alive=None if alive is None else bool(alive),
+        rss_start_kb=_opt_float(doc, "rss_start_kb", path),
+        rss_warm_kb=_opt_float(doc, "rss_warm_kb", path),
+        rss_peak_method=method or "cumulative",
     )
 
 
@@ -193,6 +242,13 @@ def _point_row(run_id: str, run_dir: Path, scenario_dir: Path, scen: dict[str, A
     cpu_s = cost.cpu_s if cost else math.nan
     cpu_pct = 100.0 * cpu_s / cost.wall_s if cost and cost.wall_s > 0 else math.nan
     cpu_us_per_req = 1e6 * cpu_s / requests if requests and requests > 0 else math.nan
+    win = window_cpu(scenario_dir, rep, cpu_s)
+    position = run_json.get("position")
+    if position is not None and (isinstance(position, bool) or not isinstance(position, int) or position < 1):
+        raise RawFormatError(run_json_path, f"unexpected value {position!r}", key="position")
+    steal = win.steal_pct if win else math.nan
+    foreign = win.foreign_cpu_pct if win else math.nan
+    server = scen["server"]
     rel = scenario_dir.relative_to(run_dir)
     row: dict[str, Any] = {
         "run_id": run_id, "suite": scen["suite"], "protocol": scen["protocol"], "tls": scen["tls"],
@@ -211,8 +267,22 @@ def _point_row(run_id: str, run_dir: Path, scenario_dir: Path, scen: dict[str, A
         "server_cpu_s": cpu_s, "cpu_pct": cpu_pct, "cpu_us_per_req": cpu_us_per_req,
         "rss_peak_kb": cost.rss_peak_kb if cost else math.nan,
         "raw_path": f"{run_id}/{rel.as_posix()}/r{rep}",
+        "position": position,
+        "client_cpu_s": win.client_cpu_s if win else math.nan,
+        "client_busy": win.client_busy if win else math.nan,
+        "server_busy": win.server_busy if win else math.nan,
+        "client_bound": bounds.client_bound(win.client_busy, win.server_busy) if win else None,
+        "steal_pct": steal, "foreign_cpu_pct": foreign,
+        "noisy": bounds.noisy(steal, foreign) if win else None,
+        "rss_start_kb": cost.rss_start_kb if cost else math.nan,
         "scenario": scen["scenario"], "pipeline": scen["pipeline"],
         "fail_reason": "; ".join(reasons), "hist_kind": result.hist_kind if result else "none",
+        "capacity_rps": 1e6 / cpu_us_per_req if cpu_us_per_req and cpu_us_per_req > 0 else math.nan,
+        "rss_warm_kb": cost.rss_warm_kb if cost else math.nan,
+        "rss_peak_method": cost.rss_peak_method if cost else "none",
+        "noisy_reason": bounds.noisy_reason(steal, foreign) if win else "",
+        "aa_of": aa_of(server),
+        "start_utc": run_json.get("start_utc"),
     }
     row.update(tls_cols)
     for col in EXTRA_COLUMNS:
@@ -220,6 +290,28 @@ def _point_row(run_id: str, run_dir: Path, scenario_dir: Path, scen: dict[str, A
             value = result.extra[col]
             row[col] = math.nan if value is None else float(value)
     return row, result
+
+
+def aa_of(server: str) -> str | None:
+    """The server an A/A copy copies ("evloop~aa" -> "evloop"); None for an ordinary server."""
+    return server[: -len(AA_SUFFIX)] if server.endswith(AA_SUFFIX) else None
+
+
+def infer_positions(rows: list[dict[str, Any]]) -> None:
+    """Fill a missing position (runs made before the order was recorded) with the server's rank
+    among the servers of its (suite, rep) by the start time of its first point: servers of a rep
+    ran one after the other. Rows that recorded their position keep it."""
+    firsts: dict[tuple[str, int], dict[str, str]] = {}
+    for r in rows:
+        if r.get("start_utc"):
+            slot = firsts.setdefault((r["suite"], r["rep"]), {})
+            if r["server"] not in slot or r["start_utc"] < slot[r["server"]]:
+                slot[r["server"]] = r["start_utc"]
+    for r in rows:
+        if r.get("position") is None and r.get("start_utc"):
+            slot = firsts[(r["suite"], r["rep"])]
+            ranked = sorted(slot, key=lambda s: (slot[s], s))
+            r["position"] = ranked.index(r["server"]) + 1
 
 
 def empty_runs_frame() -> pd.DataFrame:
@@ -238,12 +330,19 @@ def _typed_runs(df: pd.DataFrame, extras: tuple[str, ...] = (), text_extras: tup
         df[c] = df[c].astype("float64")
     for c in _INT_COLS:
         df[c] = df[c].astype("int64")
+    for c in _NULLABLE_INT_COLS:
+        df[c] = pd.array([None if v is None or (isinstance(v, float) and math.isnan(v)) else int(v)
+                          for v in df[c]], dtype="Int64")
+    for c in _NULLABLE_BOOL_COLS:
+        df[c] = pd.array([None if v is None or (isinstance(v, float) and math.isnan(v)) else bool(v)
+                          for v in df[c]], dtype="boolean")
     for c in _FLOAT_COLS:
         df[c] = df[c].astype("float64")
     df["tls"] = df["tls"].astype(bool)
-    for c in ("run_id", "suite", "protocol", "server", "route", "method", "status", "raw_path",
-              "scenario", "fail_reason", "hist_kind"):
+    for c in _TEXT_COLS:
         df[c] = df[c].astype(object).astype(str) if len(df) else df[c].astype(object)
+    for c in _OPTIONAL_TEXT_COLS:
+        df[c] = df[c].astype(object).where(df[c].notna(), None)
     return df.reset_index(drop=True)
 
 
@@ -273,6 +372,8 @@ def build_frames(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
                 }))
     extras = tuple(c for c in EXTRA_COLUMNS if any(c in r for r in rows))
     text_extras = tuple(c for c in TEXT_EXTRA_COLUMNS if any(c in r for r in rows))
+    if rows:
+        infer_positions(rows)
     runs = _typed_runs(pd.DataFrame(rows), extras, text_extras) if rows else empty_runs_frame()
     runs = runs.sort_values(["suite", "scenario", "server", "rep"], kind="stable").reset_index(drop=True)
     if lat_parts:

@@ -3,12 +3,14 @@ helpers that print 'no data' instead of failing when a table or plot has nothing
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from .paths import repo_root, resolve
+from .quality import NoiseFloor, floor_sentence, noise_floor
 from .rawrun import RawRun, load_run, write_tidy
 from .runs_select import default_run_dir
 from .stats import MIN_RUNS
@@ -38,6 +40,17 @@ class ReportContext:
     def stat_args(self) -> dict[str, Any]:
         return {"confidence": self.confidence, "n_boot": self.n_boot, "seed": self.seed}
 
+    @cached_property
+    def noise(self) -> NoiseFloor:
+        """The suite's A/A noise floor (quality.noise_floor)."""
+        return noise_floor(self.runs, self.confidence, self.n_boot, self.seed)
+
+    def show_table(self, df: pd.DataFrame, note: str = "") -> None:
+        """show_table, with the run's noise floor beside every table that holds a Δ column."""
+        if any("Δ" in str(c) and not str(c).startswith("A/A") for c in df.columns):
+            note = (note + "\n\n" if note else "") + floor_sentence(self.noise)
+        show_table(df, note)
+
 
 def open_report(suite: str, run_dir: str | Path | None = None, out_dir: str | Path | None = None,
                 raw_root: str | Path = "raw", data_root: str | Path = "data", confidence: float = 0.95,
@@ -59,6 +72,166 @@ def open_report(suite: str, run_dir: str | Path | None = None, out_dir: str | Pa
 
 def _fmt_utc(value: Any) -> str:
     return str(value).replace("T", " ") if value else "—"
+
+
+def _cell(text: Any) -> str:
+    """A value made safe for one Markdown table cell."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _d(value: Any) -> dict[str, Any]:
+    """value if it is a dict, else {} (a hand-edited host file must not break the header)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _start_end(start: str, end: str | None, only: str = "") -> str:
+    """One value when start and end agree, else both; `only` labels a lone value (end missing)."""
+    if end is None:
+        return f"{start} ({only})"
+    return start if start == end else f"start: {start}; end: {end}"
+
+
+def _cpu_detail(s: dict[str, Any]) -> str:
+    cpu = _d(s.get("cpu"))
+    parts = [str(s.get("cpu_model") or "model not readable")]
+    if cpu.get("vendor_id"):
+        parts.append(f"{cpu['vendor_id']} family {cpu.get('family', '?')} model {cpu.get('model', '?')} "
+                     f"stepping {cpu.get('stepping', '?')}")
+    parts.append(f"microcode {cpu.get('microcode') or 'not readable'}")
+    if s.get("cpu_flags_count") is not None:
+        parts.append(f"{s['cpu_flags_count']} flags (sha256 `{s.get('cpu_flags_sha256')}`)")
+    return ", ".join(parts)
+
+
+def _cores_smt(s: dict[str, Any]) -> str:
+    smt = _d(s.get("smt"))
+    active = smt.get("active")
+    smt_txt = "not readable" if active is None else ("on" if active else "off")
+    if smt.get("control"):
+        smt_txt += f" (control: {smt['control']})"
+    online = f" (`{s['cpus_online']}`)" if s.get("cpus_online") else ""
+    return f"{s.get('cores') if s.get('cores') is not None else '?'} online{online}; SMT {smt_txt}"
+
+
+def _governor(s: dict[str, Any]) -> str:
+    gov = _d(s.get("governor"))
+    vals = set(gov.values())
+    if not gov or vals == {None}:
+        txt = "not exposed (no cpufreq in /sys)"
+    elif len(vals) == 1:
+        txt = f"{next(iter(vals))} on every CPU"
+    else:
+        txt = ", ".join(f"{k} {v or 'not readable'}" for k, v in gov.items())
+    return txt + (f" (driver {s['cpufreq_driver']})" if s.get("cpufreq_driver") else "")
+
+
+def _boost(s: dict[str, Any]) -> str:
+    if s.get("boost") is None:
+        return "not exposed"
+    return f"{'on' if s['boost'] else 'off'} ({s.get('boost_source')})"
+
+
+def _thp(s: dict[str, Any]) -> str:
+    thp = s.get("thp") or "not readable"
+    return f"{thp} (defrag: {s['thp_defrag']})" if s.get("thp_defrag") else thp
+
+
+def _kernel(s: dict[str, Any]) -> str:
+    k = _d(s.get("kernel"))
+    if not k.get("release"):
+        return "not readable"
+    return f"{k['release']} ({k['version']})" if k.get("version") else str(k["release"])
+
+
+def _load(s: dict[str, Any] | None) -> str:
+    la = _d(_d(s).get("loadavg"))
+    if not la:
+        return "not recorded"
+    try:
+        return " / ".join(f"{float(la[k]):.2f}" for k in ("1m", "5m", "15m"))
+    except (KeyError, TypeError, ValueError):
+        return "not readable"
+
+
+def _busy_procs(s: dict[str, Any] | None) -> str:
+    from .hoststate import BUSY_PROCESS_WARN_PCT
+    if s is None:
+        return "not recorded"
+    if not isinstance(s.get("busiest"), list):
+        return "not readable"
+    busy = [p for p in s["busiest"] if isinstance(p, dict) and isinstance(p.get("cpu_pct"), (int, float))
+            and p["cpu_pct"] > BUSY_PROCESS_WARN_PCT]
+    if not busy:
+        return f"none above {BUSY_PROCESS_WARN_PCT:g} % of a core"
+    return ", ".join(f"{p.get('comm')} (pid {p.get('pid')}) {p['cpu_pct']:.0f} %" for p in busy)
+
+
+def _steal(start: dict[str, Any], end: dict[str, Any] | None, where: str = "suite start") -> str:
+    from .hoststate import steal_between
+    steal = steal_between(start, end)
+    if steal:
+        per_cpu = ", ".join(f"{k} {v:.1%}" for k, v in steal.items() if k != "all")
+        total = steal.get("all")
+        head = f"{total:.1%} over the suite" if total is not None else "over the suite"
+        return f"{head} ({per_cpu})" if per_cpu else head
+    boot = _d(start.get("steal_since_boot")).get("all")
+    return f"{boot:.2%} since boot (at the {where})" if boot is not None else "not readable"
+
+
+def _memory(s: dict[str, Any], where: str = "suite start") -> str:
+    mem = _d(s.get("memory"))
+    if mem.get("total_kb") is None:
+        return "not readable"
+    avail = mem.get("available_kb")
+    return (f"{mem['total_kb'] / 1024**2:.1f} GiB total"
+            + (f", {avail / 1024**2:.1f} GiB available at the {where}" if avail is not None else ""))
+
+
+def host_state_markdown(ctx: ReportContext) -> tuple[list[str], list[tuple[str, str]]]:
+    """(warnings, table rows) for the suite's host state: raw/<run>/<suite>/host.{start,end}.json
+    (httplab.hoststate), compared with each other, with meta.json's host block and with the run's
+    start state (meta.json host_state). A run without host files gets one 'not recorded' row."""
+    from .hoststate import aslr_text, fact_changes, host_changes, read_host_states
+    meta = ctx.run.meta
+    states = read_host_states(ctx.run.run_dir, ctx.suite)
+    start, end = states["start"], states["end"]
+    run_start = meta.get("host_state") if isinstance(meta.get("host_state"), dict) else None
+    warnings = host_changes(start, end)
+    if run_start is not None and start is not None:
+        warnings += [f"since the run started, {w}" for w in fact_changes(run_start, start)]
+    meta_model = (meta.get("host") or {}).get("cpu_model")
+    other: dict[str, list[str]] = {}  # a CPU model other than meta.json's -> where it was seen
+    for label, s in (("run start", run_start), ("suite start", start), ("suite end", end)):
+        if meta_model and s is not None and s.get("cpu_model") and s["cpu_model"] != meta_model:
+            other.setdefault(str(s["cpu_model"]), []).append(label)
+    for model, labels in other.items():
+        warnings.append(f"CPU model at the {' and '.join(labels)} is {model}, meta.json records {meta_model}")
+    warnings = list(dict.fromkeys(warnings))
+    if start is None and end is None:
+        return warnings, [("Host state", "not recorded (no host.start.json / host.end.json for this suite)")]
+    s0, s1 = start, end  # as recorded, for the rows that show both ends
+    if start is None:  # only the end: show it as such
+        start, end, where, only = end, None, "suite end", "suite end; start not recorded"
+    else:
+        where, only = "suite start", "suite start; end not recorded"
+
+    def fact(fn: Any) -> str:
+        return _start_end(fn(start), fn(end) if end is not None else None, only)
+
+    rows = [
+        ("CPU details", fact(_cpu_detail)),
+        ("Cores / SMT", fact(_cores_smt)),
+        ("Governor", fact(_governor)),
+        ("Boost", fact(_boost)),
+        ("Transparent huge pages", fact(_thp)),
+        ("ASLR", fact(lambda s: aslr_text(s.get("aslr")))),
+        ("Kernel (host state)", fact(_kernel)),
+        ("Load average 1/5/15 min", f"suite start {_load(s0)}; suite end {_load(s1)}"),
+        ("Other busy processes", f"suite start: {_busy_procs(s0)}; suite end: {_busy_procs(s1)}"),
+        ("CPU steal", _steal(start, end, where)),
+        ("Memory", _memory(start, where)),
+    ]
+    return warnings, rows
 
 
 def header_markdown(ctx: ReportContext, title: str) -> str:
@@ -92,8 +265,12 @@ def header_markdown(ctx: ReportContext, title: str) -> str:
                        f"seed {ctx.seed}; means: Student t; no CI below {MIN_RUNS} runs; "
                        f"baseline `{ctx.baseline}`"),
     ]
-    table = "| Item | Value |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in rows)
-    return f"# {title}\n\n{table}\n"
+    warnings, host_rows = host_state_markdown(ctx)
+    at = next(i for i, (k, _) in enumerate(rows) if k == "Pinning")
+    rows[at:at] = host_rows
+    table = "| Item | Value |\n|---|---|\n" + "\n".join(f"| {k} | {_cell(v)} |" for k, v in rows)
+    warn = (f"> **⚠ The host changed during this suite:** {'; '.join(warnings)}.\n\n" if warnings else "")
+    return f"# {title}\n\n{warn}{table}\n"
 
 
 def show_table(df: pd.DataFrame, note: str = "") -> None:

@@ -67,9 +67,19 @@ SERVER_ORDER: tuple[str, ...] = ("evloop", "go", "nginx", "h2o", "floor",
                                  "lang_node_fastify", "lang_cpp_beast", "lang_python_uvicorn")
 
 
+AA_SUFFIX = "~aa"  # an A/A copy: a second instance of a server (scripts/lib.sh AA_SUFFIX)
+
+
+def is_aa_copy(server: str) -> bool:
+    return server.endswith(AA_SUFFIX)
+
+
 def display_name(server: str, suite: str | None = None) -> str:
     """Human name of a server id ("evloop" -> "C (evloop)"); unknown ids are returned as given.
-    With a suite, that suite's own name when it has one (SUITE_SERVER_NAMES)."""
+    With a suite, that suite's own name when it has one (SUITE_SERVER_NAMES). An A/A copy is
+    named after its original ("evloop~aa" -> "C (evloop), A/A copy")."""
+    if is_aa_copy(server):
+        return display_name(server[: -len(AA_SUFFIX)], suite) + ", A/A copy"
     if suite is not None and server in SUITE_SERVER_NAMES.get(suite, {}):
         return SUITE_SERVER_NAMES[suite][server]
     return SERVER_NAMES.get(server, server)
@@ -86,11 +96,15 @@ def tier(server: str) -> str | None:
 
 
 def short_name(server: str) -> str:
-    """Short label for column headers ("evloop" -> "C")."""
+    """Short label for column headers ("evloop" -> "C"; "evloop~aa" -> "C A/A")."""
+    if is_aa_copy(server):
+        return short_name(server[: -len(AA_SUFFIX)]) + " A/A"
     return SHORT_NAMES.get(server, server)
 
 
 def sort_servers(servers: list[str] | tuple[str, ...] | set[str]) -> list[str]:
     """Servers in display order."""
     known = {s: i for i, s in enumerate(SERVER_ORDER)}
-    return sorted(set(servers), key=lambda s: (known.get(s, len(known)), s))
+    # an A/A copy right after its original
+    return sorted(set(servers), key=lambda s: (known.get(s.removesuffix(AA_SUFFIX), len(known)),
+                                               is_aa_copy(s), s))

@@ -13,6 +13,7 @@ from .aggregate import Where, column, ok_runs, select
 from .fmt import fmt_bytes_rate, fmt_float, fmt_mean_ci, fmt_size, fmt_us
 from .scenarios import scenario_label, scenario_sort_key
 from .servers import REFERENCE_SERVERS, display_name, short_name, sort_servers
+from .quality import mostly_client_bound
 from .stats import DEFAULT_SEED, MIN_RUNS, format_delta, mean_ci, ratio_ci, tail_ratio
 
 METRIC_LABELS: dict[str, str] = {
@@ -41,6 +42,26 @@ def _ci_words(confidence: float) -> str:
 def _delta_words(confidence: float, n_boot: int) -> str:
     return (f"Δ = ratio of means − 1 with a {confidence:.0%} BCa bootstrap CI, widened for small n ({n_boot:,} resamples, "
             f"fixed seed); 'no clear difference' when the CI holds 0")
+
+
+CLIENT_BOUND_MARK = "⚑"
+
+
+def delta_cell(a: pd.DataFrame, b: pd.DataFrame, metric: str, confidence: float = 0.95,
+               n_boot: int = 9999, seed: int = DEFAULT_SEED) -> str:
+    """The formatted Δ of `metric` between two servers' ok runs of one scenario. When both were
+    client-bound (most of their runs), req/s measured the load tool on both sides, so no req/s Δ
+    is reported; the cell gives the Δ of capacity (requests per server CPU-second) instead."""
+    if metric == "req_per_s" and mostly_client_bound(a) and mostly_client_bound(b):
+        cap = ratio_ci(column(a, "capacity_rps"), column(b, "capacity_rps"), confidence, n_boot, seed)
+        return f"{CLIENT_BOUND_MARK} both client-bound; capacity Δ {format_delta(cap)}"
+    return format_delta(ratio_ci(column(a, metric), column(b, metric), confidence, n_boot, seed))
+
+
+def client_bound_words() -> str:
+    return (f"{CLIENT_BOUND_MARK} = client-bound: the load generator's cores were saturated and the "
+            "server's were not, so req/s measured the tool; where both sides are, the Δ is of capacity "
+            "(requests per server CPU-second) instead")
 
 
 def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str = "connections",
@@ -73,7 +94,8 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
         row: dict[str, str] = {label: fmt_level(level)}
         for s in servers:
             srv = at[at["server"] == s]
-            row[f"{short_name(s)} req/s"] = fmt_mean_ci(mean_ci(column(srv, metric), confidence))
+            mark = f" {CLIENT_BOUND_MARK}" if metric == "req_per_s" and mostly_client_bound(srv) else ""
+            row[f"{short_name(s)} req/s"] = fmt_mean_ci(mean_ci(column(srv, metric), confidence)) + mark
         if transfer:
             for s in servers:
                 srv = at[at["server"] == s]
@@ -85,9 +107,8 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
                 ci = mean_ci(column(srv, latency_metric), confidence)
                 row[f"{short_name(s)} latency"] = fmt_us(ci.mean) if ci.mean is not None else "no data"
         for s in contestants:
-            r = ratio_ci(column(at[at["server"] == s], metric), column(at[at["server"] == baseline], metric),
-                         confidence, n_boot, seed)
-            row[f"Δ {short_name(s)} vs {short_name(baseline)}"] = format_delta(r)
+            row[f"Δ {short_name(s)} vs {short_name(baseline)}"] = delta_cell(
+                at[at["server"] == s], at[at["server"] == baseline], metric, confidence, n_boot, seed)
         for ref in refs:
             srv = at[at["server"] == ref]
             row[f"{short_name(ref)} req/s (ref)"] = fmt_mean_ci(mean_ci(column(srv, metric), confidence))
@@ -99,7 +120,7 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
                f"latency = mean over runs of each run's {latency_metric.removeprefix('lat_').removesuffix('_us').upper()} "
                "(percentile from the run's full histogram)")
     cap = (f"{METRIC_LABELS.get(metric, metric)}: mean ± half-width of the {_ci_words(confidence)}; {lat_txt}; "
-           f"{_delta_words(confidence, n_boot)}. Servers: "
+           f"{_delta_words(confidence, n_boot)}; {client_bound_words()}. Servers: "
            + ", ".join(f"{short_name(s)} = {display_name(s)}" for s in list(servers) + refs)
            + ("; reference servers as extra columns marked (ref)" if refs else "")
            + (f". {n_failed} failed run(s) excluded (see the failed-runs table)." if n_failed else "."))
@@ -162,20 +183,25 @@ def cost_table(runs: pd.DataFrame, where: Where | None = None, servers: Sequence
         ok = ok_runs(grp)
         base = ok_runs(sub[(sub["scenario"] == scen) & (sub["server"] == baseline)])
         rss = ok["rss_peak_kb"].max() if not ok.empty else np.nan
+        mark = f" {CLIENT_BOUND_MARK}" if mostly_client_bound(ok) else ""
         rows.append({
             "Scenario": label, "Server": display_name(s), "n": len(ok),
-            "req/s": fmt_mean_ci(mean_ci(column(ok, "req_per_s"), confidence), show_n=False),
+            "req/s": fmt_mean_ci(mean_ci(column(ok, "req_per_s"), confidence), show_n=False) + mark,
+            "capacity (req/CPU-s)": fmt_mean_ci(mean_ci(column(ok, "capacity_rps"), confidence), show_n=False),
             "CPU %": fmt_mean_ci(mean_ci(column(ok, "cpu_pct"), confidence), lambda v: fmt_float(v, 1), show_n=False),
             "CPU-µs/req": fmt_mean_ci(mean_ci(column(ok, "cpu_us_per_req"), confidence),
                                       lambda v: fmt_float(v, 2), show_n=False),
-            "Peak RSS": "—" if pd.isna(rss) else f"{rss / 1024:.1f} MiB",
+            "Peak RSS": "not recorded" if pd.isna(rss) else f"{rss / 1024:.1f} MiB",
             f"Δ CPU-µs/req vs {short_name(baseline)}": ("—" if s == baseline or base.empty else format_delta(
                 ratio_ci(column(ok, "cpu_us_per_req"), column(base, "cpu_us_per_req"), confidence, n_boot, seed))),
         })
     cap = (f"Mean ± half-width of the {_ci_words(confidence)}. CPU = utime + stime of the server's "
            "whole process tree over the measured window (/proc); CPU % of one core; CPU-µs/req = CPU "
-           "time / completed requests; peak RSS = largest VmHWM sum over the runs. "
-           f"{_delta_words(confidence, n_boot)} (negative = cheaper than the baseline).")
+           "time / completed requests; capacity = requests per server CPU-second (1e6 / CPU-µs/req), a "
+           "throughput that does not depend on the client; peak RSS = the largest over the runs of the "
+           "measured window's own peak (VmHWM summed over the tree, reset before the window; runs made "
+           "before that recorded only the peak since start-up and show 'not recorded'). "
+           f"{_delta_words(confidence, n_boot)} (negative = cheaper than the baseline); {client_bound_words()}.")
     return _with_meta(pd.DataFrame(rows), title, cap)
 
 
@@ -200,14 +226,15 @@ def versus_table(runs: pd.DataFrame, server: str = "evloop", others: Sequence[st
             if mine.empty or theirs.empty:
                 continue
             for m in metrics:
-                row[f"{short_name(server)} vs {short_name(other)}: {names.get(m, m)}"] = format_delta(
-                    ratio_ci(column(mine, m), column(theirs, m), confidence, n_boot, seed))
+                row[f"{short_name(server)} vs {short_name(other)}: {names.get(m, m)}"] = delta_cell(
+                    mine, theirs, m, confidence, n_boot, seed)
         if len(row) > 1:
             rows.append(row)
     if not rows:
         return _with_meta(pd.DataFrame(), title, "no scenario has both servers in this run")
     cap = (f"{display_name(server)} against {', '.join(display_name(o) for o in others)}; "
-           f"{_delta_words(confidence, n_boot)} (for CPU-µs/req, negative = {short_name(server)} is cheaper).")
+           f"{_delta_words(confidence, n_boot)} (for CPU-µs/req, negative = {short_name(server)} is cheaper); "
+           f"{client_bound_words()}.")
     return _with_meta(pd.DataFrame(rows).fillna("—"), title, cap)
 
 

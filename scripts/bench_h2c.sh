@@ -23,6 +23,9 @@ SCENARIOS=(
     "post_echo_b65536_c100 echo_post POST /echo 65536 100 10 -"
 )
 
+# The seed's first table: the A/A copy of evloop runs these (the run's noise floor)
+HEADLINE_SCENARIOS=get_ping_c50,get_ping_c100,get_ping_c200,get_ping_c500
+
 # --quick runs only these (the pipeline check, not the comparison)
 QUICK_SCENARIOS=get_ping_c100,get_echo_s1024_c100,post_echo_b4096_c100
 

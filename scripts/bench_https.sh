@@ -30,6 +30,9 @@ SCENARIOS=(
     "h2_post_echo_b65536_c100  h2:echo_post  POST /echo 65536 100 10 -"
 )
 
+# The seed's first table: the A/A copy of evloop runs these (the run's noise floor)
+HEADLINE_SCENARIOS=h1_get_ping_c50,h1_get_ping_c100,h1_get_ping_c200,h1_get_ping_c500
+
 # --quick runs only these (the pipeline check, not the comparison)
 QUICK_SCENARIOS=h1_get_ping_c100,h2_get_ping_c100,h2_post_echo_b4096_c100
 

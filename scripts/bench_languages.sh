@@ -18,6 +18,9 @@ SCENARIOS=(
     "get_root_close_c100  root_close  GET  /                   0 100 1 close.lua"
 )
 
+# The seed's first table: the A/A copy of evloop runs these (the run's noise floor)
+HEADLINE_SCENARIOS=get_root_c100
+
 # --quick runs only these (the pipeline check, not the comparison)
 QUICK_SCENARIOS=get_root_c100,post_json_c100
 

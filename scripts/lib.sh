@@ -56,11 +56,16 @@ cpu_count() {
 
 # on_client CMD...: runs CMD on the client CPUs. In the TLS suite the load tools
 # (and the probe) read the lab's client OpenSSL config (make_client_tls_config).
+# Inside a measured window (CLIENT_TIME_FILE set) the tool runs under GNU time,
+# which writes its CPU time (from getrusage) to that file: the client's own cost.
+CLIENT_TIME_FORMAT='user_s=%U sys_s=%S wall_s=%e maxrss_kb=%M exit=%x'
 on_client() {
+    local timer=()
+    [[ -n ${CLIENT_TIME_FILE:-} ]] && timer=(/usr/bin/time -o "$CLIENT_TIME_FILE" -f "$CLIENT_TIME_FORMAT")
     if [[ -n ${LAB_CLIENT_OPENSSL_CONF:-} ]]; then
-        taskset -c "$CLIENT_CPUS" env OPENSSL_CONF="$LAB_CLIENT_OPENSSL_CONF" "$@"
+        "${timer[@]}" taskset -c "$CLIENT_CPUS" env OPENSSL_CONF="$LAB_CLIENT_OPENSSL_CONF" "$@"
     else
-        taskset -c "$CLIENT_CPUS" "$@"
+        "${timer[@]}" taskset -c "$CLIENT_CPUS" "$@"
     fi
 }
 
@@ -71,6 +76,14 @@ LAB_SERVERS=(evloop go nginx h2o floor
              lang_go_std lang_rust_std lang_node_std lang_cpp_std lang_python_std
              lang_go_fasthttp lang_rust_axum lang_node_fastify lang_python_uvicorn lang_cpp_beast)
 
+# An A/A copy ("evloop~aa") is a second, independent instance of a server: started
+# fresh in its own slot of each rep's order and loaded with the suite's headline
+# scenarios only (HEADLINE_SCENARIOS). Its difference from the original is what two
+# identical servers show in this run: the noise floor every other Δ is read against.
+AA_SUFFIX="~aa"
+base_server() { echo "${1%"$AA_SUFFIX"}"; }
+is_aa_copy() { [[ $1 == *"$AA_SUFFIX" ]]; }
+
 # The shoot-out's routes (seed 003): GET /, GET /something?foo=bar, GET
 # /something?json=true, POST /something (JSON), GET / with Connection: close.
 LANG_CAPS="h1:root h1:query h1:json h1:post_json h1:root_close"
@@ -78,13 +91,13 @@ LANG_CAPS="h1:root h1:query h1:json h1:post_json h1:root_close"
 # What each server can serve: <protocol>:<route kind>, protocol h1 or h2. The
 # suites ask server_serves before putting a server into a scenario.
 server_caps() {
-    case $1 in
+    case $(base_server "$1") in
         evloop)    echo "h1:ping h1:pipeline h1:echo_get h1:echo_post h2:ping h2:echo_get h2:echo_post $LANG_CAPS" ;;
         go)        echo "h1:ping h1:pipeline h1:echo_get h1:echo_post h2:ping h2:echo_get h2:echo_post" ;;
         nginx)     echo "h1:ping h1:pipeline h1:echo_get h2:ping h2:echo_get" ;;
         h2o)       echo "h1:ping h1:echo_get h2:ping h2:echo_get" ;;
         floor)     echo "h1:ping h1:pipeline" ;;
-        lang_*)    [[ " ${LAB_SERVERS[*]} " == *" $1 "* ]] && echo "$LANG_CAPS" ;;
+        lang_*)    [[ " ${LAB_SERVERS[*]} " == *" $(base_server "$1") "* ]] && echo "$LANG_CAPS" ;;
         *)         return 1 ;;
     esac
 }
@@ -93,11 +106,14 @@ server_serves() { [[ " $(server_caps "$1") " == *" $2 "* ]]; }
 
 known_server() { server_caps "$1" >/dev/null 2>&1; }
 
-# A fixed port per server, so a server that lingers never answers for another.
+# A fixed port per server, so a server that lingers never answers for another
+# (an A/A copy gets its own, after all the originals').
 server_port() {
-    local i
+    local i base offset=0
+    base=$(base_server "$1")
+    is_aa_copy "$1" && offset=${#LAB_SERVERS[@]}
     for i in "${!LAB_SERVERS[@]}"; do
-        [[ ${LAB_SERVERS[$i]} == "$1" ]] && { echo $(( ${LAB_PORT_BASE:-18080} + i )); return; }
+        [[ ${LAB_SERVERS[$i]} == "$base" ]] && { echo $(( ${LAB_PORT_BASE:-18080} + offset + i )); return; }
     done
     die "unknown server '$1' (known: ${LAB_SERVERS[*]})"
 }
@@ -132,21 +148,64 @@ server_command() {
     return 0
 }
 
+# runtime_dir: sets LAB_RUNTIME_DIR, where the reference servers' files live.
+# h2o and nginx's worker run as nobody, and nobody cannot enter a checkout in a
+# private directory (mode 0700, as home directories and `mktemp -d` are): h2o
+# answered 403 and nginx 404 on every file under build/. So everything they open
+# (config, nginx's prefix and temp paths, the www files, the certificate) goes
+# to /run/httplab/<hash> (as root; else /tmp/httplab-<uid>/<hash>), <hash> a
+# short hash of BUILD_DIR's path, so two checkouts never share one. Every level
+# is 0755, ours and not a symlink (a name someone else made first is refused).
+runtime_dir() {
+    local root=/tmp/httplab-$(id -u) d
+    [[ -d /run && -w /run ]] && root=/run/httplab
+    LAB_RUNTIME_DIR=$root/$(realpath -m "$BUILD_DIR" | sha256sum | cut -c1-12)
+    for d in "$root" "$LAB_RUNTIME_DIR"; do
+        mkdir -p "$d"
+        [[ ! -L $d && -O $d ]] || die "$d is not a directory of ours; remove it or run as its owner"
+        chmod 0755 "$d"
+    done
+}
+
+# runtime_copy SRC DEST MODE: DEST becomes a copy of SRC with MODE, replaced by
+# a rename only when it differs (a running server never reads a half file).
+runtime_copy() {
+    cmp -s "$1" "$2" && [[ $(stat -c %a "$2") == "${3#0}" ]] && return 0
+    install -m "$3" "$1" "$2.tmp.$$" && mv -f "$2.tmp.$$" "$2"
+}
+
 # render_conf nginx|h2o PORT MODE: the reference servers read a config with
-# absolute paths, made from servers/<name>/<name>.conf.in per port and mode.
+# absolute paths, made from servers/<name>/<name>.conf.in per port and mode, in
+# the runtime directory (runtime_dir) with copies of build/www and, for tls, of
+# the certificate (0644: h2o's OCSP updater reads it as nobody) and key (0600:
+# both servers load it as root, before dropping privileges).
 render_conf() {
-    local name=$1 port=$2 mode=$3 listen="" extra=""
-    CONF_DIR=$BUILD_DIR/run/$name-$port-$mode
-    mkdir -p "$CONF_DIR"
+    local name=$1 port=$2 mode=$3 listen="" extra="" f cert key
+    [[ -f $BUILD_DIR/www/ping ]] || die "$BUILD_DIR/www is missing; run scripts/build.sh"
+    runtime_dir
+    CONF_DIR=$LAB_RUNTIME_DIR/run/$name-$port-$mode
+    mkdir -p "$CONF_DIR" "$LAB_RUNTIME_DIR/www"
+    chmod 0755 "$LAB_RUNTIME_DIR/run" "$CONF_DIR" "$LAB_RUNTIME_DIR/www"
+    while IFS= read -r f; do
+        [[ -d $BUILD_DIR/www/$f ]] && { mkdir -p "$LAB_RUNTIME_DIR/www/$f"; chmod 0755 "$LAB_RUNTIME_DIR/www/$f"; continue; }
+        runtime_copy "$BUILD_DIR/www/$f" "$LAB_RUNTIME_DIR/www/$f" 0644
+    done < <(cd "$BUILD_DIR/www" && find . -mindepth 1 -printf '%P\n' | sort)
+    if [[ $mode == tls ]]; then
+        cert=$CONF_DIR/cert.pem key=$CONF_DIR/key.pem
+        runtime_copy "$LAB_CERT" "$cert" 0644
+        runtime_copy "$LAB_KEY" "$key" 0600
+    fi
     case $name:$mode in
         nginx:h2c) listen=" http2" ;;
         nginx:tls) listen=" ssl http2"
-                   extra="ssl_certificate $LAB_CERT; ssl_certificate_key $LAB_KEY; ssl_protocols TLSv1.2 TLSv1.3;" ;;
-        h2o:tls)   extra=$(printf '  ssl:\\n    certificate-file: %s\\n    key-file: %s' "$LAB_CERT" "$LAB_KEY") ;;
+                   extra="ssl_certificate $cert; ssl_certificate_key $key; ssl_protocols TLSv1.2 TLSv1.3;" ;;
+        h2o:tls)   extra=$(printf '  ssl:\\n    certificate-file: %s\\n    key-file: %s' "$cert" "$key") ;;
     esac
-    sed -e "s|@PORT@|$port|g" -e "s|@PREFIX@|$CONF_DIR|g" -e "s|@WWW@|$BUILD_DIR/www|g" \
+    sed -e "s|@PORT@|$port|g" -e "s|@PREFIX@|$CONF_DIR|g" -e "s|@WWW@|$LAB_RUNTIME_DIR/www|g" \
         -e "s|@LISTEN_FLAGS@|$listen|g" -e "s|@LISTEN_EXTRA@|$extra|g" \
-        "$LAB_ROOT/servers/$name/$name.conf.in" >"$CONF_DIR/$name.conf"
+        "$LAB_ROOT/servers/$name/$name.conf.in" >"$CONF_DIR/$name.conf.tmp"
+    chmod 0644 "$CONF_DIR/$name.conf.tmp"
+    mv -f "$CONF_DIR/$name.conf.tmp" "$CONF_DIR/$name.conf"
 }
 
 # ---------------------------------------------------------------- start and stop
@@ -161,12 +220,15 @@ start_server() {
     local name=$1 logfile=$2 i
     SERVER_PORT=$(server_port "$name")
     port_open "$SERVER_PORT" && die "port $SERVER_PORT is already in use; is an old server still running?"
-    "$LAB_ROOT/scripts/serve.sh" "$name" "$SERVER_PORT" --mode "${SERVER_MODE:-h1}" >>"$logfile" 2>&1 &
+    "$LAB_ROOT/scripts/serve.sh" "$(base_server "$name")" "$SERVER_PORT" --mode "${SERVER_MODE:-h1}" >>"$logfile" 2>&1 &
     SERVER_PID=$!
     for (( i = 0; i < 200; i++ )); do
         kill -0 "$SERVER_PID" 2>/dev/null || { wait "$SERVER_PID" 2>/dev/null || true
             die "$name exited while starting; its log ($logfile) says: $(tail -n 5 "$logfile")"; }
-        port_open "$SERVER_PORT" && return 0
+        if port_open "$SERVER_PORT"; then
+            SERVER_RSS_START=$(mem_kb VmRSS $(tree_pids "$SERVER_PID"))
+            return 0
+        fi
         sleep 0.05
     done
     stop_server
@@ -221,6 +283,60 @@ mem_kb() {
         total=$(( total + ${v:-0} ))
     done
     echo "$total"
+}
+
+# reset_peak_rss PID...: makes each process's VmHWM start again from its current
+# RSS (Linux: 5 > /proc/PID/clear_refs), so the peak read after a window is the
+# peak of that window, not of everything the process did since it started.
+# Prints the method: clear_refs, or sampled when the kernel refused (then
+# rss_sampler_start samples VmRSS through the window instead).
+reset_peak_rss() {
+    local pid
+    [[ ${LAB_FORCE_RSS_SAMPLING:-0} == 1 ]] && { echo sampled; return 0; }  # tests of the fallback
+    for pid in "$@"; do
+        { echo 5 >"/proc/$pid/clear_refs"; } 2>/dev/null || { echo sampled; return 0; }
+    done
+    echo clear_refs
+}
+
+# rss_sampler_start FILE PID...: the fallback: the tree's summed VmRSS every 20 ms
+# into FILE (one number a line), on the client CPUs; rss_sampler_stop ends it.
+rss_sampler_start() {
+    local file=$1
+    shift
+    ( while :; do mem_kb VmRSS "$@"; sleep 0.02; done ) >"$file" 2>/dev/null &
+    RSS_SAMPLER_PID=$!
+    taskset -pc "$CLIENT_CPUS" "$RSS_SAMPLER_PID" >/dev/null 2>&1 || true
+}
+rss_sampler_stop() {
+    [[ -n ${RSS_SAMPLER_PID:-} ]] || return 0
+    kill "$RSS_SAMPLER_PID" 2>/dev/null || true
+    wait "$RSS_SAMPLER_PID" 2>/dev/null || true
+    RSS_SAMPLER_PID=
+}
+
+# cpu_list_expand LIST: the CPU numbers of a taskset list ("0-2,5" -> "0 1 2 5").
+cpu_list_expand() {
+    local part out=()
+    IFS=, read -ra parts <<<"$1"
+    for part in "${parts[@]}"; do
+        if [[ $part == *-* ]]; then out+=($(seq "${part%-*}" "${part#*-}")); else out+=("$part"); fi
+    done
+    echo "${out[*]}"
+}
+
+# proc_stat_json: the /proc/stat counters (user nice system idle iowait irq softirq
+# steal ..., in clock ticks) of the pinned CPUs as a JSON object {"0": [...], ...}.
+# Read around each measured window: the client and server cores' busy fraction,
+# CPU steal, and the CPU time of anything else that ran on them come from these.
+proc_stat_json() {
+    awk -v cpus=" $(cpu_list_expand "$SERVER_CPUS") $(cpu_list_expand "$CLIENT_CPUS") " '
+        $1 ~ /^cpu[0-9]+$/ && index(cpus, " " substr($1, 4) " ") {
+            printf "%s\"%s\": [", (n++ ? ", " : "{"), substr($1, 4)
+            for (i = 2; i <= NF; i++) printf "%s%s", (i > 2 ? ", " : ""), $i
+            printf "]"
+        }
+        END { print (n ? "}" : "{}") }' /proc/stat
 }
 
 # ---------------------------------------------------------------- verify gate
@@ -294,14 +410,16 @@ tool_version() {
 
 # create_run_meta RUN_DIR PROFILE SUITES PARAMS_JSON: writes meta.json once.
 create_run_meta() {
-    local dir=$1 profile=$2 suites=$3 params=$4 tools='{}' t commit dirty
+    local dir=$1 profile=$2 suites=$3 params=$4 tools='{}' t commit dirty state
     for t in wrk h2load gcc go rustc node python openssl nghttp2 nginx h2o curl; do
         tools=$(jq --arg k "$t" --arg v "$(tool_version "$t")" '. + {($k): $v}' <<<"$tools")
     done
     commit=$(git -C "$LAB_ROOT" rev-parse --verify -q HEAD 2>/dev/null || echo none)
     dirty=$( [[ -n $(git -C "$LAB_ROOT" status --porcelain --untracked-files=no 2>/dev/null) ]] && echo true || echo false)
     mkdir -p "$dir"
+    state=$("$(lab_python)" -m httplab.hoststate --exclude-pid $$ 2>/dev/null) || state=null
     jq -n --arg run_id "$(basename "$dir")" --arg profile "$profile" --arg start "$(utc_now)" \
+        --argjson host_state "$state" \
         --arg suites "$suites" --arg scpu "$SERVER_CPUS" --arg ccpu "$CLIENT_CPUS" \
         --argjson cthreads "$CLIENT_THREADS" --argjson params "$params" --argjson tools "$tools" \
         --arg cpu "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)" \
@@ -311,7 +429,7 @@ create_run_meta() {
           suites: ($suites | split(" ")), server_cpus: $scpu, client_cpus: $ccpu,
           client_threads: $cthreads, params: $params,
           host: {cpu_model: $cpu, cores: $cores, kernel: $kernel, hostname: $host},
-          tools: $tools, git: {commit: $commit, dirty: $dirty}}' >"$dir/meta.json.tmp"
+          host_state: $host_state, tools: $tools, git: {commit: $commit, dirty: $dirty}}' >"$dir/meta.json.tmp"
     mv "$dir/meta.json.tmp" "$dir/meta.json"
 }
 
@@ -328,9 +446,9 @@ write_json_once() { [[ -f $1 ]] || { printf '%s\n' "$2" >"$1.tmp" && mv "$1.tmp"
 # ---------------------------------------------------------------- TLS
 
 # make_run_certificate: an RSA-2048 self-signed certificate for this run, under
-# build/ (never raw/ or git); its public description goes to raw/. The key is
-# world-readable because h2o and nginx's worker run as nobody; it is a
-# throwaway key for loopback tests.
+# build/ (never raw/ or git); its public description goes to raw/. Only servers
+# that keep the invoking user read it here (key 0600): h2o and nginx read the
+# copies render_conf puts in the runtime directory, where nobody can reach.
 make_run_certificate() {
     local dir=$BUILD_DIR/certs/$(basename "$RUN_DIR")
     if [[ ! -f $dir/cert.pem ]]; then
@@ -338,7 +456,7 @@ make_run_certificate() {
         openssl req -x509 -newkey rsa:2048 -nodes -days 7 -subj /CN=localhost \
             -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" \
             -keyout "$dir/key.pem" -out "$dir/cert.pem" 2>/dev/null
-        chmod a+rX "$BUILD_DIR/certs" "$dir"; chmod a+r "$dir/key.pem" "$dir/cert.pem"
+        chmod 0600 "$dir/key.pem"; chmod 0644 "$dir/cert.pem"
     fi
     export LAB_CERT=$dir/cert.pem LAB_KEY=$dir/key.pem
     mkdir -p "$RUN_DIR/$SUITE"
@@ -394,36 +512,59 @@ tls_probe() {
 point_done() { [[ -f $1/r$2.run.json ]]; }
 
 # measure_point DIR REP TOOL: warm-up, then one measured run of TOOL (wrk or
-# h2load) with the server's CPU ticks read around it, then the tool's optional
-# after-step (outside the CPU window). Everything the tools wrote is kept; files
-# land under their final names only when the point is complete. The functions
-# <tool>_warmup, <tool>_measure and <tool>_after take DIR, REP and the part-file
-# prefix; the scenario fields come from the SC_* variables.
+# h2load) with, read around it: the server tree's CPU ticks and its RSS (after
+# warm-up; the window's own peak, the high-water mark having been reset just
+# before), the pinned cores' /proc/stat counters, and the tool's own CPU time;
+# then the tool's optional after-step (outside the window). Everything the tools
+# wrote is kept; files land under their final names only when the point is
+# complete. The functions <tool>_warmup, <tool>_measure and <tool>_after take DIR,
+# REP and the part-file prefix; the scenario fields come from the SC_* variables.
 measure_point() {
     local dir=$1 rep=$2 tool=$3 part="$1/.r$2" pids t0 t1 w0 w1 rc=0 start alive f
+    local rss_warm peak_method stat0 stat1 hwm
     "${tool}_warmup" "$dir" "$rep"
     [[ $TLS == true ]] && tls_probe "$part"
     mapfile -t pids < <(tree_pids "$SERVER_PID")
+    rss_warm=$(mem_kb VmRSS "${pids[@]}")
+    peak_method=$(reset_peak_rss "${pids[@]}")
+    [[ $peak_method == sampled ]] && rss_sampler_start "$part.rss.samples" "${pids[@]}"
     start=$(utc_now)
+    stat0=$(proc_stat_json)
     t0=$(cpu_ticks "${pids[@]}")
     w0=$(date +%s.%N)
-    "${tool}_measure" "$dir" "$rep" "$part" || rc=$?
+    CLIENT_TIME_FILE="$part.client.time.txt" "${tool}_measure" "$dir" "$rep" "$part" || rc=$?
     w1=$(date +%s.%N)
     mapfile -t pids < <(tree_pids "$SERVER_PID")
     t1=$(cpu_ticks "${pids[@]}")
+    stat1=$(proc_stat_json)
+    rss_sampler_stop
+    if [[ $peak_method == sampled ]]; then
+        hwm=$(sort -n "$part.rss.samples" | tail -n 1)
+    else
+        hwm=$(mem_kb VmHWM "${pids[@]}")
+    fi
     server_alive && alive=true || alive=false
     LAT_EXIT_CODE=null
     if declare -F "${tool}_after" >/dev/null; then "${tool}_after" "$dir" "$rep" "$part"; fi
     jq -n --argjson pids "$(printf '%s\n' "${pids[@]}" | jq -s .)" --argjson clk "$(getconf CLK_TCK)" \
         --argjson t0 "$t0" --argjson t1 "$t1" --argjson wall "$(awk -v a="$w0" -v b="$w1" 'BEGIN { printf "%.6f", b - a }')" \
-        --argjson rss "$(mem_kb VmRSS "${pids[@]}")" --argjson hwm "$(mem_kb VmHWM "${pids[@]}")" \
-        --argjson alive "$alive" \
+        --argjson rss "$(mem_kb VmRSS "${pids[@]}")" --argjson hwm "${hwm:-null}" \
+        --argjson rss_start "${SERVER_RSS_START:-null}" --argjson rss_warm "$rss_warm" \
+        --arg method "$peak_method" --argjson alive "$alive" \
         '{pids: $pids, clk_tck: $clk, cpu_ticks_before: $t0, cpu_ticks_after: $t1, wall_s: $wall,
-          rss_kb: $rss, rss_peak_kb: $hwm, server_alive: $alive}' >"$part.server.json"
+          rss_start_kb: $rss_start, rss_warm_kb: $rss_warm, rss_peak_kb: $hwm,
+          rss_peak_method: $method, rss_kb: $rss, server_alive: $alive}' >"$part.server.json"
+    jq -n --argjson clk "$(getconf CLK_TCK)" --arg scpu "$SERVER_CPUS" --arg ccpu "$CLIENT_CPUS" \
+        --argjson before "$stat0" --argjson after "$stat1" \
+        '{clk_tck: $clk, server_cpus: $scpu, client_cpus: $ccpu,
+          fields: ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal", "guest", "guest_nice"],
+          proc_stat_before: $before, proc_stat_after: $after}' >"$part.cpu.json"
     for f in "$part".*; do mv "$f" "$dir/r$rep.${f##*/.r$rep.}"; done
     jq -n --argjson rep "$rep" --arg start "$start" --arg finish "$(utc_now)" --argjson rc "$rc" \
         --arg cmd "$LAST_TOOL_CMD" --argjson alive "$alive" --argjson latrc "$LAT_EXIT_CODE" \
-        '{rep: $rep, start_utc: $start, end_utc: $finish, exit_code: $rc, cmd: $cmd, server_alive: $alive}
+        --argjson pos "${POINT_POSITION:-null}" \
+        '{rep: $rep, start_utc: $start, end_utc: $finish, exit_code: $rc, cmd: $cmd, server_alive: $alive,
+          position: $pos}
          + (if $latrc == null then {} else {lat_exit_code: $latrc} end)' \
         >"$dir/.run.json.tmp"
     mv "$dir/.run.json.tmp" "$dir/r$rep.run.json"
@@ -463,7 +604,7 @@ h2load_args() {
     H2_ARGS+=("$SC_URL")
 }
 
-lat_duration() { echo $(( (DURATION + 1) / 2 )); }
+lat_duration() { echo $(( DURATION >= 2 ? DURATION / 2 : 1 )); }
 
 h2load_warmup() {
     (( WARMUP > 0 )) || return 0
@@ -482,8 +623,8 @@ h2load_measure() {
 
 # The latency run: the same load with --log-file (one line per request), reduced
 # at once to a compact histogram by httplab.h2log; the log itself is not kept
-# (tens of MB per run). Half the measured duration (at least 1 s) gives plenty of
-# samples at these rates and keeps the suite's time in bounds.
+# (tens of MB per run). Half the measured duration, rounded down (at least 1 s),
+# gives ≥ 10^4 samples at these rates and keeps the suite's time in bounds.
 h2load_after() {
     local part=$3 log
     log=$(mktemp "${LAB_LOG_TMP:-/dev/shm}/h2load.XXXXXX.log" 2>/dev/null || mktemp)
@@ -521,6 +662,54 @@ parse_scenario() {
 
 scenario_dir() { echo "$RUN_DIR/$SUITE/$1/$SC_ID"; }
 
+# headline_scenario: the parsed scenario is one of the suite's HEADLINE_SCENARIOS
+# (the seed's first table), the ones the A/A copy runs.
+headline_scenario() { [[ ",${HEADLINE_SCENARIOS:-}," == *",$SC_ID,"* ]]; }
+
+# add_aa_copy: with AA=1, the A/A copy of AA_BASE (default evloop) joins the
+# suite's servers when AA_BASE is among them and a headline scenario is selected.
+add_aa_copy() {
+    local base=${AA_BASE:-evloop} line
+    [[ ${AA:-0} == 1 && " ${SUITE_SERVERS[*]} " == *" $base "* ]] || return 0
+    for line in "${SCENARIOS[@]}"; do
+        parse_scenario "$line"
+        if scenario_selected && headline_scenario; then SUITE_SERVERS+=("$base$AA_SUFFIX"); return 0; fi
+    done
+}
+
+# suite_order: each rep's order of the servers, from a seeded random Latin square
+# (httplab.order): every server takes every position about equally often over the
+# reps, so a position effect (the first server after a pause, the last one on a
+# warm machine) cannot favour one of them, and can be tested from the tidy data.
+# Written once to <suite>/order.json with its seed; a resumed suite reads it back.
+# Sets REP_ORDERS (one line of server names per rep) and ORDER_SEED.
+suite_order() {
+    local file=$RUN_DIR/$SUITE/order.json seed
+    if [[ ! -f $file ]]; then
+        seed=${ORDER_SEED:-$(printf '%s' "$(basename "$RUN_DIR")/$SUITE" | cksum | cut -d' ' -f1)}
+        "$(lab_python)" -m httplab.order --seed "$seed" --reps "$REPS" --suite "$SUITE" \
+            -- "${SUITE_SERVERS[@]}" >"$file.tmp"
+        mv "$file.tmp" "$file"
+    fi
+    local want have
+    want=$(printf '%s\n' "${SUITE_SERVERS[@]}" | sort | tr '\n' ' ')
+    have=$(jq -r '.servers[]' "$file" | sort | tr '\n' ' ')
+    [[ $want == "$have" && $(jq -r '.orders | length' "$file") -ge $REPS ]] ||
+        die "$file was made for servers [$have] and $(jq -r '.orders | length' "$file") reps; this suite runs [$want] and $REPS reps: resume with the same flags, or start a new run (--new)"
+    ORDER_SEED=$(jq -r .seed "$file")
+    mapfile -t REP_ORDERS < <(jq -r '.orders[] | join(" ")' "$file")
+}
+
+# host_state WHEN: the host's state (CPU model and flags, governor, boost, SMT, THP,
+# ASLR, kernel, load, the busiest other processes) into <suite>/host.WHEN.json,
+# once; the report warns when it moved between start and end.
+host_state() {
+    local file=$RUN_DIR/$SUITE/host.$1.json
+    [[ -f $file ]] && return 0
+    on_client "$(lab_python)" -m httplab.hoststate --exclude-pid $$ >"$file.tmp" 2>/dev/null &&
+        mv "$file.tmp" "$file" || { rm -f "$file.tmp"; log "note: host state ($1) could not be read"; }
+}
+
 # scenario_selected: --scenarios takes a comma-separated list of globs.
 scenario_selected() {
     local pat
@@ -537,6 +726,7 @@ todo_for() {
         parse_scenario "$line"
         scenario_selected || continue
         server_serves "$server" "$SC_PROTOCOL:$SC_KIND" || continue
+        is_aa_copy "$server" && ! headline_scenario && continue
         point_done "$(scenario_dir "$server")" "$rep" || echo "$line"
     done
 }
@@ -638,10 +828,14 @@ abort_suite() {
 
 suite_run() {
     local rep server line total=0 done=0 i order
+    if [[ -f $RUN_DIR/$SUITE/suite.json ]]; then
+        log "suite $SUITE of $(basename "$RUN_DIR") is already complete; nothing to do"
+        return 0
+    fi
     PAYLOAD_DIR=$BUILD_DIR/payload GATE_TMP=$(mktemp -d)
     mkdir -p "$RUN_DIR/$SUITE"
     make_gate_payloads
-    trap 'stop_server; rm -rf "$GATE_TMP"' EXIT
+    trap 'rss_sampler_stop; stop_server; rm -rf "$GATE_TMP"' EXIT
     trap 'exit 130' INT TERM
     # Checked here, in this shell: a mistake found inside todo_for's process
     # substitution would be lost and the suite would look complete.
@@ -663,13 +857,13 @@ suite_run() {
         done
     done
     log "suite $SUITE: $total points to run (${REPS} reps, ${DURATION}s + ${WARMUP}s warm-up each), server CPUs $SERVER_CPUS, client CPUs $CLIENT_CPUS"
+    suite_order
+    host_state start
     SUITE_T0=$(date +%s)
     for (( rep = 1; rep <= REPS; rep++ )); do
-        order=("${SUITE_SERVERS[@]}")
-        if (( rep % 2 == 0 )); then
-            order=(); for (( i = ${#SUITE_SERVERS[@]} - 1; i >= 0; i-- )); do order+=("${SUITE_SERVERS[$i]}"); done
-        fi
-        for server in "${order[@]}"; do
+        read -ra order <<<"${REP_ORDERS[rep - 1]}"
+        for i in "${!order[@]}"; do
+            server=${order[$i]} POINT_POSITION=$(( i + 1 ))
             mapfile -t todo < <(todo_for "$server" "$rep")
             (( ${#todo[@]} )) || continue
             mkdir -p "$RUN_DIR/$SUITE/$server"
@@ -693,6 +887,7 @@ suite_run() {
             stop_server
         done
     done
+    host_state end
     write_json_once "$RUN_DIR/$SUITE/suite.json" \
         "$(jq -n --arg s "$SUITE" --arg t "$(utc_now)" '{suite: $s, status: "complete", message: "", end_utc: $t}')"
     log "suite $SUITE complete in $(( $(date +%s) - SUITE_T0 ))s"
@@ -700,11 +895,18 @@ suite_run() {
 
 # ---------------------------------------------------------------- profiles and flags
 
+# run_params_json: the profile's parameters as meta.json records them.
+run_params_json() {
+    jq -n --argjson d "$DURATION" --argjson w "$WARMUP" --argjson r "$REPS" --argjson aa "${AA:-0}" \
+        --argjson lat "$(lat_duration)" \
+        '{duration_s: $d, warmup_s: $w, reps: $r, aa: $aa, latency_run_s: $lat}'
+}
+
 # apply_profile NAME: durations and reps. Flags given after it override.
 apply_profile() {
     case $1 in
-        quick) DURATION=${DURATION:-1} WARMUP=${WARMUP:-1} REPS=${REPS:-1} ;;
-        full)  DURATION=${DURATION:-4} WARMUP=${WARMUP:-1} REPS=${REPS:-5} ;;
+        quick) DURATION=${DURATION:-1} WARMUP=${WARMUP:-1} REPS=${REPS:-1} AA=${AA:-0} ;;
+        full)  DURATION=${DURATION:-3} WARMUP=${WARMUP:-1} REPS=${REPS:-5} AA=${AA:-1} ;;
         *)     die "unknown profile '$1' (quick, full)" ;;
     esac
     PROFILE=$1
@@ -717,12 +919,15 @@ usage: $(basename "$0") [--run-dir DIR] [--quick] [--duration S] [--warmup S] [-
                         [--servers a,b] [--scenarios glob,glob]
   --run-dir DIR   raw/<run_id> to write into (default: a new run under raw/)
   --quick         the quick profile (1 s runs, 1 rep, the suite's QUICK_SCENARIOS unless
-                  --scenarios is given); default: full (4 s runs, 5 reps, every scenario)
+                  --scenarios is given); default: full (3 s runs, 5 reps, every scenario)
   --duration S    seconds per measured run (whole seconds)
   --warmup S      seconds of unrecorded warm-up before each measured run
   --reps N        repetitions of every point
   --servers LIST  servers to run (default: all that serve the suite: ${SUITE_SERVERS[*]})
   --scenarios L   only scenario ids matching these globs (e.g. 'get_ping_*')
+  --aa, --no-aa   with / without the A/A copy of evloop on the headline scenarios
+                  (${HEADLINE_SCENARIOS:-none}); default: with in the full profile
+  --order-seed N  the seed of the servers' random order (default: from the run id and suite)
 EOF
 }
 
@@ -737,6 +942,9 @@ parse_suite_flags() {
             --reps)      REPS=$2; shift ;;
             --servers)   servers=$2; shift ;;
             --scenarios) SCENARIO_FILTER=$2; shift ;;
+            --aa)        AA=1 ;;
+            --no-aa)     AA=0 ;;
+            --order-seed) ORDER_SEED=$2; shift ;;
             -h|--help)   suite_usage; exit 0 ;;
             *)           suite_usage; die "unknown flag '$1'" ;;
         esac
@@ -752,13 +960,14 @@ parse_suite_flags() {
         IFS=, read -ra SUITE_SERVERS <<<"$servers"
         local s; for s in "${SUITE_SERVERS[@]}"; do known_server "$s" || die "unknown server '$s' (known: ${LAB_SERVERS[*]})"; done
     fi
+    [[ -z ${ORDER_SEED:-} || $ORDER_SEED =~ ^[0-9]+$ ]] || die "--order-seed takes a number (got '$ORDER_SEED')"
+    add_aa_copy
     default_cpu_sets
     if [[ -z ${RUN_DIR:-} ]]; then
         RUN_DIR=$RAW_ROOT/$(new_run_id)
     fi
     if [[ ! -f $RUN_DIR/meta.json ]]; then
-        create_run_meta "$RUN_DIR" "$PROFILE" "$SUITE" \
-            "$(jq -n --argjson d "$DURATION" --argjson w "$WARMUP" --argjson r "$REPS" '{duration_s: $d, warmup_s: $w, reps: $r}')"
+        create_run_meta "$RUN_DIR" "$PROFILE" "$SUITE" "$(run_params_json)"
     fi
     export RUN_DIR
 }

@@ -4,7 +4,8 @@
 #
 #   scripts/run_all.sh [--quick] [--suites http1,...] [--run-id ID | --new]
 #                      [--duration S] [--warmup S] [--reps N] [--skip-setup]
-#                      [--servers a,b] [--scenarios glob,glob]
+#                      [--servers a,b] [--scenarios glob,glob] [--aa | --no-aa]
+#                      [--order-seed N]
 #   scripts/run_all.sh --reports-only --run-id ID   (notebooks and exports of a run again)
 #
 # An interrupted run resumes: rerun the same command and the newest unfinished
@@ -18,7 +19,7 @@ declare -A NOTEBOOK_OF=([http1]=http1 [h2c]=http2 [https]=https [languages]=lang
 ALL_SUITES=(http1 h2c https languages)
 
 usage() {
-    sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 }
 
 # newest_unfinished PROFILE: the run to resume, if any.
@@ -74,7 +75,9 @@ main() {
             --duration)   export DURATION=$2; shift ;;
             --warmup)     export WARMUP=$2; shift ;;
             --reps)       export REPS=$2; shift ;;
-            --servers|--scenarios) SUITE_FLAGS+=("$1" "$2"); shift ;;
+            --servers|--scenarios|--order-seed) SUITE_FLAGS+=("$1" "$2"); shift ;;
+            --aa)         export AA=1 ;;
+            --no-aa)      export AA=0 ;;
             --skip-setup) skip_setup=true ;;
             --reports-only) reports_only=true ;;
             -h|--help)    usage; exit 0 ;;
@@ -103,12 +106,12 @@ main() {
         DURATION=$(jq -r .params.duration_s "$RUN_DIR/meta.json")
         WARMUP=$(jq -r .params.warmup_s "$RUN_DIR/meta.json")
         REPS=$(jq -r .params.reps "$RUN_DIR/meta.json")
+        AA=$(jq -r '.params.aa // 0' "$RUN_DIR/meta.json"); export AA
         log "resuming run $(basename "$RUN_DIR") (${DURATION}s runs, $REPS reps)"
     else
         RUN_DIR=${RUN_DIR:-$RAW_ROOT/$(new_run_id)}
         apply_profile "$profile"
-        create_run_meta "$RUN_DIR" "$profile" "${SUITES[*]}" \
-            "$(jq -n --argjson d "$DURATION" --argjson w "$WARMUP" --argjson r "$REPS" '{duration_s: $d, warmup_s: $w, reps: $r}')"
+        create_run_meta "$RUN_DIR" "$profile" "${SUITES[*]}" "$(run_params_json)"
         log "new run $(basename "$RUN_DIR") (profile $profile, suites ${SUITES[*]})"
     fi
 

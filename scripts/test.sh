@@ -32,7 +32,7 @@ main() {
     SCRATCH=$(mktemp -d)
     trap 'rm -rf "$SCRATCH"' EXIT
     RAW_ROOT=$SCRATCH/raw DATA_ROOT=$SCRATCH/data REPORTS_ROOT=$SCRATCH/reports \
-        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --reps 5 --duration 1 --warmup 0 \
+        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --aa --reps 5 --duration 1 --warmup 0 \
         --scenarios 'get_ping_c100,post_echo_b4096_c100,get_ping_pipe16_c100,h1_get_ping_c100,h2_get_ping_c100,get_root_c100'
     # (each suite runs those of these scenario ids it has: all four suites get some)
     (cd "$LAB_ROOT" && LAB_SMOKE_DIR=$SCRATCH "$py" -m pytest -q tests/smoke)

@@ -120,12 +120,46 @@ def write_verify(srv_dir: Path, reps: int, lines: str) -> None:
 
 
 def write_server_json(path: Path, *, pids: list[int], before: int, cpu_s: float, wall_s: float,
-                      rss_kb: int, rss_peak_kb: int) -> None:
-    """The server's /proc sample of one run (r<rep>.server.json), at 100 ticks per second."""
+                      rss_kb: int, rss_peak_kb: int, client_cpu_s: float | None = None,
+                      foreign_s: float = 0.0, steal_s: float = 0.0, rss_start_kb: int | None = None) -> None:
+    """The server's /proc sample of one run (r<rep>.server.json), at 100 ticks per second, with a
+    per-window peak (rss_peak_method clear_refs); and the window's core counters (r<rep>.cpu.json,
+    r<rep>.client.time.txt: see write_cpu_window), the client by default using 60 % of its core."""
     path.write_text(json.dumps({
         "pids": pids, "clk_tck": 100, "cpu_ticks_before": before,
         "cpu_ticks_after": before + int(round(cpu_s * 100)), "wall_s": wall_s,
-        "rss_kb": rss_kb, "rss_peak_kb": rss_peak_kb, "server_alive": True}))
+        "rss_start_kb": rss_start_kb if rss_start_kb is not None else rss_kb - 100,
+        "rss_warm_kb": rss_kb, "rss_peak_kb": rss_peak_kb, "rss_peak_method": "clear_refs",
+        "rss_kb": rss_kb, "server_alive": True}))
+    prefix = path.parent / path.name.removesuffix(".server.json")
+    write_cpu_window(prefix, server_cpu_s=cpu_s, wall_s=wall_s,
+                     client_cpu_s=0.6 * wall_s if client_cpu_s is None else client_cpu_s,
+                     foreign_s=foreign_s, steal_s=steal_s)
+
+
+def write_cpu_window(prefix: Path, *, server_cpu_s: float, wall_s: float, client_cpu_s: float,
+                     foreign_s: float = 0.0, steal_s: float = 0.0) -> None:
+    """<prefix>.cpu.json (/proc/stat of CPU 0 = server, CPU 1 = client, around the window) and
+    <prefix>.client.time.txt (GNU time's line for the tool). foreign_s: CPU seconds of another
+    process on the server's core; steal_s: steal on the client's core."""
+    total = int(round(wall_s * 100))
+
+    def cpu(used_s: float, steal: float) -> list[int]:
+        user = int(round(used_s * 100 * 0.7))
+        system = int(round(used_s * 100)) - user
+        st = int(round(steal * 100))
+        idle = max(0, total - user - system - st)
+        return [user, 0, system, idle, 0, 0, 0, st, 0, 0]
+
+    before = {"0": [1000] * 10, "1": [2000] * 10}
+    deltas = {"0": cpu(server_cpu_s + foreign_s, 0.0), "1": cpu(client_cpu_s, steal_s)}
+    after = {c: [b + d for b, d in zip(before[c], deltas[c])] for c in before}
+    prefix.with_name(prefix.name + ".cpu.json").write_text(json.dumps({
+        "clk_tck": 100, "server_cpus": "0", "client_cpus": "1",
+        "fields": ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal", "guest", "guest_nice"],
+        "proc_stat_before": before, "proc_stat_after": after}))
+    prefix.with_name(prefix.name + ".client.time.txt").write_text(
+        f"user_s={client_cpu_s * 0.4:.2f} sys_s={client_cpu_s * 0.6:.2f} wall_s={wall_s:.2f} maxrss_kb=6000 exit=0\n")
 
 
 def write_suite_done(suite_dir: Path, end_utc: str) -> None:

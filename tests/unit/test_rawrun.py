@@ -13,12 +13,15 @@ from make_fake_run import DEFAULT_SCENARIOS, FIXTURES, make_fake_run
 DESIGN_COLUMNS = ("run_id, suite, protocol, tls, server, route, method, size_bytes, connections, streams, "
                   "client_threads, duration_s, rep, status, requests, req_per_s, bytes_per_s, lat_mean_us, "
                   "lat_p50_us, lat_p90_us, lat_p99_us, lat_p999_us, lat_max_us, errors, server_cpu_s, cpu_pct, "
-                  "cpu_us_per_req, rss_peak_kb, raw_path").split(", ")
+                  "cpu_us_per_req, rss_peak_kb, raw_path, position, client_cpu_s, client_busy, server_busy, "
+                  "client_bound, steal_pct, foreign_cpu_pct, noisy, rss_start_kb").split(", ")
 
 
 def test_columns_are_design_plus_extras(fake_run):
     runs, latency = build_frames(fake_run)
-    assert list(runs.columns) == DESIGN_COLUMNS + ["scenario", "pipeline", "fail_reason", "hist_kind"]
+    assert list(runs.columns) == DESIGN_COLUMNS + [
+        "scenario", "pipeline", "fail_reason", "hist_kind", "capacity_rps", "rss_warm_kb",
+        "rss_peak_method", "noisy_reason", "aa_of", "start_utc"]
     assert tuple(runs.columns) == RUNS_COLUMNS
     assert tuple(latency.columns) == LATENCY_COLUMNS
 

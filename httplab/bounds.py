@@ -1,0 +1,71 @@
+"""When a measured point says something about the server, and when it does not: the thresholds.
+
+Every rule that flags a point lives here, with its threshold, so that a reader (and the tests) can
+find them in one place:
+
+- **client-bound**: the load generator's cores were ≥ CLIENT_BUSY_MIN busy while the server's cores
+  were below SERVER_SATURATED busy. The server had time to spare and the tool did not: req/s
+  measures the tool, not the server. Only the server's cost per request (CPU-µs per request, or
+  its inverse, capacity = requests per server CPU-second) compares such points.
+- **noisy**: something else ran on the pinned cores during the window: CPU steal above STEAL_MAX_PCT
+  of a pinned core (the hypervisor gave the core to another guest), or CPU time of processes other
+  than the server and the load tool above FOREIGN_MAX_PCT of a pinned core. Noisy points are kept
+  and shown, never silently dropped.
+
+Busy fractions are of the cores' whole time over the window (user, nice, system, irq, softirq and
+steal over all ticks), from /proc/stat read around the window (httplab.cpuwindow).
+"""
+from __future__ import annotations
+
+import math
+
+CLIENT_BUSY_MIN = 0.90
+"""Client cores at least this busy (fraction of their time) are saturated."""
+
+SERVER_SATURATED = 0.90
+"""Server cores at least this busy are saturated: the server, not the tool, is the limit."""
+
+STEAL_MAX_PCT = 2.0
+"""CPU steal above this (% of a pinned core, the worst pinned core) makes a point noisy."""
+
+FOREIGN_MAX_PCT = 5.0
+"""CPU time of other processes above this (% of one core, on the server's or the client's cores)
+makes a point noisy."""
+
+
+def _known(*values: float | None) -> bool:
+    return all(v is not None and not (isinstance(v, float) and math.isnan(v)) for v in values)
+
+
+def client_bound(client_busy: float | None, server_busy: float | None) -> bool | None:
+    """True when the client cores were saturated and the server cores were not; None if unknown."""
+    if not _known(client_busy, server_busy):
+        return None
+    return bool(client_busy >= CLIENT_BUSY_MIN and server_busy < SERVER_SATURATED)
+
+
+def noisy(steal_pct: float | None, foreign_cpu_pct: float | None) -> bool | None:
+    """True when steal or foreign CPU on the pinned cores passed their thresholds; None if unknown."""
+    if not _known(steal_pct, foreign_cpu_pct):
+        return None
+    return bool(steal_pct > STEAL_MAX_PCT or foreign_cpu_pct > FOREIGN_MAX_PCT)
+
+
+def noisy_reason(steal_pct: float | None, foreign_cpu_pct: float | None) -> str:
+    """Words for a noisy point ('' when it is not noisy or unknown)."""
+    if not noisy(steal_pct, foreign_cpu_pct):
+        return ""
+    parts = []
+    if steal_pct > STEAL_MAX_PCT:
+        parts.append(f"CPU steal {steal_pct:.1f} % > {STEAL_MAX_PCT:g} %")
+    if foreign_cpu_pct > FOREIGN_MAX_PCT:
+        parts.append(f"other processes {foreign_cpu_pct:.1f} % of a pinned core > {FOREIGN_MAX_PCT:g} %")
+    return "; ".join(parts)
+
+
+def describe_thresholds() -> str:
+    """One sentence with the thresholds, for report captions."""
+    return (f"A point is client-bound when the load generator's cores were ≥ {CLIENT_BUSY_MIN:.0%} busy "
+            f"while the server's were < {SERVER_SATURATED:.0%} busy (its req/s then measures the tool; "
+            f"compare capacity, requests per server CPU-second, instead); noisy when CPU steal passed "
+            f"{STEAL_MAX_PCT:g} % or other processes took more than {FOREIGN_MAX_PCT:g} % of a pinned core.")

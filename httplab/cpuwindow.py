@@ -1,0 +1,150 @@
+"""The pinned cores over one measured window: how busy the client and server cores were, CPU steal,
+and the CPU time of anything other than the server and the load tool.
+
+Raw inputs, written by scripts/lib.sh measure_point beside each point:
+    r<rep>.cpu.json          /proc/stat counters of the pinned CPUs before and after the window
+    r<rep>.client.time.txt   GNU time's line for the load tool: user_s=… sys_s=… wall_s=… maxrss_kb=… exit=…
+
+Foreign CPU is what the pinned cores spent outside idle, iowait and steal minus what the processes
+pinned there (the server's tree, the load tool) were charged. On a kernel without IRQ time
+accounting (this one) softirq work done in a task's context is charged to that task, so it cancels
+out; softirq work done by ksoftirqd or from idle counts as foreign, which makes the noisy flag err
+on the side of flagging.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import RawFormatError
+from .jsonio import read_json_object, read_utf8, require
+
+# /proc/stat per-CPU fields, in order (guest and guest_nice are already inside user and nice).
+_USER, _NICE, _SYSTEM, _IDLE, _IOWAIT, _IRQ, _SOFTIRQ, _STEAL = range(8)
+
+_TIME_RE = re.compile(r"user_s=(?P<user>[0-9.]+) sys_s=(?P<sys>[0-9.]+) wall_s=(?P<wall>[0-9.:]+)"
+                      r"(?: maxrss_kb=(?P<maxrss>\d+))?(?: exit=(?P<exit>-?\d+))?")
+
+
+@dataclass(frozen=True)
+class ClientTime:
+    cpu_s: float
+    wall_s: float
+    maxrss_kb: float
+
+
+def read_client_time(path: Path) -> ClientTime | None:
+    """The load tool's CPU seconds from GNU time's output (its last matching line); None if absent.
+    GNU time writes 'Command exited with non-zero status N' before the line when the tool failed."""
+    if not path.is_file():
+        return None
+    lines = read_utf8(path).splitlines()
+    for lineno in range(len(lines), 0, -1):
+        m = _TIME_RE.search(lines[lineno - 1])
+        if m:
+            wall = m.group("wall")
+            try:
+                wall_s = float(wall) if ":" not in wall else sum(
+                    float(x) * 60 ** i for i, x in enumerate(reversed(wall.split(":"))))
+            except ValueError as exc:
+                raise RawFormatError(path, f"bad wall time {wall!r}", line=lineno) from exc
+            return ClientTime(cpu_s=float(m.group("user")) + float(m.group("sys")), wall_s=wall_s,
+                              maxrss_kb=float(m.group("maxrss")) if m.group("maxrss") else math.nan)
+    raise RawFormatError(path, "no 'user_s=… sys_s=… wall_s=…' line (GNU time output)",
+                         line=max(len(lines), 1))
+
+
+@dataclass(frozen=True)
+class CoreDeltas:
+    """Summed /proc/stat deltas (clock ticks) over a set of CPUs."""
+    n_cpus: int
+    total: int      # user..steal
+    busy: int       # total - idle - iowait
+    charged: int    # busy - steal: what tasks (and irq/softirq) used
+    worst_steal_frac: float  # the largest steal / total of one CPU of the set
+
+
+def _cpu_list(spec: str, path: Path, key: str) -> list[str]:
+    cpus: list[str] = []
+    for part in spec.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "-" in part:
+            lo, _, hi = part.partition("-")
+            if not (lo.isdigit() and hi.isdigit()) or int(lo) > int(hi):
+                raise RawFormatError(path, f"bad CPU list {spec!r}", key=key)
+            cpus.extend(str(c) for c in range(int(lo), int(hi) + 1))
+        elif part.isdigit():
+            cpus.append(part)
+        else:
+            raise RawFormatError(path, f"bad CPU list {spec!r}", key=key)
+    return cpus
+
+
+def _deltas(doc: dict, cpus: list[str], path: Path) -> CoreDeltas:
+    before = require(doc, "proc_stat_before", path, dict)
+    after = require(doc, "proc_stat_after", path, dict)
+    total = busy = charged = 0
+    worst = 0.0
+    for cpu in cpus:
+        b, a = before.get(cpu), after.get(cpu)
+        if not (isinstance(b, list) and isinstance(a, list) and len(b) >= 8 and len(a) >= 8):
+            raise RawFormatError(path, f"no /proc/stat counters for CPU {cpu}", key="proc_stat_before")
+        d = [int(a[i]) - int(b[i]) for i in range(8)]
+        if any(x < 0 for x in d):
+            raise RawFormatError(path, f"/proc/stat counters of CPU {cpu} went backwards", key="proc_stat_after")
+        t = sum(d)
+        total += t
+        busy += t - d[_IDLE] - d[_IOWAIT]
+        charged += t - d[_IDLE] - d[_IOWAIT] - d[_STEAL]
+        if t > 0:
+            worst = max(worst, d[_STEAL] / t)
+    return CoreDeltas(len(cpus), total, busy, charged, worst)
+
+
+@dataclass(frozen=True)
+class WindowCpu:
+    client_cpu_s: float       # the load tool's CPU seconds (user + system), from GNU time
+    client_busy: float        # busy fraction of the client cores
+    server_busy: float        # busy fraction of the server cores
+    steal_pct: float          # worst pinned core's steal, % of its time
+    foreign_cpu_pct: float    # other processes' CPU, % of one core (the worse of the two sets)
+
+
+def window_cpu(scenario_dir: Path, rep: int, server_cpu_s: float) -> WindowCpu | None:
+    """The window's core figures for one point; None when the point has no r<rep>.cpu.json (runs
+    made before it was recorded)."""
+    path = scenario_dir / f"r{rep}.cpu.json"
+    if not path.is_file():
+        return None
+    doc = read_json_object(path)
+    clk = require(doc, "clk_tck", path, int)
+    if clk <= 0:
+        raise RawFormatError(path, f"clk_tck must be > 0, got {clk}", key="clk_tck")
+    server = _deltas(doc, _cpu_list(require(doc, "server_cpus", path, str), path, "server_cpus"), path)
+    client = _deltas(doc, _cpu_list(require(doc, "client_cpus", path, str), path, "client_cpus"), path)
+    ct = read_client_time(scenario_dir / f"r{rep}.client.time.txt")
+    client_cpu_s = ct.cpu_s if ct else math.nan
+
+    def frac(x: int, total: int) -> float:
+        return x / total if total > 0 else math.nan
+
+    def foreign_pct(d: CoreDeltas, own_s: float) -> float:
+        if d.total <= 0 or math.isnan(own_s):
+            return math.nan
+        per_core_ticks = d.total / d.n_cpus
+        return 100.0 * max(0.0, d.charged - own_s * clk) / per_core_ticks
+
+    f_server = foreign_pct(server, server_cpu_s)
+    f_client = foreign_pct(client, client_cpu_s)
+    foreign = max((f for f in (f_server, f_client) if not math.isnan(f)), default=math.nan)
+    return WindowCpu(
+        client_cpu_s=client_cpu_s,
+        client_busy=frac(client.busy, client.total),
+        server_busy=frac(server.busy, server.total),
+        steal_pct=100.0 * max(server.worst_steal_frac, client.worst_steal_frac),
+        foreign_cpu_pct=foreign,
+    )

@@ -1,0 +1,165 @@
+"""How far a run's numbers can be trusted: its A/A noise floor, and which points were client-bound
+or noisy (httplab.bounds). Pure functions over the runs frame; report.py and the tables format them.
+
+The A/A noise floor: in the full profile each suite runs a second, independent instance of the C
+server ("evloop~aa", scripts/lib.sh) in its own slot of every rep's order, on the suite's headline
+scenarios. Both instances are the same binary with the same flags, so any Δ between them is what
+the method (drift, order, the machine) produces on its own. The floor is the largest distance from
+0 of the A/A Δ's confidence bounds over the headline scenarios: a Δ between two different servers
+whose interval lies within ±floor is no finding in this run.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from . import bounds
+from .aggregate import column, ok_runs
+from .fmt import fmt_pct
+from .servers import display_name
+from .stats import DEFAULT_SEED, RatioCI, format_delta, ratio_ci
+
+FLOOR_METRICS: dict[str, str] = {"req_per_s": "req/s", "cpu_us_per_req": "CPU-µs/req"}
+
+
+@dataclass(frozen=True)
+class NoiseFloor:
+    """The A/A comparison of one run (or suite): per scenario and metric the Δ copy vs original."""
+    original: str | None                 # the server that was copied ("evloop"); None: no A/A copy
+    deltas: dict[tuple[str, str], RatioCI]   # (scenario, metric) -> Δ
+    floor: dict[str, float | None]       # metric -> largest |bound| over scenarios (fraction)
+
+    @property
+    def present(self) -> bool:
+        return self.original is not None and bool(self.deltas)
+
+    def pct(self, metric: str = "req_per_s") -> float | None:
+        v = self.floor.get(metric)
+        return None if v is None else 100.0 * v
+
+
+def aa_copies(runs: pd.DataFrame) -> dict[str, str]:
+    """A/A copy -> the server it copies, for the copies present in the frame."""
+    if runs.empty or "aa_of" not in runs:
+        return {}
+    sub = runs[runs["aa_of"].notna()]
+    return dict(zip(sub["server"], sub["aa_of"]))
+
+
+def noise_floor(runs: pd.DataFrame, confidence: float = 0.95, n_boot: int = 9999,
+                seed: int = DEFAULT_SEED) -> NoiseFloor:
+    """The A/A Δ (copy vs original) per headline scenario for req/s and CPU-µs per request."""
+    copies = aa_copies(runs)
+    if not copies:
+        return NoiseFloor(None, {}, {m: None for m in FLOOR_METRICS})
+    copy, original = sorted(copies.items())[0]
+    ok = ok_runs(runs)
+    deltas: dict[tuple[str, str], RatioCI] = {}
+    for scenario in sorted(set(ok.loc[ok["server"] == copy, "scenario"])):
+        at = ok[ok["scenario"] == scenario]
+        for metric in FLOOR_METRICS:
+            deltas[(scenario, metric)] = ratio_ci(column(at[at["server"] == copy], metric),
+                                                  column(at[at["server"] == original], metric),
+                                                  confidence, n_boot, seed)
+    floor: dict[str, float | None] = {}
+    for metric in FLOOR_METRICS:
+        widths = [max(abs(r.low), abs(r.high)) for (s, m), r in deltas.items()
+                  if m == metric and r.has_interval]
+        floor[metric] = max(widths) if widths else None
+    return NoiseFloor(original, deltas, floor)
+
+
+def noise_floor_table(nf: NoiseFloor, title: str = "A/A noise floor") -> pd.DataFrame:
+    """`Scenario | Δ req/s (copy vs original) | Δ CPU-µs/req`, one row per headline scenario."""
+    df = pd.DataFrame([
+        {"Scenario": scenario,
+         **{f"A/A Δ {label}": format_delta(nf.deltas[(scenario, m)]) for m, label in FLOOR_METRICS.items()
+            if (scenario, m) in nf.deltas},
+         "n (copy / original)": f"{nf.deltas[(scenario, 'req_per_s')].n_a} / {nf.deltas[(scenario, 'req_per_s')].n_b}"}
+        for scenario in sorted({s for s, _ in nf.deltas})
+    ])
+    df.attrs["title"] = title
+    df.attrs["caption"] = (
+        (f"A/A: a second, independent instance of {display_name(nf.original)} against the first, each "
+         "started fresh in its own slot of every rep's order. Δ as in the other tables. "
+         + floor_sentence(nf)) if nf.present else floor_sentence(nf))
+    return df
+
+
+def floor_sentence(nf: NoiseFloor) -> str:
+    """The sentence printed beside every Δ table."""
+    if not nf.present:
+        return ("No A/A copy ran in this run (the quick profile, or a run made before the A/A floor "
+                "existed): there is no measured noise floor, so read small Δs with care.")
+    if all(nf.floor.get(m) is None for m in FLOOR_METRICS):
+        return ("The A/A copy ran, but with fewer than 5 ok runs per scenario: no interval, so no "
+                "measured noise floor in this run; read small Δs with care.")
+    parts = []
+    for metric, label in FLOOR_METRICS.items():
+        p = nf.pct(metric)
+        parts.append(f"±{fmt_pct(p, 1 if p < 10 else 0)} on {label}" if p is not None
+                     else f"not measured on {label} (CI needs ≥ 5 runs)")
+    return ("**Noise floor of this run** (A/A, two instances of the same server): differences within "
+            + " and ".join(parts) + " are not findings in this run.")
+
+
+def below_floor(r: RatioCI, nf: NoiseFloor, metric: str) -> bool:
+    """True when a Δ's whole interval lies within ±floor of the metric: no finding."""
+    f = nf.floor.get(metric)
+    return bool(nf.present and f is not None and r.has_interval and -f <= r.low and r.high <= f)  # type: ignore[operator]
+
+
+# ---------------------------------------------------------------- client-bound and noisy points
+def share(flags: pd.Series) -> float:
+    """Fraction of True among the known values of a boolean column (NaN when none is known)."""
+    known = flags.dropna()
+    return float(known.astype(bool).mean()) if len(known) else math.nan
+
+
+def mostly_client_bound(runs: pd.DataFrame) -> bool:
+    """A server's point counts as client-bound when most of its ok runs were (ties: yes)."""
+    if runs.empty or "client_bound" not in runs:
+        return False
+    s = share(ok_runs(runs)["client_bound"])
+    return bool(not math.isnan(s) and s >= 0.5)
+
+
+def point_flags_table(runs: pd.DataFrame, title: str = "Client-bound and noisy points") -> pd.DataFrame:
+    """`Server | Scenario | n | client-bound | noisy | client cores busy | server cores busy | steal | other CPU`
+    for every (server, scenario) with at least one flagged run; empty when none is flagged."""
+    if runs.empty or "client_bound" not in runs:
+        df = pd.DataFrame()
+        df.attrs.update(title=title, caption="this run did not record the cores (made before issue 11)")
+        return df
+    ok = ok_runs(runs)
+    rows = []
+    for (server, scenario), g in ok.groupby(["server", "scenario"], sort=True):
+        cb = int(g["client_bound"].fillna(False).astype(bool).sum())
+        nz = int(g["noisy"].fillna(False).astype(bool).sum())
+        if not (cb or nz):
+            continue
+        rows.append({"Server": display_name(server), "Scenario": scenario, "n": len(g),
+                     "client-bound runs": cb, "noisy runs": nz,
+                     "client cores busy": fmt_pct(100 * g["client_busy"].mean()),
+                     "server cores busy": fmt_pct(100 * g["server_busy"].mean()),
+                     "max steal": fmt_pct(g["steal_pct"].max(), 1),
+                     "max other CPU": fmt_pct(g["foreign_cpu_pct"].max(), 1)})
+    known = ok["client_bound"].notna().sum()
+    df = pd.DataFrame(rows)
+    df.attrs["title"] = title
+    df.attrs["caption"] = (bounds.describe_thresholds() + f" Of {known} ok runs with the cores recorded, "
+                           f"{int(ok['client_bound'].fillna(False).astype(bool).sum())} were client-bound and "
+                           f"{int(ok['noisy'].fillna(False).astype(bool).sum())} noisy"
+                           + ("; the table lists the points with any." if rows else "."))
+    return df
+
+
+def noisy_sentence(runs: pd.DataFrame) -> str:
+    """One line for the report header: how many runs were noisy, or that the cores were not recorded."""
+    if runs.empty or "noisy" not in runs or runs["noisy"].isna().all():
+        return "not recorded in this run"
+    n = int(runs["noisy"].fillna(False).astype(bool).sum())
+    known = int(runs["noisy"].notna().sum())
+    return f"{n} of {known} runs noisy (steal > {bounds.STEAL_MAX_PCT:g} % or other CPU > {bounds.FOREIGN_MAX_PCT:g} % of a pinned core)"
