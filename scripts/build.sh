@@ -25,8 +25,9 @@ build_languages() {
     done
 }
 
-# nginx's worker and h2o run as nobody: the files and every directory above them
-# must be world-readable. (/ping for h2o, /echo?size=N for nginx.)
+# The files h2o (/ping) and nginx (/echo?size=N) serve. Both read them as nobody,
+# which cannot enter a checkout in a private directory: render_conf serves a copy
+# made in the runtime directory (runtime_dir in lib.sh), not these.
 build_www() {
     local n dir=$BUILD_DIR/www/echo
     mkdir -p "$dir"
