@@ -163,3 +163,37 @@ def noisy_sentence(runs: pd.DataFrame) -> str:
     n = int(runs["noisy"].fillna(False).astype(bool).sum())
     known = int(runs["noisy"].notna().sum())
     return f"{n} of {known} runs noisy (steal > {bounds.STEAL_MAX_PCT:g} % or other CPU > {bounds.FOREIGN_MAX_PCT:g} % of a pinned core)"
+
+
+# ---------------------------------------------------------------- position in the rep
+def position_effect_table(runs: pd.DataFrame, metric: str = "req_per_s", confidence: float = 0.95,
+                          title: str = "Position effect") -> pd.DataFrame:
+    """`Position | n runs | Δ vs the point's mean`: for each slot of the reps' order, how far a run's
+    metric sat from the mean of its (server, scenario) point, averaged over all runs in that slot,
+    with a Student-t CI. With a randomised, balanced order every server visits every slot, so a slot
+    whose interval excludes 0 shows a position effect of the method itself (a first server after a
+    pause, a last one on a warm machine), not of any server."""
+    from .stats import mean_ci
+
+    ok = ok_runs(runs)
+    if ok.empty or "position" not in ok or ok["position"].isna().all():
+        df = pd.DataFrame()
+        df.attrs.update(title=title, caption="no positions recorded in this run")
+        return df
+    ok = ok[ok["position"].notna() & ok[metric].notna()].copy()
+    point_mean = ok.groupby(["server", "scenario"])[metric].transform("mean")
+    ok["rel"] = 100.0 * (ok[metric] / point_mean - 1.0)
+    rows = []
+    for pos, g in ok.groupby("position", sort=True):
+        ci = mean_ci(g["rel"].to_numpy(dtype=float), confidence)
+        text = "—" if ci.mean is None else f"{ci.mean:+.1f}%".replace("-", "−") + (
+            f" ± {ci.half_width:.1f}%" if ci.has_interval else f" ({ci.reason})")
+        rows.append({"Position": int(pos), "n runs": len(g),
+                     f"{FLOOR_METRICS.get(metric, metric)} vs the point's mean": text})
+    df = pd.DataFrame(rows)
+    df.attrs["title"] = title
+    df.attrs["caption"] = (f"Each ok run's {FLOOR_METRICS.get(metric, metric)} relative to the mean of its own "
+                           "server and scenario, averaged over the runs that held each slot of the rep's "
+                           f"order; mean ± half-width of the {confidence:.0%} Student-t CI over those runs. "
+                           "An interval that excludes 0 is a position effect of the method.")
+    return df
