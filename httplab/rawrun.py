@@ -11,6 +11,7 @@ A rep is finished when r<rep>.run.json exists (written last); unfinished reps ar
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from .loadresult import LoadResult, loader_for
 from . import bounds
 from .cpuwindow import window_cpu
 from .percentiles import coarsen_histogram, weighted_percentiles
+from .rawpack import readable_view, relocate_error
 from .servers import AA_SUFFIX
 
 # ---------------------------------------------------------------- frame schemas
@@ -469,20 +471,39 @@ class RawRun:
 
 
 def load_run(run_dir: str | Path) -> RawRun:
+    """The run's frames. A packed run (suites as <server>.tar.xz, see rawpack) is read through
+    rawpack.readable_view, so it loads exactly as unpacked: RawRun.run_dir and every raw_path stay
+    those of run_dir, and a malformed file is named by its archive and member."""
     run_dir = Path(run_dir)
     meta = read_meta(run_dir)
-    runs, latency = build_frames(run_dir)
-    return RawRun(run_dir, meta, runs, latency, load_verify(run_dir), load_suites(run_dir))
+    view = readable_view(run_dir)
+    try:
+        runs, latency = build_frames(view)
+        verify, suites = load_verify(view), load_suites(view)
+    except RawFormatError as exc:
+        raise relocate_error(exc, view, run_dir) from exc
+    return RawRun(run_dir, meta, runs, latency, verify, suites)
 
 
-def write_tidy(frames: Mapping[str, pd.DataFrame], out_dir: str | Path) -> list[Path]:
-    """Write each frame as <name>.parquet and <name>.csv under out_dir (created). Returns the paths."""
+def write_tidy(frames: Mapping[str, pd.DataFrame], out_dir: str | Path, csv: bool | None = None
+               ) -> list[Path]:
+    """Write each frame as <name>.parquet under out_dir (created), and <name>.csv beside it only on
+    request: csv=True, or csv=None and the environment variable HTTPLAB_CSV=1 (`python -m
+    httplab.tidy_csv data/<run_id>` makes the CSVs of written frames later). Without CSV, a
+    <name>.csv left from an earlier write is removed (it would disagree with the parquet file).
+    Returns the paths written."""
+    if csv is None:
+        csv = os.environ.get("HTTPLAB_CSV", "").strip().lower() in ("1", "true", "yes")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     for name, df in frames.items():
-        pq, csv = out / f"{name}.parquet", out / f"{name}.csv"
+        pq, csv_path = out / f"{name}.parquet", out / f"{name}.csv"
         df.to_parquet(pq, index=False)
-        df.to_csv(csv, index=False)
-        written += [pq, csv]
+        written.append(pq)
+        if csv:
+            df.to_csv(csv_path, index=False)
+            written.append(csv_path)
+        else:
+            csv_path.unlink(missing_ok=True)
     return written

@@ -58,8 +58,9 @@ def open_report(suite: str, run_dir: str | Path | None = None, out_dir: str | Pa
                 start: str | Path | None = None, frames_prefix: str = "") -> ReportContext:
     """Resolve paths against the repo root (found by walking up to pyproject.toml from `start`
     or cwd), pick the run (run_dir or default_run_dir(raw_root)), load it, keep one suite, and
-    write its tidy frames to out_dir (default data_root/<run_id>) as <frames_prefix><name>.parquet/.csv
-    (a prefix keeps two suites of one run from overwriting each other's files)."""
+    write its tidy frames to out_dir (default data_root/<run_id>) as <frames_prefix><name>.parquet
+    (.csv too on request, see rawrun.write_tidy; a prefix keeps two suites of one run from
+    overwriting each other's files). A packed run (httplab.rawpack) is read as it is."""
     root = repo_root(start)
     rdir = resolve(run_dir, root) if run_dir else default_run_dir(resolve(raw_root, root), suite)
     full = load_run(rdir)

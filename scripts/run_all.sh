@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# run_all.sh: the lab's main job. setup → build → every suite → papermill →
-# nbconvert → reports/index.html.
+# run_all.sh: the lab's main job. setup → build → every suite → pack raw/ →
+# papermill → nbconvert → reports/index.html.
 #
 #   scripts/run_all.sh [--quick] [--suites http1,...] [--run-id ID | --new]
 #                      [--duration S] [--warmup S] [--reps N] [--skip-setup]
@@ -41,8 +41,19 @@ run_suites() {
     FAILED_SUITES=("${failed[@]}")
 }
 
-# make_reports: one executed notebook per suite, exported without code to HTML
-# (images embedded) and Markdown (images beside it), then the index page.
+# pack_raw: every complete suite of the run becomes one .tar.xz per server
+# (httplab.rawpack; the notebooks read packed runs as they are). Incomplete
+# suites stay unpacked so that a rerun can resume them.
+pack_raw() {
+    "$(lab_python)" -m httplab.rawpack pack "$RUN_DIR" \
+        || log "warning: packing $RUN_DIR failed (see above); its raw files stay unpacked"
+}
+
+# make_reports: one executed notebook per suite (reports/<run>/<nb>.ipynb, not
+# committed), exported without code to Markdown and HTML. Both exports extract
+# the figures into the one folder <nb>_files/ beside them (same file names, so
+# each figure is stored once; the HTML links them instead of embedding base64),
+# emptied first so that no figure of an earlier export is left behind.
 make_reports() {
     local suite nb out py jupyter run_id
     py=$(lab_python)
@@ -56,7 +67,9 @@ make_reports() {
         log "papermill notebooks/$nb.ipynb (run $run_id)"
         (cd "$LAB_ROOT" && "$(dirname "$py")/papermill" -k httplab --cwd "$LAB_ROOT" \
             "notebooks/$nb.ipynb" "$out/$nb.ipynb" -p run_dir "$RUN_DIR" -p out_dir "$DATA_ROOT/$run_id" >/dev/null)
-        "$jupyter" nbconvert --log-level WARN --to html --no-input "$out/$nb.ipynb" --output-dir "$out"
+        rm -rf "${out:?}/${nb}_files"
+        "$jupyter" nbconvert --log-level WARN --to html --no-input --ExtractOutputPreprocessor.enabled=True \
+            "$out/$nb.ipynb" --output-dir "$out"
         "$jupyter" nbconvert --log-level WARN --to markdown --no-input "$out/$nb.ipynb" --output-dir "$out"
     done
     "$py" -m httplab.report_index "$REPORTS_ROOT" --raw "$RAW_ROOT"
@@ -118,6 +131,7 @@ main() {
     run_suites
     if (( ${#FAILED_SUITES[@]} == 0 )); then finish_run_meta "$RUN_DIR" true
     else finish_run_meta "$RUN_DIR" false; fi
+    pack_raw
     make_reports
     log "run_all finished in $(( $(date +%s) - t0 ))s"
     (( ${#FAILED_SUITES[@]} == 0 )) || die "suites that stopped early: ${FAILED_SUITES[*]} (rerun to resume them)"

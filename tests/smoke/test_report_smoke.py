@@ -26,12 +26,14 @@ def run_id() -> str:
 # report name → (suite, the tidy runs file its notebook writes, the seed tables whose C and Go
 # columns must carry n=5 and a Δ with its CI in the smoke run's scenarios)
 REPORTS = {
-    "http1": ("http1", "runs.csv", ("GET /ping — minimal response", "POST /echo — request body")),
-    "http2": ("h2c", "h2c_runs.csv", ("GET /ping — minimal response", "POST /echo — request body")),
-    "https": ("https", "https_runs.csv", ("HTTPS/1.1 GET /ping — by connections",
-                                          "HTTPS/2 GET /ping — by connections")),
-    "languages": ("languages", "languages_runs.csv", ()),
+    "http1": ("http1", "runs.parquet", ("GET /ping — minimal response", "POST /echo — request body")),
+    "http2": ("h2c", "h2c_runs.parquet", ("GET /ping — minimal response", "POST /echo — request body")),
+    "https": ("https", "https_runs.parquet", ("HTTPS/1.1 GET /ping — by connections",
+                                              "HTTPS/2 GET /ping — by connections")),
+    "languages": ("languages", "languages_runs.parquet", ()),
 }
+IMG_SRC = re.compile(r"<img\b[^>]*?\bsrc=\"([^\"]+)\"")
+MD_IMG = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
 
 
 @pytest.fixture(scope="module", params=sorted(REPORTS))
@@ -60,10 +62,29 @@ def table_rows(md: str, title: str) -> list[list[str]]:
 
 def test_reports_exist_and_index_links_them(run_id: str, report: str) -> None:
     reports = Path(SMOKE) / "reports"
-    html = (reports / run_id / f"{report}.html").read_text()
-    assert "data:image/png;base64" in html, "HTML export must embed its plots"
     index = (reports / "index.html").read_text()
     assert f"{run_id}/{report}.html" in index and f"{run_id}/{report}.md" in index
+
+
+def test_each_figure_is_stored_once_and_loads(run_id: str, report: str, markdown: str) -> None:
+    """The HTML links the same PNG files as the Markdown (none embedded), every one exists beside
+    the report and decodes, and the figures folder holds nothing else."""
+    from PIL import Image
+
+    out = Path(SMOKE) / "reports" / run_id
+    html = (out / f"{report}.html").read_text()
+    srcs = IMG_SRC.findall(html)
+    assert srcs, "the HTML export must show its plots"
+    assert not [s for s in srcs if s.startswith("data:")], "plots must be linked files, not embedded"
+    assert set(srcs) == set(MD_IMG.findall(markdown)), "HTML and Markdown must share one set of figures"
+    for src in srcs:
+        path = out / src
+        assert path.parent == out / f"{report}_files" and path.is_file(), src
+        with Image.open(path) as img:
+            img.verify()
+            assert img.format == "PNG" and img.size[0] > 100 and img.size[1] > 100, (src, img.size)
+    on_disk = {p.relative_to(out).as_posix() for p in (out / f"{report}_files").iterdir()}
+    assert on_disk == set(srcs), f"orphan figures: {sorted(on_disk - set(srcs))}"
 
 
 def test_every_gate_passed(markdown: str) -> None:
@@ -102,7 +123,7 @@ def test_languages_report_lists_every_server_of_both_tiers(run_id: str) -> None:
 
 
 def test_https_runs_record_the_negotiated_tls(run_id: str) -> None:
-    runs = pd.read_csv(Path(SMOKE) / "data" / run_id / "https_runs.csv")
+    runs = pd.read_parquet(Path(SMOKE) / "data" / run_id / "https_runs.parquet")
     assert set(runs.loc[runs["protocol"] == "h2", "alpn"]) == {"h2"}
     # The lab's client config (kept in raw/) makes every server agree on one version and cipher,
     # so the servers are compared on the same cryptography.
@@ -111,13 +132,25 @@ def test_https_runs_record_the_negotiated_tls(run_id: str) -> None:
     assert set(runs["tls_cipher"]) == {"TLS_AES_128_GCM_SHA256"}, runs.groupby("server")["tls_cipher"].unique()
 
 
+def test_complete_suites_are_packed(run_id: str, report: str) -> None:
+    """run_all.sh packs every complete suite: one .tar.xz per server, no loose server folder."""
+    suite_dir = Path(SMOKE) / "raw" / run_id / REPORTS[report][0]
+    assert (suite_dir / "suite.json").is_file()
+    assert not [p.name for p in suite_dir.iterdir() if p.is_dir()]
+    assert list(suite_dir.glob("*.tar.xz"))
+
+
 def test_tidy_frame_has_one_ok_row_per_finished_point(run_id: str, report: str) -> None:
+    from httplab.rawpack import readable_view
+
     suite, runs_file, _ = REPORTS[report]
-    raw = Path(SMOKE) / "raw" / run_id
+    raw = readable_view(Path(SMOKE) / "raw" / run_id)
     finished = list(raw.glob(f"{suite}/*/*/r*.run.json"))
-    runs = pd.read_csv(Path(SMOKE) / "data" / run_id / runs_file)
+    data = Path(SMOKE) / "data" / run_id
+    assert not list(data.glob("*.csv")), "one format per frame: parquet (CSV only on request)"
+    runs = pd.read_parquet(data / runs_file)
     assert len(runs) == len(finished) > 0
     assert set(runs["status"]) == {"ok"}, runs.loc[runs["status"] != "ok", ["server", "scenario", "fail_reason"]]
     assert (runs["server_cpu_s"] > 0).all() and (runs["cpu_us_per_req"] > 0).all()
-    latency = pd.read_csv(Path(SMOKE) / "data" / run_id / runs_file.replace("runs", "latency"))
+    latency = pd.read_parquet(data / runs_file.replace("runs", "latency"))
     assert latency["count"].sum() > 0

@@ -183,8 +183,7 @@ def test_sections_and_tables(h2run):
 
 def test_report_context_and_summary(h2run, tmp_path):
     ctx = open_h2_report(run_dir=h2run, out_dir=tmp_path / "data", n_boot=999)
-    assert sorted(p.name for p in ctx.written) == ["h2c_latency.csv", "h2c_latency.parquet", "h2c_runs.csv",
-                                                   "h2c_runs.parquet"]
+    assert sorted(p.name for p in ctx.written) == ["h2c_latency.parquet", "h2c_runs.parquet"]
     back = pd.read_parquet(tmp_path / "data" / "h2c_runs.parquet")
     assert set(back["suite"]) == {"h2c"}
     assert not protocol_table(ctx).empty

@@ -144,7 +144,7 @@ def test_write_tidy_roundtrip(fake_run, tmp_path):
     run = load_run(fake_run)
     paths = write_tidy(run.frames(), tmp_path / "data" / run.run_id)
     names = sorted(p.name for p in paths)
-    assert names == ["latency.csv", "latency.parquet", "runs.csv", "runs.parquet"]
+    assert names == ["latency.parquet", "runs.parquet"]
     back = pd.read_parquet(tmp_path / "data" / run.run_id / "runs.parquet")
     assert list(back.columns) == list(RUNS_COLUMNS) and len(back) == len(run.runs)
     assert np.allclose(back["req_per_s"], run.runs["req_per_s"])
