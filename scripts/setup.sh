@@ -10,7 +10,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 APT_PACKAGES=(wrk nghttp2-client libnghttp2-dev libssl-dev pkg-config build-essential
-              nginx-light h2o jq curl ca-certificates libboost-dev time xz-utils)
+              nginx-light h2o jq curl ca-certificates libboost-dev time xz-utils strace iproute2)
 # Toolchains that come with the machine image rather than apt (Debian's Go is too old).
 TOOLCHAINS=(gcc g++ make go cargo node npm python3)
 
