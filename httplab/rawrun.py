@@ -28,7 +28,7 @@ from . import bounds
 from .cpuwindow import window_cpu
 from .percentiles import coarsen_histogram, weighted_percentiles
 from .rawpack import readable_view, relocate_error
-from .servers import AA_SUFFIX
+from .servers import aa_of
 
 # ---------------------------------------------------------------- frame schemas
 RUNS_COLUMNS: tuple[str, ...] = (
@@ -292,11 +292,6 @@ def _point_row(run_id: str, run_dir: Path, scenario_dir: Path, scen: dict[str, A
             value = result.extra[col]
             row[col] = math.nan if value is None else float(value)
     return row, result
-
-
-def aa_of(server: str) -> str | None:
-    """The server an A/A copy copies ("evloop~aa" -> "evloop"); None for an ordinary server."""
-    return server[: -len(AA_SUFFIX)] if server.endswith(AA_SUFFIX) else None
 
 
 def infer_positions(rows: list[dict[str, Any]]) -> None:

@@ -74,12 +74,18 @@ def is_aa_copy(server: str) -> bool:
     return server.endswith(AA_SUFFIX)
 
 
+def aa_of(server: str) -> str | None:
+    """The server an A/A copy copies ("evloop~aa" -> "evloop"); None for an ordinary server."""
+    return server.removesuffix(AA_SUFFIX) if is_aa_copy(server) else None
+
+
 def display_name(server: str, suite: str | None = None) -> str:
     """Human name of a server id ("evloop" -> "C (evloop)"); unknown ids are returned as given.
     With a suite, that suite's own name when it has one (SUITE_SERVER_NAMES). An A/A copy is
     named after its original ("evloop~aa" -> "C (evloop), A/A copy")."""
-    if is_aa_copy(server):
-        return display_name(server[: -len(AA_SUFFIX)], suite) + ", A/A copy"
+    original = aa_of(server)
+    if original is not None:
+        return display_name(original, suite) + ", A/A copy"
     if suite is not None and server in SUITE_SERVER_NAMES.get(suite, {}):
         return SUITE_SERVER_NAMES[suite][server]
     return SERVER_NAMES.get(server, server)
@@ -97,8 +103,9 @@ def tier(server: str) -> str | None:
 
 def short_name(server: str) -> str:
     """Short label for column headers ("evloop" -> "C"; "evloop~aa" -> "C A/A")."""
-    if is_aa_copy(server):
-        return short_name(server[: -len(AA_SUFFIX)]) + " A/A"
+    original = aa_of(server)
+    if original is not None:
+        return short_name(original) + " A/A"
     return SHORT_NAMES.get(server, server)
 
 
