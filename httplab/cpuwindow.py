@@ -5,6 +5,13 @@ Raw inputs, written by scripts/lib.sh measure_point beside each point:
     r<rep>.cpu.json          /proc/stat counters of the pinned CPUs before and after the window
     r<rep>.client.time.txt   GNU time's line for the load tool: user_s=… sys_s=… wall_s=… maxrss_kb=… exit=…
 
+The window ends where the load ended. New wrk runs write an end-of-load snapshot (report.lua, the
+first thing its done() hook does): the "after" counters and the tool's own CPU ticks
+(client_cpu_ticks) are from that moment. Older runs read them after the tool exited, so the window
+also held wrk's histogram dump (up to ~1 s for servers with wide latency tails), with the server
+idle and one client core busy; window_cpu removes that tail (tail_s) from both sets of cores: from
+the server cores as idle time, from the client cores as one busy core, and from the tool's CPU.
+
 Foreign CPU is what the pinned cores spent outside idle, iowait and steal minus what the processes
 pinned there (the server's tree, the load tool) were charged. On a kernel without IRQ time
 accounting (this one) softirq work done in a task's context is charged to that task, so it cancels
@@ -65,6 +72,18 @@ class CoreDeltas:
     charged: int    # busy - steal: what tasks (and irq/softirq) used
     worst_steal_frac: float  # the largest steal / total of one CPU of the set
 
+    def without_tail(self, tail_ticks: float, busy_cpus: int) -> "CoreDeltas":
+        """These deltas less a tail of tail_ticks per CPU during which busy_cpus of the set were
+        busy (charged to the load tool) and the others idle."""
+        if tail_ticks <= 0:
+            return self
+        busy_cut = min(busy_cpus, self.n_cpus) * tail_ticks
+        total = max(0, round(self.total - self.n_cpus * tail_ticks))
+        busy = max(0, round(self.busy - busy_cut))
+        charged = max(0, round(self.charged - busy_cut))
+        return CoreDeltas(self.n_cpus, total, min(busy, total), min(charged, total),
+                          self.worst_steal_frac)
+
 
 def _cpu_list(spec: str, path: Path, key: str) -> list[str]:
     cpus: list[str] = []
@@ -114,9 +133,11 @@ class WindowCpu:
     foreign_cpu_pct: float    # other processes' CPU, % of one core (the worse of the two sets)
 
 
-def window_cpu(scenario_dir: Path, rep: int, server_cpu_s: float) -> WindowCpu | None:
+def window_cpu(scenario_dir: Path, rep: int, server_cpu_s: float, tail_s: float = 0.0
+               ) -> WindowCpu | None:
     """The window's core figures for one point; None when the point has no r<rep>.cpu.json (runs
-    made before it was recorded)."""
+    made before it was recorded). tail_s: seconds at the end of an old window that followed the
+    load (the tool's own post-processing); ignored when the window ended with the load."""
     path = scenario_dir / f"r{rep}.cpu.json"
     if not path.is_file():
         return None
@@ -128,6 +149,15 @@ def window_cpu(scenario_dir: Path, rep: int, server_cpu_s: float) -> WindowCpu |
     client = _deltas(doc, _cpu_list(require(doc, "client_cpus", path, str), path, "client_cpus"), path)
     ct = read_client_time(scenario_dir / f"r{rep}.client.time.txt")
     client_cpu_s = ct.cpu_s if ct else math.nan
+    ticks = doc.get("client_cpu_ticks")
+    if ticks is not None:
+        if isinstance(ticks, bool) or not isinstance(ticks, int) or ticks < 0:
+            raise RawFormatError(path, f"unexpected value {ticks!r}", key="client_cpu_ticks")
+        client_cpu_s = ticks / clk    # the tool's CPU up to the end of the load
+    elif tail_s > 0:
+        server = server.without_tail(tail_s * clk, busy_cpus=0)
+        client = client.without_tail(tail_s * clk, busy_cpus=1)
+        client_cpu_s = max(0.0, client_cpu_s - tail_s)
 
     def frac(x: int, total: int) -> float:
         return x / total if total > 0 else math.nan

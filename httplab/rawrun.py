@@ -40,7 +40,7 @@ RUNS_COLUMNS: tuple[str, ...] = (
     "foreign_cpu_pct", "noisy", "rss_start_kb",
     # beyond DESIGN §3:
     "scenario", "pipeline", "fail_reason", "hist_kind", "capacity_rps", "rss_warm_kb",
-    "rss_peak_method", "noisy_reason", "aa_of", "start_utc",
+    "rss_peak_method", "noisy_reason", "aa_of", "start_utc", "window_s", "window_end",
 )
 # Units and meaning of the columns added for issue 11 (see httplab.bounds for the flags' rules):
 #   position         1-based slot of the server in its rep's order (order.json; inferred from the
@@ -58,6 +58,9 @@ RUNS_COLUMNS: tuple[str, ...] = (
 #   capacity_rps     requests per server CPU-second (1e6 / cpu_us_per_req): throughput that does
 #                    not depend on the client
 #   aa_of            for an A/A copy ("evloop~aa"), the server it copies; None otherwise
+#   window_s         seconds of the window cpu_pct and the busy fractions are over; window_end
+#                    how it ended: load_end (wrk's end-of-load snapshot), tool_exit_corrected (an
+#                    older wrk window less wrk's post-load tail, window_tail_s) or tool_exit
 # Tool-specific float columns (LoadResult.extra), appended after RUNS_COLUMNS only when some run of
 # the frame comes from a tool that provides them (NaN in the other rows):
 #   req_per_s_with_log — h2load: req/s of the latency run (the one writing --log-file).
@@ -78,9 +81,9 @@ _FLOAT_COLS = ("duration_s", "requests", "req_per_s", "bytes_per_s", "lat_mean_u
                "lat_p90_us", "lat_p99_us", "lat_p999_us", "lat_max_us", "errors", "server_cpu_s",
                "cpu_pct", "cpu_us_per_req", "rss_peak_kb", "client_cpu_s", "client_busy",
                "server_busy", "steal_pct", "foreign_cpu_pct", "rss_start_kb", "capacity_rps",
-               "rss_warm_kb")
+               "rss_warm_kb", "window_s")
 _TEXT_COLS = ("run_id", "suite", "protocol", "server", "route", "method", "status", "raw_path",
-              "scenario", "fail_reason", "hist_kind", "rss_peak_method", "noisy_reason")
+              "scenario", "fail_reason", "hist_kind", "rss_peak_method", "noisy_reason", "window_end")
 _OPTIONAL_TEXT_COLS = ("aa_of", "start_utc")
 
 SCENARIO_KEYS: dict[str, type | tuple[type, ...]] = {
@@ -131,6 +134,7 @@ class ServerCost:
     rss_start_kb: float = math.nan
     rss_warm_kb: float = math.nan
     rss_peak_method: str = "cumulative"
+    window_end: str = "tool_exit"   # load_end: the window closed when the load ended (snapshot)
 
 
 def _opt_float(doc: dict[str, Any], key: str, path: Path) -> float:
@@ -162,7 +166,11 @@ def read_server_cost(path: Path) -> ServerCost | None:
     method = doc.get("rss_peak_method")
     if method is not None and method not in ("clear_refs", "sampled"):
         raise RawFormatError(path, f"unknown method {method!r}", key="rss_peak_method")
+    window_end = doc.get("window_end", "tool_exit")
+    if window_end not in ("load_end", "tool_exit"):
+        raise RawFormatError(path, f"unknown window end {window_end!r}", key="window_end")
     return ServerCost(
+        window_end=window_end,
         cpu_s=(after - before) / clk,
         wall_s=float(wall),
         rss_kb=_opt_float(doc, "rss_kb", path),
@@ -172,6 +180,18 @@ def read_server_cost(path: Path) -> ServerCost | None:
         rss_warm_kb=_opt_float(doc, "rss_warm_kb", path),
         rss_peak_method=method or "cumulative",
     )
+
+
+def window_tail_s(tool: str, cost: ServerCost | None, result: LoadResult | None) -> float:
+    """Seconds at the end of a window read after wrk exited that followed its load: wrk's done()
+    hook dumping the histogram (up to ~1 s for wide latency tails), the server idle. Taken as the
+    window's wall time less wrk's own duration (which runs from its start to the end of the load,
+    connects included). Zero for windows that closed with the load (window_end load_end) and for
+    h2load, whose excess wall time is its connection set-up, before its clock starts."""
+    if (tool != "wrk" or cost is None or result is None or cost.window_end == "load_end"
+            or not result.duration_s > 0):
+        return 0.0
+    return max(0.0, cost.wall_s - result.duration_s)
 
 
 # ---------------------------------------------------------------- status rule
@@ -242,9 +262,11 @@ def _point_row(run_id: str, run_dir: Path, scenario_dir: Path, scen: dict[str, A
     else:
         p50 = p90 = p99 = p999 = math.nan
     cpu_s = cost.cpu_s if cost else math.nan
-    cpu_pct = 100.0 * cpu_s / cost.wall_s if cost and cost.wall_s > 0 else math.nan
+    tail_s = window_tail_s(tool, cost, result)
+    window_s = cost.wall_s - tail_s if cost else math.nan
+    cpu_pct = 100.0 * cpu_s / window_s if cost and window_s > 0 else math.nan
     cpu_us_per_req = 1e6 * cpu_s / requests if requests and requests > 0 else math.nan
-    win = window_cpu(scenario_dir, rep, cpu_s)
+    win = window_cpu(scenario_dir, rep, cpu_s, tail_s)
     position = run_json.get("position")
     if position is not None and (isinstance(position, bool) or not isinstance(position, int) or position < 1):
         raise RawFormatError(run_json_path, f"unexpected value {position!r}", key="position")
@@ -285,6 +307,9 @@ def _point_row(run_id: str, run_dir: Path, scenario_dir: Path, scen: dict[str, A
         "noisy_reason": bounds.noisy_reason(steal, foreign) if win else "",
         "aa_of": aa_of(server),
         "start_utc": run_json.get("start_utc"),
+        "window_s": window_s,
+        "window_end": ("none" if cost is None else "tool_exit_corrected" if tail_s > 0
+                       else cost.window_end),
     }
     row.update(tls_cols)
     for col in EXTRA_COLUMNS:

@@ -329,6 +329,8 @@ cpu_list_expand() {
 # steal ..., in clock ticks) of the pinned CPUs as a JSON object {"0": [...], ...}.
 # Read around each measured window: the client and server cores' busy fraction,
 # CPU steal, and the CPU time of anything else that ran on them come from these.
+# proc_stat_json [FILE]: from /proc/stat, or from FILE holding copies of its lines
+# (the end-of-load snapshot, snapshot_* below).
 proc_stat_json() {
     awk -v cpus=" $(cpu_list_expand "$SERVER_CPUS") $(cpu_list_expand "$CLIENT_CPUS") " '
         $1 ~ /^cpu[0-9]+$/ && index(cpus, " " substr($1, 4) " ") {
@@ -336,7 +338,23 @@ proc_stat_json() {
             for (i = 2; i <= NF; i++) printf "%s%s", (i > 2 ? ", " : ""), $i
             printf "]"
         }
-        END { print (n ? "}" : "{}") }' /proc/stat
+        END { print (n ? "}" : "{}") }' "${1:-/proc/stat}"
+}
+
+# The end-of-load snapshot (report.lua's done() writes it the moment wrk's load
+# ends, before its histogram dump): lines "uptime S IDLE", the cpuN lines of
+# /proc/stat, "self <wrk's /proc/self/stat>" and "pid PID <its /proc/PID/stat>".
+# snapshot_uptime FILE: the seconds of /proc/uptime when it was taken.
+snapshot_uptime() { awk '$1 == "uptime" { print $2; exit }' "$1"; }
+
+# snapshot_ticks FILE KIND: utime + stime summed over the "pid" lines (KIND=pid)
+# or of the "self" line (KIND=self); fields counted after the last ")".
+snapshot_ticks() {
+    awk -v kind="$2" '$1 == kind {
+            rest = $0; sub(/.*\) /, "", rest); split(rest, f, " ")
+            total += f[12] + f[13]
+        }
+        END { print total + 0 }' "$1"
 }
 
 # ---------------------------------------------------------------- verify gate
@@ -521,7 +539,7 @@ point_done() { [[ -f $1/r$2.run.json ]]; }
 # REP and the part-file prefix; the scenario fields come from the SC_* variables.
 measure_point() {
     local dir=$1 rep=$2 tool=$3 part="$1/.r$2" pids t0 t1 w0 w1 rc=0 start alive f
-    local rss_warm peak_method stat0 stat1 hwm
+    local rss_warm peak_method stat0 stat1 hwm up0 tool_wall window_end client_ticks wall pids_after
     "${tool}_warmup" "$dir" "$rep"
     [[ $TLS == true ]] && tls_probe "$part"
     mapfile -t pids < <(tree_pids "$SERVER_PID")
@@ -531,12 +549,29 @@ measure_point() {
     start=$(utc_now)
     stat0=$(proc_stat_json)
     t0=$(cpu_ticks "${pids[@]}")
+    read -r up0 _ </proc/uptime
     w0=$(date +%s.%N)
-    CLIENT_TIME_FILE="$part.client.time.txt" "${tool}_measure" "$dir" "$rep" "$part" || rc=$?
+    SNAPSHOT_PIDS="${pids[*]}" CLIENT_TIME_FILE="$part.client.time.txt" \
+        "${tool}_measure" "$dir" "$rep" "$part" || rc=$?
     w1=$(date +%s.%N)
+    tool_wall=$(awk -v a="$w0" -v b="$w1" 'BEGIN { printf "%.6f", b - a }')
+    if [[ -s $part.end.snapshot ]]; then
+        # The window ends where the load ended (the tool's snapshot), not where
+        # the tool exited after its own post-processing.
+        window_end=load_end
+        t1=$(snapshot_ticks "$part.end.snapshot" pid)
+        stat1=$(proc_stat_json "$part.end.snapshot")
+        client_ticks=$(snapshot_ticks "$part.end.snapshot" self)
+        wall=$(awk -v a="$up0" -v b="$(snapshot_uptime "$part.end.snapshot")" 'BEGIN { printf "%.6f", b - a }')
+    else
+        window_end=tool_exit
+        mapfile -t pids_after < <(tree_pids "$SERVER_PID")
+        t1=$(cpu_ticks "${pids_after[@]}")
+        stat1=$(proc_stat_json)
+        client_ticks=null
+        wall=$tool_wall
+    fi
     mapfile -t pids < <(tree_pids "$SERVER_PID")
-    t1=$(cpu_ticks "${pids[@]}")
-    stat1=$(proc_stat_json)
     rss_sampler_stop
     if [[ $peak_method == sampled ]]; then
         hwm=$(sort -n "$part.rss.samples" | tail -n 1)
@@ -547,16 +582,20 @@ measure_point() {
     LAT_EXIT_CODE=null
     if declare -F "${tool}_after" >/dev/null; then "${tool}_after" "$dir" "$rep" "$part"; fi
     jq -n --argjson pids "$(printf '%s\n' "${pids[@]}" | jq -s .)" --argjson clk "$(getconf CLK_TCK)" \
-        --argjson t0 "$t0" --argjson t1 "$t1" --argjson wall "$(awk -v a="$w0" -v b="$w1" 'BEGIN { printf "%.6f", b - a }')" \
+        --argjson t0 "$t0" --argjson t1 "$t1" --argjson wall "$wall" \
+        --argjson tool_wall "$tool_wall" --arg window_end "$window_end" \
         --argjson rss "$(mem_kb VmRSS "${pids[@]}")" --argjson hwm "${hwm:-null}" \
         --argjson rss_start "${SERVER_RSS_START:-null}" --argjson rss_warm "$rss_warm" \
         --arg method "$peak_method" --argjson alive "$alive" \
         '{pids: $pids, clk_tck: $clk, cpu_ticks_before: $t0, cpu_ticks_after: $t1, wall_s: $wall,
+          tool_wall_s: $tool_wall, window_end: $window_end,
           rss_start_kb: $rss_start, rss_warm_kb: $rss_warm, rss_peak_kb: $hwm,
           rss_peak_method: $method, rss_kb: $rss, server_alive: $alive}' >"$part.server.json"
     jq -n --argjson clk "$(getconf CLK_TCK)" --arg scpu "$SERVER_CPUS" --arg ccpu "$CLIENT_CPUS" \
-        --argjson before "$stat0" --argjson after "$stat1" \
-        '{clk_tck: $clk, server_cpus: $scpu, client_cpus: $ccpu,
+        --argjson before "$stat0" --argjson after "$stat1" --argjson cticks "$client_ticks" \
+        --arg window_end "$window_end" \
+        '{clk_tck: $clk, server_cpus: $scpu, client_cpus: $ccpu, window_end: $window_end,
+          client_cpu_ticks: $cticks,
           fields: ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal", "guest", "guest_nice"],
           proc_stat_before: $before, proc_stat_after: $after}' >"$part.cpu.json"
     for f in "$part".*; do mv "$f" "$dir/r$rep.${f##*/.r$rep.}"; done
@@ -590,7 +629,8 @@ wrk_measure() {
     local part=$3
     wrk_args
     LAST_TOOL_CMD="$(wrk_env) wrk -d ${DURATION}s ${WRK_ARGS[*]}"
-    on_client env $(wrk_env) WRK_JSON="$part.wrk.json" wrk -d "${DURATION}s" "${WRK_ARGS[@]}" \
+    on_client env $(wrk_env) WRK_JSON="$part.wrk.json" WRK_END_SNAPSHOT="$part.end.snapshot" \
+        WRK_SNAPSHOT_PIDS="$SNAPSHOT_PIDS" wrk -d "${DURATION}s" "${WRK_ARGS[@]}" \
         >"$part.stdout.txt" 2>"$part.stderr.txt"
 }
 

@@ -16,7 +16,46 @@ local function num(x)
   return string.format("%.17g", x)
 end
 
+-- The measured window must end when the load ends, not when this hook has
+-- finished: dumping a wide histogram takes wrk up to a second (O(k * range)),
+-- during which the server idles and wrk keeps its core busy. So the first thing
+-- done() does, when $WRK_END_SNAPSHOT names a file, is copy the counters the
+-- suite reads around the window: /proc/uptime, the per-CPU lines of /proc/stat,
+-- wrk's own /proc/self/stat, and /proc/PID/stat of each PID in
+-- $WRK_SNAPSHOT_PIDS (the server's process tree). The suite parses the file.
+local function read_first_line(path)
+  local f = io.open(path, "r")
+  if f == nil then return nil end
+  local line = f:read("*l")
+  f:close()
+  return line
+end
+
+local function end_snapshot(path)
+  local out = {}
+  out[#out + 1] = "uptime " .. (read_first_line("/proc/uptime") or "")
+  local f = io.open("/proc/stat", "r")
+  if f ~= nil then
+    for line in f:lines() do
+      if line:match("^cpu%d+ ") then out[#out + 1] = line end
+    end
+    f:close()
+  end
+  out[#out + 1] = "self " .. (read_first_line("/proc/self/stat") or "")
+  for pid in (os.getenv("WRK_SNAPSHOT_PIDS") or ""):gmatch("%d+") do
+    local line = read_first_line("/proc/" .. pid .. "/stat")
+    if line ~= nil then out[#out + 1] = "pid " .. pid .. " " .. line end
+  end
+  local tmp = path .. ".tmp"
+  local g = assert(io.open(tmp, "w"))
+  g:write(table.concat(out, "\n") .. "\n")
+  g:close()
+  assert(os.rename(tmp, path))
+end
+
 function done(summary, latency, requests)
+  local snap = os.getenv("WRK_END_SNAPSHOT")
+  if snap ~= nil and snap ~= "" then end_snapshot(snap) end
   local path = os.getenv("WRK_JSON")
   if path == nil or path == "" then
     io.stderr:write("report.lua: WRK_JSON is not set; no JSON written\n")

@@ -70,11 +70,14 @@ def grow_server(tmp_path):
     proc.wait()
 
 
-def _measure(tmp_path: Path, pid: int, port: int, scenarios: list[tuple[str, int]], extra_env: dict) -> None:
+def _measure(tmp_path: Path, pid: int, port: int, scenarios: list[tuple[str, int]], extra_env: dict,
+             lua: str = "report.lua", lua_dir: Path | None = None) -> None:
     """Runs measure_point for each (dir name, mb) in order, on one server process, as a rep does."""
     lines = [f'source "{ROOT}/scripts/lib.sh"', "default_cpu_sets",
-             "TLS=false DURATION=1 WARMUP=0 SC_CONNS=1 SC_SIZE=0 SC_DEPTH=1 SC_LUA=report.lua",
+             f"TLS=false DURATION=1 WARMUP=0 SC_CONNS=1 SC_SIZE=0 SC_DEPTH=1 SC_LUA={lua}",
              f"SERVER_PID={pid} SERVER_RSS_START=$(mem_kb VmRSS {pid}) POINT_POSITION=1"]
+    if lua_dir is not None:
+        lines.append(f'LUA_DIR="{lua_dir}"')
     for name, mb in scenarios:
         lines += [f'mkdir -p "{tmp_path}/{name}"',
                   f'SC_URL="http://127.0.0.1:{port}/grow?mb={mb}"',
@@ -106,6 +109,40 @@ def test_window_records_client_and_cores(tmp_path, grow_server):
     cost = read_server_cost(d / "r1.server.json")
     w = window_cpu(d, 1, cost.cpu_s)
     t = read_client_time(d / "r1.client.time.txt")
-    assert 0.9 < t.wall_s < 5 and t.cpu_s == w.client_cpu_s >= 0   # wrk ran for its second
+    assert 0.9 < t.wall_s < 5 and t.cpu_s >= w.client_cpu_s >= 0   # wrk ran for its second
+    assert cost.window_end == "load_end"
     assert 0 <= w.client_busy <= 1 and 0 <= w.server_busy <= 1
     assert w.steal_pct >= 0 and w.foreign_cpu_pct >= 0
+
+
+# A wrk script whose done() hook, after report.lua's, keeps wrk's core busy for a second with the
+# server idle: what dumping a wide latency histogram does (up to ~1 s for Python's stdlib server).
+SLOW_DONE = textwrap.dedent('''
+    dofile(os.getenv("WRK_LUA_DIR") .. "/report.lua")
+    local report_done = done
+    function done(summary, latency, requests)
+      report_done(summary, latency, requests)
+      local t = os.clock()
+      while os.clock() - t < 1.0 do end
+    end
+''')
+
+
+def test_window_ends_with_the_load_not_the_tool(tmp_path, grow_server):
+    """The server's CPU share and both cores' busy fractions are over the load, not over the
+    tool's post-processing: wrk's end-of-load snapshot closes the window."""
+    proc, port = grow_server
+    lua_dir = tmp_path / "lua"
+    lua_dir.mkdir()
+    shutil.copy(ROOT / "scripts" / "lua" / "report.lua", lua_dir / "report.lua")
+    (lua_dir / "slow_done.lua").write_text(SLOW_DONE)
+    _measure(tmp_path, proc.pid, port, [("slow", 0)], {}, lua="slow_done.lua", lua_dir=lua_dir)
+    d = tmp_path / "slow"
+    assert (d / "r1.end.snapshot").is_file()
+    doc = json.loads((d / "r1.server.json").read_text())
+    assert doc["window_end"] == "load_end"
+    assert doc["tool_wall_s"] > 1.9 and doc["wall_s"] < 1.6, doc   # 1 s load + 1 s busy done()
+    cost = read_server_cost(d / "r1.server.json")
+    w = window_cpu(d, 1, cost.cpu_s)
+    t = read_client_time(d / "r1.client.time.txt")
+    assert t.cpu_s - w.client_cpu_s > 0.8      # the busy second after the load is not the window's

@@ -21,7 +21,7 @@ def test_columns_are_design_plus_extras(fake_run):
     runs, latency = build_frames(fake_run)
     assert list(runs.columns) == DESIGN_COLUMNS + [
         "scenario", "pipeline", "fail_reason", "hist_kind", "capacity_rps", "rss_warm_kb",
-        "rss_peak_method", "noisy_reason", "aa_of", "start_utc"]
+        "rss_peak_method", "noisy_reason", "aa_of", "start_utc", "window_s", "window_end"]
     assert tuple(runs.columns) == RUNS_COLUMNS
     assert tuple(latency.columns) == LATENCY_COLUMNS
 

@@ -66,6 +66,33 @@ def test_window_cpu_sees_foreign_process_and_steal(tmp_path):
     assert bounds.noisy(w.steal_pct, w.foreign_cpu_pct) is True
 
 
+def test_old_window_loses_the_tools_tail(tmp_path):
+    """An old window read after wrk exited: 3 s of load, then 1 s of wrk's histogram dump (server
+    idle, one client core busy). The tail comes off both sets of cores and the tool's CPU."""
+    d = _window(tmp_path, server_cpu_s=2.85, wall_s=4.0, client_cpu_s=3.9)
+    whole = window_cpu(d, 1, server_cpu_s=2.85)
+    assert whole.server_busy == pytest.approx(0.71, abs=0.01)     # what the old window said
+    w = window_cpu(d, 1, server_cpu_s=2.85, tail_s=1.0)
+    assert w.server_busy == pytest.approx(0.95, abs=0.01)
+    assert w.client_busy == pytest.approx(0.967, abs=0.01)
+    assert w.client_cpu_s == pytest.approx(2.9, abs=0.02)
+
+
+def test_window_tail_only_for_wrk_windows_read_at_exit():
+    from httplab.loadresult import LoadResult
+    from httplab.rawrun import ServerCost, window_tail_s
+    import numpy as np
+    res = LoadResult(tool="wrk", requests=100, duration_s=3.0, bytes_read=0.0, errors={},
+                     lat_mean_us=1.0, lat_max_us=1.0, hist_kind="none",
+                     hist_values_us=np.array([]), hist_counts=np.array([]))
+    old = ServerCost(cpu_s=2.0, wall_s=3.6, rss_kb=1, rss_peak_kb=1, alive=True)
+    new = ServerCost(cpu_s=2.0, wall_s=3.01, rss_kb=1, rss_peak_kb=1, alive=True, window_end="load_end")
+    assert window_tail_s("wrk", old, res) == pytest.approx(0.6)
+    assert window_tail_s("wrk", new, res) == 0.0
+    assert window_tail_s("h2load", old, res) == 0.0     # h2load's excess is before its clock
+    assert window_tail_s("wrk", None, res) == 0.0
+
+
 def test_window_cpu_absent_for_old_runs(tmp_path):
     assert window_cpu(tmp_path, 1, 1.0) is None
 
