@@ -1,0 +1,146 @@
+"""The interval objects the per-suite report code formats cell by cell (MeanCI for one server's
+figure, RatioCI for a Δ), computed with stats.methods. RatioCI keeps the Δ as a fraction
+(ratio − 1: 0.18 = +18 %), which is how the tables print it.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from .methods import (DEFAULT_CONFIDENCE, MIN_RUNS, NEEDS_RUNS, Estimate, Ratio, Values, center,
+                      ratio_by_rep, ratio_welch)
+
+__all__ = ["MIN_RUNS", "NEEDS_RUNS", "MINUS", "MeanCI", "RatioCI", "mean_ci", "ratio_ci",
+           "ratio_ci_by_rep", "tail_ratio", "tail_ratio_ci", "format_delta"]
+
+
+@dataclass(frozen=True)
+class RatioCI:
+    """Δ = A/B − 1 as a fraction (0.18 = +18 %); low/high None when no interval."""
+    estimate: float | None
+    low: float | None
+    high: float | None
+    n_a: int
+    n_b: int
+    confidence: float
+    reason: str | None = None
+    method: str = ""
+    p_value: float | None = None
+    paired: bool = False
+    n_pairs: int = 0
+
+    @property
+    def has_interval(self) -> bool:
+        return self.low is not None and self.high is not None
+
+    @property
+    def clear(self) -> bool:
+        """True when the interval excludes 0 (a difference the data supports)."""
+        return self.has_interval and (self.low > 0 or self.high < 0)  # type: ignore[operator]
+
+    @classmethod
+    def of(cls, r: Ratio) -> "RatioCI":
+        def d(x: float | None) -> float | None:
+            return None if x is None else x - 1.0
+        return cls(d(r.ratio), d(r.lo), d(r.hi), r.n_a, r.n_b, r.confidence, r.reason, r.method,
+                   r.p_value, r.paired, r.n_pairs)
+
+
+@dataclass(frozen=True)
+class MeanCI:
+    """One server's figure: `mean` is the estimate of stats.methods.center (the geometric mean of
+    the runs, or their mean where a value is ≤ 0), with its interval."""
+    mean: float | None
+    low: float | None
+    high: float | None
+    n: int
+    confidence: float
+    reason: str | None = None
+    method: str = ""
+    values: tuple[float, ...] = ()
+
+    @property
+    def has_interval(self) -> bool:
+        return self.low is not None and self.high is not None
+
+    @property
+    def half_width(self) -> float | None:
+        """The larger distance from the estimate to a bound (log-scale intervals are a little
+        asymmetric; `±` with the larger side never understates the interval)."""
+        if not self.has_interval or self.mean is None:
+            return None
+        return max(self.high - self.mean, self.mean - self.low)  # type: ignore[operator]
+
+    @property
+    def symmetric(self) -> bool:
+        """Both sides within 10 % of each other: `estimate ± half` reads true."""
+        if not self.has_interval or self.mean is None:
+            return False
+        up, down = self.high - self.mean, self.mean - self.low  # type: ignore[operator]
+        return max(up, down) <= 1.1 * min(up, down)
+
+    @classmethod
+    def of(cls, e: Estimate, values: tuple[float, ...] = ()) -> "MeanCI":
+        return cls(e.estimate, e.lo, e.hi, e.n, e.confidence, e.reason, e.method, values)
+
+
+def mean_ci(x: Values, confidence: float = DEFAULT_CONFIDENCE) -> MeanCI:
+    """One server's figure across runs (stats.methods.center)."""
+    arr = np.asarray(x, dtype=np.float64).ravel()
+    arr = arr[np.isfinite(arr)]
+    return MeanCI.of(center(arr, confidence), tuple(float(v) for v in arr))
+
+
+def ratio_ci(a: Values, b: Values, confidence: float = DEFAULT_CONFIDENCE) -> RatioCI:
+    """Δ = A/B − 1 from two samples without rep labels: Welch on the logs."""
+    return RatioCI.of(ratio_welch(a, b, confidence))
+
+
+def ratio_ci_by_rep(a: Mapping[int, float], b: Mapping[int, float],
+                    confidence: float = DEFAULT_CONFIDENCE) -> RatioCI:
+    """Δ = A/B − 1 from rep -> value maps: paired by rep where possible (stats.methods.ratio_by_rep)."""
+    return RatioCI.of(ratio_by_rep(dict(a), dict(b), confidence))
+
+
+def tail_ratio(p99: Values, p50: Values) -> np.ndarray:
+    """P99/P50 per run (NaN where P50 is not > 0)."""
+    hi = np.asarray(p99, dtype=np.float64)
+    lo = np.asarray(p50, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(lo > 0, hi / lo, np.nan)
+
+
+def tail_ratio_ci(p99: Values, p50: Values, confidence: float = DEFAULT_CONFIDENCE) -> MeanCI:
+    """P99/P50 computed per run, then its centre and interval across runs."""
+    return mean_ci(tail_ratio(p99, p50), confidence)
+
+
+# ---------------------------------------------------------------- formatting
+MINUS = "\u2212"
+
+
+def _pct(x: float, digits: int) -> str:
+    s = f"{x * 100:+.{digits}f}%"
+    return s.replace("-", MINUS)
+
+
+def _digits_for(*xs: float | None) -> int:
+    vals = [abs(x) for x in xs if x is not None]
+    return 1 if vals and max(vals) < 0.02 else 0
+
+
+def format_delta(r: RatioCI, digits: int | None = None) -> str:
+    """`+18% [+15%, +21%]`; `no clear difference (+1% [−2%, +4%])` when the CI holds 0;
+    `+18% (n=3, CI needs ≥ 5 runs)` without an interval; `no data` without an estimate."""
+    if r.estimate is None:
+        return f"no data ({r.reason})" if r.reason and r.reason != "no data" else "no data"
+    d = _digits_for(r.estimate, r.low, r.high) if digits is None else digits
+    if not r.has_interval:
+        n = f"n={r.n_a}" if r.n_a == r.n_b else f"n={r.n_a}/{r.n_b}"
+        return f"{_pct(r.estimate, d)} ({n}, {r.reason})"
+    text = f"{_pct(r.estimate, d)} [{_pct(r.low, d)}, {_pct(r.high, d)}]"  # type: ignore[arg-type]
+    return text if r.clear else f"no clear difference ({text})"
+
+

@@ -1,0 +1,46 @@
+"""The metrics the statistics layer estimates and compares: where each comes from in the runs
+frame, its unit, and which direction is better (which names the verdict of a comparison)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    label: str                  # as the reports name it
+    unit: str
+    higher_is_better: bool | None   # None: neither direction is better (a CPU share)
+    better: str                 # the verdict when A is better (A "faster" than B)
+    worse: str
+
+    def values(self, runs: pd.DataFrame) -> np.ndarray:
+        """This metric per run (row) of a runs frame, as float64 (NaN where unknown)."""
+        if self.name == "tail_ratio":
+            p99 = runs["lat_p99_us"].to_numpy(dtype=np.float64)
+            p50 = runs["lat_p50_us"].to_numpy(dtype=np.float64)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return np.where(p50 > 0, p99 / p50, np.nan)
+        if self.name not in runs:
+            return np.full(len(runs), np.nan)
+        return runs[self.name].to_numpy(dtype=np.float64)
+
+
+def _speed(name: str, label: str, unit: str, higher: bool) -> Metric:
+    return Metric(name, label, unit, higher, "faster", "slower")
+
+
+METRICS: dict[str, Metric] = {m.name: m for m in (
+    _speed("req_per_s", "req/s", "1/s", True),
+    _speed("lat_p50_us", "P50 latency", "µs", False),
+    _speed("lat_p99_us", "P99 latency", "µs", False),
+    _speed("lat_p999_us", "P99.9 latency", "µs", False),
+    Metric("tail_ratio", "P99/P50 (per run)", "ratio", False, "tighter tail", "wider tail"),
+    Metric("cpu_us_per_req", "CPU-µs/req", "µs", False, "cheaper", "costlier"),
+    Metric("capacity_rps", "capacity (req per CPU-second)", "1/s", True, "cheaper", "costlier"),
+    Metric("cpu_pct", "server CPU", "% of a core", None, "higher", "lower"),
+    Metric("rss_peak_kb", "peak RSS of the window", "KiB", False, "less memory", "more memory"),
+)}

@@ -1,0 +1,109 @@
+"""The published schema of the statistics frames (estimates, comparisons): one table the code
+validates against when it writes or reads a frame and docs/data.md prints (a test keeps the two
+in step). Column = (name, type, unit, meaning); types: str, int, float, bool."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: str
+    unit: str
+    meaning: str
+
+
+ESTIMATES: tuple[Column, ...] = (
+    Column("run_id", "str", "", "the run (raw/<run_id>/)"),
+    Column("suite", "str", "", "http1, h2c, https or languages"),
+    Column("scenario", "str", "", "the scenario id (route, method, size, connections, streams)"),
+    Column("server", "str", "", "server id; '~aa' marks the A/A copy of a server"),
+    Column("metric", "str", "", "one of the metrics of httplab.stats.metrics (req_per_s, lat_p99_us, ...)"),
+    Column("unit", "str", "", "the metric's unit (1/s, µs, ratio, % of a core, KiB)"),
+    Column("n", "int", "runs", "ok runs with a value of the metric"),
+    Column("n_failed", "int", "runs", "failed runs of the point (never in the estimate)"),
+    Column("estimate", "float", "unit", "geometric mean of the runs (mean where a value is ≤ 0)"),
+    Column("lo", "float", "unit", "lower bound of the interval; NaN without one (see reason)"),
+    Column("hi", "float", "unit", "upper bound of the interval"),
+    Column("confidence", "float", "", "nominal coverage of the interval (0.95)"),
+    Column("method", "str", "", "how the interval was computed (httplab.stats.methods)"),
+    Column("reason", "str", "", "why there is no interval ('' when there is one)"),
+    Column("client_bound_share", "float", "fraction", "share of the ok runs that were client-bound; NaN if not recorded"),
+    Column("noisy_share", "float", "fraction", "share of the ok runs flagged noisy; NaN if not recorded"),
+)
+
+COMPARISONS: tuple[Column, ...] = (
+    Column("run_id", "str", "", "the run"),
+    Column("kind", "str", "", "server: two servers, same suite and scenario; scenario: one server, two "
+           "scenarios; suite: two suites (a between-suite comparison, not a controlled one)"),
+    Column("metric", "str", "", "as in estimates"),
+    Column("a_suite", "str", "", "A's suite"),
+    Column("a_scenario", "str", "", "A's scenario"),
+    Column("a_server", "str", "", "A's server"),
+    Column("b_suite", "str", "", "B's suite"),
+    Column("b_scenario", "str", "", "B's scenario"),
+    Column("b_server", "str", "", "B's server"),
+    Column("n_a", "int", "runs", "ok runs of A used"),
+    Column("n_b", "int", "runs", "ok runs of B used"),
+    Column("n_pairs", "int", "reps", "reps in which both A and B have an ok run"),
+    Column("paired", "bool", "", "True: paired by rep (t on per-rep log ratios); False: Welch t on logs"),
+    Column("ratio", "float", "", "A/B: ratio of geometric means (1.18 = A 18 % higher)"),
+    Column("lo", "float", "", "lower bound of the ratio's interval; NaN without one"),
+    Column("hi", "float", "", "upper bound of the ratio's interval"),
+    Column("p_value", "float", "", "two-sided p-value of ratio = 1 (unadjusted)"),
+    Column("confidence", "float", "", "nominal coverage of the interval"),
+    Column("method", "str", "", "the interval's method"),
+    Column("reason", "str", "", "why there is no interval ('' when there is one)"),
+    Column("noise_floor", "float", "fraction", "the suite's A/A noise floor for this metric (largest "
+           "|bound − 1| of the A/A ratios); NaN when no A/A copy ran"),
+    Column("verdict", "str", "", "A against B: the metric's better/worse word (faster, slower, cheaper, ...), "
+           "'no clear difference' (the interval holds 1), 'below the noise floor' (the interval excludes 1 "
+           "but lies within ±noise_floor), 'both client-bound' (req/s of two client-bound points measures "
+           "the load tool), or 'no interval'"),
+    Column("a_client_bound", "bool", "", "most of A's ok runs were client-bound"),
+    Column("b_client_bound", "bool", "", "most of B's ok runs were client-bound"),
+)
+
+FRAMES: dict[str, tuple[Column, ...]] = {"estimates": ESTIMATES, "comparisons": COMPARISONS}
+
+_CHECKS = {
+    "str": lambda s: s.map(lambda v: isinstance(v, str)).all(),
+    "int": lambda s: pd.api.types.is_integer_dtype(s),
+    "float": lambda s: pd.api.types.is_float_dtype(s),
+    "bool": lambda s: pd.api.types.is_bool_dtype(s),
+}
+
+
+class SchemaError(ValueError):
+    pass
+
+
+def validate(df: pd.DataFrame, frame: str, where: str = "") -> pd.DataFrame:
+    """df unchanged when its columns are exactly the frame's, in order, with the schema's types;
+    SchemaError naming the frame, the place (file) and the column otherwise."""
+    cols = FRAMES[frame]
+    at = f" ({where})" if where else ""
+    names = [c.name for c in cols]
+    if list(df.columns) != names:
+        raise SchemaError(f"{frame}{at}: columns {list(df.columns)} are not the schema's {names}")
+    for c in cols:
+        if len(df) and not _CHECKS[c.type](df[c.name]):
+            raise SchemaError(f"{frame}{at}: column {c.name!r} is not of type {c.type} "
+                              f"(dtype {df[c.name].dtype})")
+    return df
+
+
+def empty(frame: str) -> pd.DataFrame:
+    """A frame with the schema's columns and no rows."""
+    dtypes = {"str": object, "int": "int64", "float": "float64", "bool": bool}
+    return pd.DataFrame({c.name: pd.Series(dtype=dtypes[c.type]) for c in FRAMES[frame]})
+
+
+def markdown(frame: str) -> str:
+    """The frame's schema as a Markdown table (docs/data.md)."""
+    lines = ["| column | type | unit | meaning |", "|---|---|---|---|"]
+    lines += [f"| `{c.name}` | {c.type} | {c.unit} | {c.meaning} |" for c in FRAMES[frame]]
+    return "\n".join(lines)
