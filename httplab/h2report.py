@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from .aggregate import column, ok_runs, select
@@ -15,7 +14,8 @@ from .fmt import fmt_mean_ci
 from .report import ReportContext, compared_servers, open_report, sections
 from .scenarios import scenario_label, scenario_sort_key
 from .servers import display_name, short_name, sort_servers
-from .stats import DEFAULT_SEED, MIN_RUNS, RatioCI, format_delta, mean_ci, ratio_ci
+from .method_words import between_suites_words, ci_words
+from .stats import MIN_RUNS, RatioCI, format_delta, mean_ci, ratio_ci, ratio_paired
 from .summary import summary_block
 from .tables import _with_meta  # same table conventions (attrs title/caption)
 
@@ -26,13 +26,12 @@ WITH_LOG = "req_per_s_with_log"
 
 
 def open_h2_report(run_dir: str | Path | None = None, out_dir: str | Path | None = None,
-                   raw_root: str | Path = "raw", data_root: str | Path = "data", confidence: float = 0.95,
-                   n_boot: int = 9999, seed: int = DEFAULT_SEED, baseline: str = "go",
+                   raw_root: str | Path = "raw", data_root: str | Path = "data", confidence: float = 0.95, baseline: str = "go",
                    write: bool = True) -> ReportContext:
     """open_report for the h2c suite; tidy frames go to out_dir as h2c_runs.* and h2c_latency.*
     (so they do not overwrite the http1 notebook's runs.* / latency.* of the same run)."""
     return open_report(SUITE, run_dir=run_dir, out_dir=out_dir, raw_root=raw_root, data_root=data_root,
-                       confidence=confidence, n_boot=n_boot, seed=seed, baseline=baseline, write=write,
+                       confidence=confidence, baseline=baseline, write=write,
                        frames_prefix=f"{SUITE}_")
 
 
@@ -50,11 +49,11 @@ def h1_ping_runs(h1_runs: pd.DataFrame, scenario: str = H1_SCENARIO) -> pd.DataF
 
 
 def h2_vs_h1_table(h2_runs: pd.DataFrame, h1_runs: pd.DataFrame | None, connections: int = 100,
-                   servers: Sequence[str] | None = None, confidence: float = 0.95, n_boot: int = 9999,
-                   seed: int = DEFAULT_SEED, title: str = "HTTP/2 vs HTTP/1.1") -> pd.DataFrame:
+                   servers: Sequence[str] | None = None, confidence: float = 0.95, title: str = "HTTP/2 vs HTTP/1.1") -> pd.DataFrame:
     """`Server | HTTP/1.1 req/s | HTTP/2 req/s | Δ HTTP/2 vs HTTP/1.1`: h2c GET /ping at
     `connections` against the same run's http1 `get_ping_c100`, ok runs only; Δ = ratio of means
-    − 1 with the BCa bootstrap CI (independent samples: the two suites' runs are not paired).
+    − 1 with a Welch interval on the log scale (the two suites ran one after the other: a
+    between-suite comparison, not paired).
     An empty table whose caption says why when the run has no http1 suite or no overlap."""
     h2 = select(h2_runs, {"method": "GET", "route": "/ping", "connections": connections})
     if h1_runs is None or h1_runs.empty:
@@ -72,7 +71,7 @@ def h2_vs_h1_table(h2_runs: pd.DataFrame, h1_runs: pd.DataFrame | None, connecti
     rows = []
     for s in chosen:
         a, b = ok_runs(h2[h2["server"] == s]), ok_runs(h1[h1["server"] == s])
-        r = ratio_ci(column(a, "req_per_s"), column(b, "req_per_s"), confidence, n_boot, seed)
+        r = ratio_ci(column(a, "req_per_s"), column(b, "req_per_s"), confidence)
         rows.append({
             "Server": display_name(s),
             "HTTP/1.1 req/s": fmt_mean_ci(mean_ci(column(b, "req_per_s"), confidence)),
@@ -82,25 +81,19 @@ def h2_vs_h1_table(h2_runs: pd.DataFrame, h1_runs: pd.DataFrame | None, connecti
     streams = sorted(int(x) for x in h2["streams"].unique())
     cap = (f"GET /ping, {connections} connections; HTTP/2 = h2c suite (h2load, "
            f"{'/'.join(map(str, streams))} streams per connection), HTTP/1.1 = http1 suite scenario "
-           f"{H1_SCENARIO} (wrk, one request in flight per connection) of the same run. req/s: mean ± "
-           f"half-width of the {confidence:.0%} Student-t CI over ok runs (none below {MIN_RUNS} runs); "
-           f"Δ = mean(HTTP/2)/mean(HTTP/1.1) − 1 with a {confidence:.0%} BCa bootstrap CI "
-           f"({n_boot:,} resamples, fixed seed). The two suites use different load generators, so "
-           "the ratio mixes protocol and tool.")
+           f"{H1_SCENARIO} (wrk, one request in flight per connection) of the same run. req/s: "
+           f"{ci_words(confidence)}; {between_suites_words(confidence)}. Both figures of a row are "
+           "from the throughput runs (h2load's run without --log-file; wrk's only run). The two suites "
+           "also use different load generators, so the ratio mixes protocol and tool.")
     return _with_meta(pd.DataFrame(rows), title, cap)
 
 
 # ---------------------------------------------------------------- the cost of h2load's log
 def log_cost_ci(runs: pd.DataFrame, confidence: float = 0.95) -> RatioCI:
-    """req_per_s_with_log / req_per_s − 1 per rep (the two runs of a rep are paired: same server
-    process, back to back), then mean with a Student-t CI across reps, as a RatioCI."""
+    """req/s with log / req/s without − 1: the two runs of a rep are paired (same server process,
+    back to back), so a t interval on the per-rep log ratios (stats.ratio_paired)."""
     ok = ok_runs(runs)
-    with_log, without = column(ok, WITH_LOG), column(ok, "req_per_s")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        per_rep = np.where(without > 0, with_log / without - 1.0, np.nan)
-    ci = mean_ci(per_rep, confidence)
-    return RatioCI(ci.mean, ci.low, ci.high, ci.n, ci.n, confidence, ci.reason,
-                   method="paired per rep, Student t")
+    return RatioCI.of(ratio_paired(column(ok, WITH_LOG), column(ok, "req_per_s"), confidence))
 
 
 def log_cost_table(runs: pd.DataFrame, servers: Sequence[str] | None = None, confidence: float = 0.95,
@@ -128,8 +121,9 @@ def log_cost_table(runs: pd.DataFrame, servers: Sequence[str] | None = None, con
     cap = ("Each rep runs h2load twice with the same parameters: once without --log-file (the "
            "throughput run: req/s, Transfer/s, errors and server CPU come from it) and once with it "
            "(the latency run: every latency percentile comes from its per-request log). Log cost = "
-           "req/s with log / req/s without − 1, computed per rep (the two runs are paired), then the "
-           f"mean with a {confidence:.0%} Student-t CI over the n ok reps (none below {MIN_RUNS}); "
+           "req/s with log / req/s without − 1, paired by rep (the two runs of a rep hit the same server "
+           f"process back to back): the geometric mean of the per-rep ratios with its {confidence:.0%} t "
+           f"interval on the log scale over the n ok reps (none below {MIN_RUNS}); "
            "'no clear difference' when the CI holds 0.")
     return _with_meta(pd.DataFrame(rows), title, cap)
 
@@ -193,7 +187,7 @@ def summary_text(ctx: ReportContext) -> str:
         for s in servers:
             a = column(ok_runs(h2[h2["server"] == s]) if not h2.empty else h2, "req_per_s")
             b = column(ok_runs(h1p[h1p["server"] == s]) if not h1p.empty else h1p, "req_per_s")
-            parts.append(f"{short_name(s)} {format_delta(ratio_ci(a, b, ctx.confidence, ctx.n_boot, ctx.seed))}")
+            parts.append(f"{short_name(s)} {format_delta(ratio_ci(a, b, ctx.confidence))}")
         lines.append("HTTP/2 vs HTTP/1.1 (GET /ping, 100 conns): " + "; ".join(parts))
     ests = [log_cost_ci(g, ctx.confidence) for _, g in ctx.runs.groupby(["scenario", "server"])] \
         if not ctx.runs.empty and WITH_LOG in ctx.runs else []

@@ -16,7 +16,8 @@ from .fmt import fmt_float, fmt_mean_ci
 from .report import ReportContext, compared_servers, open_report, sections
 from .scenarios import Section
 from .servers import REFERENCE_SERVERS, display_name, short_name, sort_servers
-from .stats import DEFAULT_SEED, MIN_RUNS, RatioCI, format_delta, mean_ci, ratio_ci
+from .method_words import between_suites_words, ci_words
+from .stats import RatioCI, format_delta, mean_ci, ratio_ci
 from .summary import summary_block
 from .tables import _with_meta
 from .tls_info import CertInfo, read_certificate
@@ -30,13 +31,12 @@ TLS_PAIRS: dict[str, tuple[str, str, str, str, str]] = {
 
 
 def open_https_report(run_dir: str | Path | None = None, out_dir: str | Path | None = None,
-                      raw_root: str | Path = "raw", data_root: str | Path = "data", confidence: float = 0.95,
-                      n_boot: int = 9999, seed: int = DEFAULT_SEED, baseline: str = "go",
+                      raw_root: str | Path = "raw", data_root: str | Path = "data", confidence: float = 0.95, baseline: str = "go",
                       write: bool = True) -> ReportContext:
     """open_report for the https suite; tidy frames go to out_dir as https_runs.* and
     https_latency.* (beside the http1 and h2c notebooks' files of the same run)."""
     return open_report(SUITE, run_dir=run_dir, out_dir=out_dir, raw_root=raw_root, data_root=data_root,
-                       confidence=confidence, n_boot=n_boot, seed=seed, baseline=baseline, write=write,
+                       confidence=confidence, baseline=baseline, write=write,
                        frames_prefix=f"{SUITE}_")
 
 
@@ -70,11 +70,10 @@ def latency_table(ctx: ReportContext) -> pd.DataFrame:
 
 # ---------------------------------------------------------------- TLS cost
 def tls_cost_table(https_runs: pd.DataFrame, clear_runs: pd.DataFrame | None, kind: str = "h1",
-                   servers: Sequence[str] | None = None, confidence: float = 0.95, n_boot: int = 9999,
-                   seed: int = DEFAULT_SEED) -> pd.DataFrame:
+                   servers: Sequence[str] | None = None, confidence: float = 0.95) -> pd.DataFrame:
     """Seed 002's protocol comparison for one protocol (kind "h1": http1 `get_ping_c100` vs
     https `h1_get_ping_c100`; "h2": h2c `get_ping_c100` vs https `h2_get_ping_c100`), per server:
-    cleartext req/s, TLS req/s, Δ (TLS cost) = mean(TLS)/mean(cleartext) − 1 with its BCa CI, and
+    cleartext req/s, TLS req/s, Δ (TLS cost) = TLS/cleartext − 1 with its between-suite interval, and
     the same for server CPU-µs per request. An empty table whose caption says why when the run has
     no such cleartext suite or no server in both."""
     clear_suite, clear_scen, tls_scen, clear_label, tls_label = TLS_PAIRS[kind]
@@ -99,22 +98,19 @@ def tls_cost_table(https_runs: pd.DataFrame, clear_runs: pd.DataFrame | None, ki
             "Server": display_name(s) + (" (ref)" if s in REFERENCE_SERVERS else ""),
             f"{clear_label} req/s": fmt_mean_ci(mean_ci(column(b, "req_per_s"), confidence)),
             f"{tls_label} req/s": fmt_mean_ci(mean_ci(column(a, "req_per_s"), confidence)),
-            "Δ req/s (TLS cost)": format_delta(ratio_ci(column(a, "req_per_s"), column(b, "req_per_s"),
-                                                        confidence, n_boot, seed)),
+            "Δ req/s (TLS cost)": format_delta(ratio_ci(column(a, "req_per_s"), column(b, "req_per_s"), confidence)),
             f"{clear_label} CPU-µs/req": fmt_mean_ci(mean_ci(column(b, "cpu_us_per_req"), confidence),
                                                      lambda v: fmt_float(v, 2), show_n=False),
             f"{tls_label} CPU-µs/req": fmt_mean_ci(mean_ci(column(a, "cpu_us_per_req"), confidence),
                                                    lambda v: fmt_float(v, 2), show_n=False),
             "Δ CPU-µs/req (TLS cost)": format_delta(ratio_ci(column(a, "cpu_us_per_req"),
-                                                             column(b, "cpu_us_per_req"), confidence, n_boot, seed)),
+                                                             column(b, "cpu_us_per_req"), confidence)),
         })
     tool = "wrk, one request in flight per connection" if kind == "h1" else "h2load, 10 streams per connection"
     cap = (f"GET /ping, 100 connections, {tool}: {clear_label} = the {clear_suite} suite's `{clear_scen}`, "
            f"{tls_label} = this suite's `{tls_scen}`, same run, same machine, each server with its own "
-           f"cleartext and TLS port. req/s and CPU-µs/req: mean ± half-width of the {confidence:.0%} "
-           f"Student-t CI over ok runs (n; none below {MIN_RUNS}); Δ = mean(TLS)/mean(cleartext) − 1 "
-           f"with a {confidence:.0%} BCa bootstrap CI widened for small n ({n_boot:,} resamples, fixed "
-           "seed; the suites' runs are independent samples); 'no clear difference' when the CI holds 0. "
+           f"cleartext and TLS port. req/s and CPU-µs/req: {ci_words(confidence)}; Δ (TLS/cleartext): "
+           f"{between_suites_words(confidence)}; 'no clear difference' when the interval holds 0. "
            "Negative Δ req/s = TLS costs throughput; positive Δ CPU-µs/req = TLS costs server CPU. "
            "When the load generator is the bottleneck, the CPU column is the one that shows the cost.")
     return _with_meta(pd.DataFrame(rows), title, cap)
@@ -203,7 +199,7 @@ def _versus_line(ctx: ReportContext, other: str, prefix: str) -> str | None:
         theirs = column(ok_runs(grp[grp["server"] == other]), "req_per_s")
         if len(mine) and len(theirs):
             conns = int(grp["connections"].iloc[0])
-            parts.append(f"{_pct(ratio_ci(mine, theirs, ctx.confidence, ctx.n_boot, ctx.seed))} ({conns} conns)")
+            parts.append(f"{_pct(ratio_ci(mine, theirs, ctx.confidence))} ({conns} conns)")
     if not parts:
         return None
     return f"{short_name(contestant)} vs {short_name(other)}, HTTPS/2 GET /ping req/s: " + "; ".join(parts)
@@ -230,7 +226,7 @@ def summary_text(ctx: ReportContext) -> str:
         for s in servers:
             a = column(ok_runs(tls[tls["server"] == s]) if not tls.empty else tls, "req_per_s")
             b = column(ok_runs(clr[clr["server"] == s]) if not clr.empty else clr, "req_per_s")
-            parts.append(f"{short_name(s)} {_pct(ratio_ci(a, b, ctx.confidence, ctx.n_boot, ctx.seed))}")
+            parts.append(f"{short_name(s)} {_pct(ratio_ci(a, b, ctx.confidence))}")
         lines.append(f"{head} " + "; ".join(parts))
     lines += [line for other in ("h2o", "nginx") if (line := _versus_line(ctx, other, "h2_get_ping_c"))]
     runs = ctx.runs

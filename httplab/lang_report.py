@@ -2,11 +2,11 @@
 five-language shoot-out, stdlib and production tiers, plus the lab's C event loop).
 
 Methods (stated again in every caption):
-* Per endpoint: mean over ok runs with a Student-t CI (stats.mean_ci); Δ between servers: ratio of
-  means − 1 with the small-sample-widened BCa bootstrap CI (stats.ratio_ci).
+* Per endpoint: geometric mean over ok runs with a log-scale t interval (stats.mean_ci); Δ between
+  servers: ratio of geometric means − 1, paired by rep (stats.ratio_ci_by_rep).
 * Ranking score of a server = the mean req/s over the four keep-alive endpoints. It is formed PER
   REP (a rep's four runs come from the same server process, back to back), only from reps whose four
-  runs are all ok, then averaged over reps with a Student-t CI. Two servers tie when the bootstrap
+  runs are all ok, then averaged over reps. Two servers tie when the Holm-adjusted paired comparison
   CI of the ratio of their scores holds 0; a server's rank is then the range of places consistent
   with the clear differences: from 1 + (servers clearly ahead) to N − (servers clearly behind),
   printed "1–2 (tie)". A server without a CI (fewer than 5 complete reps) cannot be separated from
@@ -25,14 +25,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .aggregate import column, ok_runs
+from .aggregate import by_rep, column, ok_runs
 from .fmt import fmt_count, fmt_float, fmt_kilo, fmt_mean_ci, fmt_us
 from .report import ReportContext, open_report
 from .scenarios import LANGUAGE_ENDPOINTS
 from .servers import display_name, is_aa_copy, language, short_name, sort_servers, tier
 from .quality import mostly_client_bound
 from .tables import CLIENT_BOUND_MARK, client_bound_words, delta_cell
-from .stats import (DEFAULT_SEED, MIN_RUNS, MINUS, MeanCI, RatioCI, format_delta, mean_ci, ratio_ci,
+from .method_words import ci_words, delta_words
+from .stats.multiple import holm, rank_ranges
+from .stats import (MIN_RUNS, MINUS, MeanCI, RatioCI, format_delta, mean_ci, ratio_by_rep, ratio_ci_by_rep,
                     tail_ratio)
 from .tables import _with_meta
 
@@ -55,22 +57,21 @@ def name(server: str) -> str:
 
 def open_languages_report(run_dir: str | Path | None = None, out_dir: str | Path | None = None,
                           raw_root: str | Path = "raw", data_root: str | Path = "data",
-                          confidence: float = 0.95, n_boot: int = 9999, seed: int = DEFAULT_SEED,
+                          confidence: float = 0.95,
                           baseline: str = "lang_go_std", write: bool = True) -> ReportContext:
     """open_report for the languages suite; tidy frames go to out_dir as languages_runs.* and
     languages_latency.*. baseline: the server the per-endpoint Δ column compares with."""
     return open_report(SUITE, run_dir=run_dir, out_dir=out_dir, raw_root=raw_root, data_root=data_root,
-                       confidence=confidence, n_boot=n_boot, seed=seed, baseline=baseline, write=write,
+                       confidence=confidence, baseline=baseline, write=write,
                        frames_prefix=f"{SUITE}_")
 
 
 def _ci_words(confidence: float) -> str:
-    return f"{confidence:.0%} Student-t CI over ok runs (none below {MIN_RUNS} runs)"
+    return ci_words(confidence)
 
 
-def _delta_words(confidence: float, n_boot: int) -> str:
-    return (f"Δ = ratio of means − 1 with a {confidence:.0%} BCa bootstrap CI widened for small n "
-            f"({n_boot:,} resamples, fixed seed); 'no clear difference' when it holds 0")
+def _delta_words(confidence: float) -> str:
+    return delta_words(confidence)
 
 
 def _servers(runs: pd.DataFrame, tier_name: str | None = None) -> list[str]:
@@ -98,8 +99,7 @@ def _tier_label(server: str) -> str:
 
 # ---------------------------------------------------------------- per-endpoint tables
 def endpoint_table(runs: pd.DataFrame, scenario: str, baseline: str | None = "lang_go_std",
-                   tier_name: str | None = None, confidence: float = 0.95, n_boot: int = 9999,
-                   seed: int = DEFAULT_SEED) -> pd.DataFrame:
+                   tier_name: str | None = None, confidence: float = 0.95) -> pd.DataFrame:
     """Seed 003's per-endpoint table, one row per server (fastest first): Language | Server |
     Tier | n | Requests | Req/s | P50 | P99 | Max | CPU | Memory | Δ req/s vs baseline."""
     key_title = LANGUAGE_ENDPOINTS.get(scenario, (scenario, scenario))[1]
@@ -127,7 +127,7 @@ def endpoint_table(runs: pd.DataFrame, scenario: str, baseline: str | None = "la
         }
         if baseline and baseline in set(sub["server"]):
             row[f"Δ req/s vs {short_name(baseline)}"] = ("—" if s == baseline else delta_cell(
-                ok, base, "req_per_s", confidence, n_boot, seed))
+                ok, base, "req_per_s", confidence))
         rows.append(row)
     df = pd.DataFrame(rows).sort_values("_sort", ascending=False, kind="stable").drop(columns="_sort")
     first = sub.iloc[0]
@@ -136,28 +136,32 @@ def endpoint_table(runs: pd.DataFrame, scenario: str, baseline: str | None = "la
            f"Requests: mean per run; Req/s, P50, P99, CPU: mean ± half-width of the {_ci_words(confidence)}; "
            "P50/P99 per run from its full latency histogram; Max: the largest latency of any run; CPU: "
            f"% of one core, utime + stime of the server's whole process tree; {MEMORY_WORDS}"
-           + (f"; {_delta_words(confidence, n_boot)}" if baseline else "") + f"; {client_bound_words()}"
+           + (f"; {_delta_words(confidence)}" if baseline else "") + f"; {client_bound_words()}"
            + (f". {n_failed} failed run(s) excluded." if n_failed else "."))
     return _with_meta(df.reset_index(drop=True), title, cap)
 
 
 # ---------------------------------------------------------------- ranking with ties
-def rep_scores(runs: pd.DataFrame, scenarios: Sequence[str] = KEEPALIVE) -> dict[str, np.ndarray]:
-    """server -> per-rep score: the mean req/s of `scenarios` in one rep, for the reps whose runs
-    of all those scenarios are ok (a rep missing one is left out)."""
-    out: dict[str, np.ndarray] = {}
+def rep_scores(runs: pd.DataFrame, scenarios: Sequence[str] = KEEPALIVE) -> dict[str, dict[int, float]]:
+    """server -> {rep: score}: the score is the mean req/s of `scenarios` in one rep, for the reps
+    whose runs of all those scenarios are ok (a rep missing one is left out)."""
+    out: dict[str, dict[int, float]] = {}
     if runs.empty:
         return out
     sub = ok_runs(runs[runs["scenario"].isin(scenarios)])
     for s in sort_servers(set(runs["server"])):
         grp = sub[sub["server"] == s]
         if grp.empty:
-            out[s] = np.array([], dtype=np.float64)
+            out[s] = {}
             continue
         wide = grp.pivot_table(index="rep", columns="scenario", values="req_per_s", aggfunc="mean")
         wide = wide.reindex(columns=list(scenarios)).dropna()
-        out[s] = wide.mean(axis=1).to_numpy(dtype=np.float64)
+        out[s] = {int(r): float(v) for r, v in wide.mean(axis=1).items()}
     return out
+
+
+def _vals(scores: Mapping[int, float] | None) -> np.ndarray:
+    return np.array(list((scores or {}).values()), dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -175,42 +179,35 @@ class RankRow:
         return f"{self.rank_low}–{self.rank_high} (tie)"
 
 
-def rank_with_ties(scores: Mapping[str, Sequence[float] | np.ndarray], confidence: float = 0.95,
-                   n_boot: int = 9999, seed: int = DEFAULT_SEED,
+def rank_with_ties(scores: Mapping[str, Mapping[int, float]], confidence: float = 0.95,
                    must_tie: frozenset[str] = frozenset()) -> list[RankRow]:
-    """Rank servers by mean score (descending). i is clearly ahead of j when the CI of
-    mean(i)/mean(j) − 1 excludes 0 on the positive side; otherwise they tie. Two servers of
-    `must_tie` (both client-bound: their req/s measured the load tool) always tie. Rank range of i =
-    [1 + #clearly ahead of i, N − #clearly behind i]. Servers without data are left out."""
-    items = {s: np.asarray(v, dtype=np.float64) for s, v in scores.items()}
-    items = {s: v[np.isfinite(v)] for s, v in items.items()}
-    items = {s: v for s, v in items.items() if len(v)}
-    order = sorted(items, key=lambda s: -float(items[s].mean()))
-    n = len(order)
-    ahead = {s: 0 for s in order}
-    behind = {s: 0 for s in order}
-    ties: dict[str, list[str]] = {s: [] for s in order}
-    for i, a in enumerate(order):
-        for b in order[i + 1:]:
-            r = ratio_ci(items[a], items[b], confidence, n_boot, seed)
-            if a in must_tie and b in must_tie:
-                ties[a].append(b)
-                ties[b].append(a)
-            elif r.clear and r.low is not None and r.low > 0:
-                ahead[b] += 1
-                behind[a] += 1
-            elif r.clear:  # a's mean is higher but the CI says b is ahead (cannot happen with a
-                ahead[a] += 1  # ratio CI around a positive estimate; kept for safety)
-                behind[b] += 1
-            else:
-                ties[a].append(b)
-                ties[b].append(a)
-    return [RankRow(s, mean_ci(items[s], confidence), 1 + ahead[s], n - behind[s], tuple(ties[s]))
+    """Rank servers by score (descending geometric mean over reps). Every pair is compared by the
+    ratio of their scores, paired by rep (stats.ratio_by_rep), and the pairs' p-values are
+    adjusted together with Holm's procedure (stats.multiple.holm), so the whole ranking's chance
+    of calling any difference that is not there stays within 1 − confidence. i is ahead of j when
+    the adjusted p-value is below that and i's score is the higher; otherwise they tie. Two
+    servers of `must_tie` (both client-bound: their req/s measured the load tool) always tie and
+    are left out of the family. Rank range of i = [1 + #ahead of i, N − #behind i]
+    (stats.multiple.rank_ranges). Servers without data are left out."""
+    items = {s: dict(v) for s, v in scores.items() if len(v)}
+    est = {s: mean_ci(_vals(items[s]), confidence) for s in items}
+    order = sorted(items, key=lambda s: -float(est[s].mean))  # type: ignore[arg-type]
+    pairs = [(a, b) for i, a in enumerate(order) for b in order[i + 1:]
+             if not (a in must_tie and b in must_tie)]
+    ratios = [ratio_by_rep(items[a], items[b], confidence) for a, b in pairs]
+    adjusted = holm([np.nan if r.p_value is None else r.p_value for r in ratios])
+    alpha = 1.0 - confidence
+    better: dict[tuple[str, str], bool] = {}
+    for (a, b), r, p in zip(pairs, ratios, adjusted):
+        if np.isfinite(p) and p < alpha and r.ratio is not None:
+            better[(a, b) if r.ratio > 1 else (b, a)] = True
+    ranges = rank_ranges(order, better)
+    return [RankRow(s, est[s], *ranges[s],
+                    tuple(o for o in order if o != s and not better.get((s, o)) and not better.get((o, s))))
             for s in order]
 
 
-def ranking_table(runs: pd.DataFrame, tier_name: str | None = None, confidence: float = 0.95,
-                  n_boot: int = 9999, seed: int = DEFAULT_SEED) -> pd.DataFrame:
+def ranking_table(runs: pd.DataFrame, tier_name: str | None = None, confidence: float = 0.95) -> pd.DataFrame:
     """Seed 003's final ranking: Rank | Language | Server | Tier | Avg req/s (4 endpoints) | n reps
     | Δ vs next | Memory | Tied with. Rank ranges mark ties (see rank_with_ties)."""
     title = "Final ranking by mean req/s over the four keep-alive endpoints" + (
@@ -219,7 +216,7 @@ def ranking_table(runs: pd.DataFrame, tier_name: str | None = None, confidence: 
     scores = {s: v for s, v in rep_scores(runs).items() if s in servers}
     keepalive = runs[runs["scenario"].isin(KEEPALIVE)] if not runs.empty else runs
     bound = frozenset(s for s in servers if mostly_client_bound(keepalive[keepalive["server"] == s]))
-    ranked = rank_with_ties(scores, confidence, n_boot, seed, must_tie=bound)
+    ranked = rank_with_ties(scores, confidence, must_tie=bound)
     if not ranked:
         return _with_meta(pd.DataFrame(), title, "no server has a rep with all four keep-alive endpoints ok")
     rows = []
@@ -233,17 +230,20 @@ def ranking_table(runs: pd.DataFrame, tier_name: str | None = None, confidence: 
             "Δ vs next": ("—" if nxt is None else
                           f"{CLIENT_BOUND_MARK} both client-bound: no req/s finding"
                           if r.server in bound and nxt.server in bound else format_delta(
-                              ratio_ci(scores[r.server], scores[nxt.server], confidence, n_boot, seed))),
+                              ratio_ci_by_rep(scores[r.server], scores[nxt.server], confidence))),
             "Memory": _rss_mib(ok_runs(runs[runs["server"] == r.server])),
             "Tied with": ", ".join(short_name(t) for t in r.tied_with) or "—",
         })
     cap = ("Score = mean req/s of GET /, POST /something, GET /something?json=true and GET "
            "/something?foo=bar, formed per rep (the four runs of a rep hit the same server process) "
            "from reps whose four runs are all ok, then averaged over those reps (n reps) with a "
-           f"{confidence:.0%} Student-t CI. Ties: two servers tie when the {confidence:.0%} BCa "
-           f"bootstrap CI ({n_boot:,} resamples, widened for small n) of the ratio of their scores "
-           "holds 0; a rank is the range of places consistent with the clear differences, from 1 + "
-           "(servers clearly ahead) to N − (servers clearly behind). Δ vs next: against the server "
+           f"{confidence:.0%} t interval on the log scale. Ties: every pair of servers is compared by "
+           "the ratio of their scores, paired by rep, and the p-values of all the pairs are adjusted "
+           f"together with Holm's procedure, so the chance that the ranking calls any difference that "
+           f"is not there stays within {1 - confidence:.0%}; two servers tie when the adjusted p-value "
+           f"is ≥ {1 - confidence:.2f}. A rank is the range of places consistent with the differences "
+           "found, from 1 + (servers ahead) to N − (servers behind). Δ vs next (uncorrected, paired "
+           "by rep): against the server "
            f"ranked just below. {CLIENT_BOUND_MARK} = client-bound on most of its keep-alive runs (the load "
            "generator's cores saturated, the server's not): its req/s measured the tool, so two such "
            "servers always tie here; compare their CPU-µs per request instead. " + MEMORY_WORDS + ".")
@@ -302,8 +302,8 @@ def tail_table(runs: pd.DataFrame, scenarios: Sequence[str] = KEEPALIVE + (CLOSE
             verdict += "; unclear: " + ", ".join(unclear)
         row["Verdict"] = verdict
         rows.append(row)
-    cap = (f"P99 and P50 per run from its full latency histogram; P99/P50 per run, then mean [{confidence:.0%} "
-           f"Student-t CI] over the ok runs (none below {MIN_RUNS}), and how many runs exceed {threshold:g}× when any do. "
+    cap = (f"P99 and P50 per run from its full latency histogram; P99/P50 per run, then geometric mean "
+           f"[{confidence:.0%} t interval on the log scale] over the ok runs (none below {MIN_RUNS}), and how many runs exceed {threshold:g}× when any do. "
            f"Verdict per endpoint on the CI: trouble = the whole CI above {threshold:g}×, fine = below, "
            "unclear = the CI holds it. The Connection: close column is shown for completeness: there "
            "each request also pays a TCP handshake.")
@@ -330,31 +330,34 @@ def fmt_share(r: RatioCI, drop: bool = False) -> str:
     return text
 
 
-def relative_table(runs: pd.DataFrame, confidence: float = 0.95, n_boot: int = 9999,
-                   seed: int = DEFAULT_SEED) -> pd.DataFrame:
+def relative_table(runs: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     """Seed 003's insights 4 and 5 per server: POST throughput relative to root (POST/root) and the
-    JSON endpoint's drop vs root (1 − JSON/root), each a ratio of means with its bootstrap CI."""
+    JSON endpoint's drop vs root (1 − JSON/root), each a ratio paired by rep with its interval."""
     title = "POST relative to root, and the JSON drop vs root"
     servers = _servers(runs)
     if not servers:
         return _with_meta(pd.DataFrame(), title, "no data in this run")
     rows = []
     for s in servers:
-        def v(sc: str) -> np.ndarray:
-            return column(ok_runs(runs[(runs["server"] == s) & (runs["scenario"] == sc)]), "req_per_s")
+        def v(sc: str) -> dict[int, float]:
+            return by_rep(runs[(runs["server"] == s) & (runs["scenario"] == sc)], "req_per_s")
+
+        def kilo(x: dict[int, float]) -> str:
+            e = mean_ci(_vals(x), confidence)
+            return "no data" if e.mean is None else fmt_kilo(e.mean)
         root, post, js = v(ROOT), v(POST), v(JSON)
         rows.append({
             "Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s),
-            "Root req/s": fmt_kilo(root.mean()) if len(root) else "no data",
-            "POST req/s": fmt_kilo(post.mean()) if len(post) else "no data",
-            "POST / root": fmt_share(ratio_ci(post, root, confidence, n_boot, seed)),
-            "JSON req/s": fmt_kilo(js.mean()) if len(js) else "no data",
-            "JSON drop vs root": fmt_share(ratio_ci(js, root, confidence, n_boot, seed), drop=True),
+            "Root req/s": kilo(root),
+            "POST req/s": kilo(post),
+            "POST / root": fmt_share(ratio_ci_by_rep(post, root, confidence)),
+            "JSON req/s": kilo(js),
+            "JSON drop vs root": fmt_share(ratio_ci_by_rep(js, root, confidence), drop=True),
         })
-    cap = ("POST / root = mean(POST req/s) / mean(root req/s); JSON drop = 1 − mean(JSON req/s) / "
-           f"mean(root req/s); brackets: {confidence:.0%} BCa bootstrap CI of the ratio, widened for small n "
-           f"({n_boot:,} resamples, fixed seed), treating the endpoints' runs as independent samples "
-           "(conservative: they are in fact paired by rep). 'no clear drop' when the CI holds 0 %.")
+    cap = ("req/s: geometric mean over ok runs. POST / root = POST req/s ÷ root req/s; JSON drop = "
+           "1 − JSON req/s ÷ root req/s; both paired by rep (the endpoints of a rep hit the same server "
+           f"process), brackets: the {confidence:.0%} t interval on the log scale of the ratio. "
+           "'no clear drop' when the interval holds 0 %.")
     return _with_meta(pd.DataFrame(rows), title, cap)
 
 
@@ -397,8 +400,7 @@ def memory_table(runs: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------- Connection: close
-def close_table(runs: pd.DataFrame, confidence: float = 0.95, n_boot: int = 9999,
-                seed: int = DEFAULT_SEED) -> pd.DataFrame:
+def close_table(runs: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     """GET / with `Connection: close` on every request against keep-alive GET /, per server:
     req/s, Δ, CPU-µs/req, Δ (the cost of setting up and tearing down a connection)."""
     title = "Connection: close vs keep-alive (GET /)"
@@ -413,16 +415,14 @@ def close_table(runs: pd.DataFrame, confidence: float = 0.95, n_boot: int = 9999
             "Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s),
             "Keep-alive req/s": fmt_mean_ci(mean_ci(column(ka, "req_per_s"), confidence)),
             "Close req/s": fmt_mean_ci(mean_ci(column(cl, "req_per_s"), confidence)),
-            "Δ req/s close vs keep-alive": format_delta(ratio_ci(column(cl, "req_per_s"), column(ka, "req_per_s"),
-                                                                 confidence, n_boot, seed)),
+            "Δ req/s close vs keep-alive": format_delta(ratio_ci_by_rep(by_rep(cl, "req_per_s"), by_rep(ka, "req_per_s"), confidence)),
             "Keep-alive CPU-µs/req": fmt_mean_ci(mean_ci(column(ka, "cpu_us_per_req"), confidence),
                                                  lambda v: fmt_float(v, 2), show_n=False),
             "Close CPU-µs/req": fmt_mean_ci(mean_ci(column(cl, "cpu_us_per_req"), confidence),
                                             lambda v: fmt_float(v, 2), show_n=False),
-            "Δ CPU-µs/req": format_delta(ratio_ci(column(cl, "cpu_us_per_req"), column(ka, "cpu_us_per_req"),
-                                                  confidence, n_boot, seed)),
+            "Δ CPU-µs/req": format_delta(ratio_ci_by_rep(by_rep(cl, "cpu_us_per_req"), by_rep(ka, "cpu_us_per_req"), confidence)),
         })
-    cap = (f"Mean ± half-width of the {_ci_words(confidence)}; {_delta_words(confidence, n_boot)}. "
+    cap = (f"Mean ± half-width of the {_ci_words(confidence)}; {_delta_words(confidence)}. "
            "With Connection: close every request pays a TCP handshake and teardown on loopback (on the "
            "client's core too, so the load generator may limit both servers alike: then CPU-µs/req is "
            "the column that tells them apart).")
@@ -492,12 +492,12 @@ def guesses_table(runs: pd.DataFrame, guesses: Sequence[Guess] = SEED_IMPROVEMEN
                   title: str = "Seed 003's guesses (\"How each language could be improved\") against our measurements"
                   ) -> pd.DataFrame:
     """One row per guess: the seed's proposal and expected req/s beside our server's score (mean
-    req/s over the four keep-alive endpoints, per rep, Student-t CI), share of the guess's lower
+    req/s over the four keep-alive endpoints, per rep, log-scale t interval), share of the guess's lower
     bound, and where the CI lies against the guess."""
     scores = rep_scores(runs)
     rows = []
     for g in guesses:
-        ci = mean_ci(scores.get(g.server, np.array([])), confidence)
+        ci = mean_ci(_vals(scores.get(g.server)), confidence)
         rows.append({
             "Language": g.language, "Seed's proposal": g.seed_change, "Seed's guess": g.text,
             "Our server": name(g.server) + (f" ({g.note})" if g.note else ""),
@@ -506,7 +506,7 @@ def guesses_table(runs: pd.DataFrame, guesses: Sequence[Guess] = SEED_IMPROVEMEN
             "Against the guess": compare_to_guess(ci, g.low, g.high),
         })
     cap = ("Measured = the ranking score (mean req/s over the four keep-alive endpoints, per rep, "
-           f"{confidence:.0%} Student-t CI over reps; n = reps). The guesses are compared as the seed "
+           f"{confidence:.0%} t interval on the log scale over reps; n = reps). The guesses are compared as the seed "
            "stated them, unscaled, although the seed's numbers came from a 12-core laptop with wrk and "
            "server unpinned on the same cores, while our server runs on ONE core (its CPU set) with "
            "wrk on another. 'below'/'within'/'above' = the whole CI lies there; 'overlaps' = the CI "
@@ -519,10 +519,9 @@ def production_table(runs: pd.DataFrame, confidence: float = 0.95) -> pd.DataFra
                          title="Seed 003's \"Recommended Production Stack\" against our measurements")
 
 
-def tier_table(runs: pd.DataFrame, confidence: float = 0.95, n_boot: int = 9999,
-               seed: int = DEFAULT_SEED) -> pd.DataFrame:
+def tier_table(runs: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     """Per language: the stdlib server and the production server with their scores, Δ production vs
-    stdlib (BCa CI), the seed's stdlib measurement and its guess for the production stack."""
+    stdlib (paired by rep), the seed's stdlib measurement and its guess for the production stack."""
     title = "Stdlib vs production tier per language"
     servers = _servers(runs)
     if not servers:
@@ -537,21 +536,21 @@ def tier_table(runs: pd.DataFrame, confidence: float = 0.95, n_boot: int = 9999,
             continue
         a = std[0] if std else None
         b = prod[0] if prod else None
-        sa = scores.get(a, np.array([])) if a else np.array([])
-        sb = scores.get(b, np.array([])) if b else np.array([])
+        sa = scores.get(a, {}) if a else {}
+        sb = scores.get(b, {}) if b else {}
         g = guess.get(lang)
         rows.append({
             "Language": lang,
             "Stdlib server": name(a) if a else "—",
-            "Stdlib avg req/s": fmt_mean_ci(mean_ci(sa, confidence)) if a else "—",
+            "Stdlib avg req/s": fmt_mean_ci(mean_ci(_vals(sa), confidence)) if a else "—",
             "Seed's stdlib avg (12 cores)": fmt_kilo(SEED_STDLIB_AVG[lang]) if lang in SEED_STDLIB_AVG else "—",
             "Production server": name(b) if b else "—",
-            "Production avg req/s": fmt_mean_ci(mean_ci(sb, confidence)) if b else "—",
-            "Δ production vs stdlib": format_delta(ratio_ci(sb, sa, confidence, n_boot, seed)) if a and b else "—",
+            "Production avg req/s": fmt_mean_ci(mean_ci(_vals(sb), confidence)) if b else "—",
+            "Δ production vs stdlib": format_delta(ratio_ci_by_rep(sb, sa, confidence)) if a and b else "—",
             "Seed's guess": f"{g.text} ({g.seed_change})" if g else "—",
         })
     cap = ("Scores as in the ranking (mean req/s over the four keep-alive endpoints, per rep, "
-           f"{confidence:.0%} Student-t CI; n = reps); {_delta_words(confidence, n_boot)}. The seed's "
+           f"{confidence:.0%} t interval on the log scale; n = reps); {_delta_words(confidence)}. The seed's "
            "stdlib averages are its own single 5-s runs on 12 unpinned cores, shown for orientation only. "
            "C has one server (the lab's event loop, stdlib tier: libc and epoll, no framework).")
     return _with_meta(pd.DataFrame(rows), title, cap)
@@ -585,7 +584,7 @@ def one_core_note(meta: Mapping[str, Any]) -> str:
 def endpoint_bars(runs: pd.DataFrame, tier_name: str | None, metric: str = "req_per_s",
                   confidence: float = 0.95, scenarios: Sequence[str] = KEEPALIVE + (CLOSE,)):
     """Grouped bars: x = endpoint, one bar per server of the tier (mean over ok runs), whiskers =
-    Student-t CI (n ≥ 5), dots = runs. None when there is no data."""
+    log-scale t interval (n ≥ 5), dots = runs. None when there is no data."""
     import matplotlib.pyplot as plt
     import seaborn as sns
 
@@ -636,14 +635,13 @@ def latency_curves(latency: pd.DataFrame, runs: pd.DataFrame, tier_name: str | N
 
 
 # ---------------------------------------------------------------- summary
-def summary_text(runs: pd.DataFrame, run_id: str = "", confidence: float = 0.95, n_boot: int = 9999,
-                 seed: int = DEFAULT_SEED) -> str:
+def summary_text(runs: pd.DataFrame, run_id: str = "", confidence: float = 0.95) -> str:
     """A computed summary block: the ranking with ties, the tier gains, tail-latency trouble, the
     guesses met or missed, and the memory extremes."""
     title = "Language shoot-out" + (f" — run {run_id}" if run_id else "")
     lines = [title, "=" * len(title),
              f"avg req/s = mean over the 4 keep-alive endpoints per rep; {confidence:.0%} CIs; ties where the Δ CI holds 0"]
-    ranked = rank_with_ties(rep_scores(runs), confidence, n_boot, seed)
+    ranked = rank_with_ties(rep_scores(runs), confidence)
     if not ranked:
         return "\n".join(lines + ["no data"])
     lines.append("Ranking (both tiers):")
@@ -657,7 +655,7 @@ def summary_text(runs: pd.DataFrame, run_id: str = "", confidence: float = 0.95,
         std = [s for s in scores if language(s) == lang and tier(s) == "stdlib"]
         prod = [s for s in scores if language(s) == lang and tier(s) == "production"]
         if std and prod:
-            gains.append(f"{lang} {format_delta(ratio_ci(scores[prod[0]], scores[std[0]], confidence, n_boot, seed))}")
+            gains.append(f"{lang} {format_delta(ratio_ci_by_rep(scores[prod[0]], scores[std[0]], confidence))}")
     lines.append("Production vs stdlib tier: " + ("; ".join(gains) if gains else "no language has both tiers"))
     tt = tail_table(runs, confidence=confidence)
     if not tt.empty:
@@ -666,7 +664,7 @@ def summary_text(runs: pd.DataFrame, run_id: str = "", confidence: float = 0.95,
         lines.append(f"P99/P50 > {TAIL_THRESHOLD:g}× (whole CI): " + ("; ".join(bad) if bad else "none"))
     met = []
     for g in SEED_IMPROVEMENTS:
-        ci = mean_ci(scores.get(g.server, np.array([])), confidence)
+        ci = mean_ci(_vals(scores.get(g.server)), confidence)
         met.append(f"{short_name(g.server)} vs {g.text.split()[0]}: {compare_to_guess(ci, g.low, g.high)}")
     lines.append("Seed's guesses (on 1 server core): " + "; ".join(met))
     mem = memory_table(runs)

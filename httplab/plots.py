@@ -31,7 +31,7 @@ def metric_bars(runs: pd.DataFrame, where: Where | None, vary: str, metric: str,
                 servers: Sequence[str] | None = None, confidence: float = 0.95, title: str = "",
                 vary_label: str | None = None) -> Figure | None:
     """Grouped bars: mean of `metric` per (vary level, server) over ok runs, whiskers = the
-    Student-t CI (none when fewer than 5 runs), dots = the individual runs."""
+    log-scale t interval (none when fewer than 5 runs), dots = the individual runs."""
     ok = ok_runs(select(runs, where))
     if ok.empty or ok[metric].dropna().empty:
         return None

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 import pandas as pd
 
 from . import bounds
-from .aggregate import column, ok_runs
+from .aggregate import by_rep, ok_runs
 from .fmt import fmt_pct
 from .servers import display_name
-from .stats import DEFAULT_SEED, RatioCI, format_delta, ratio_ci
+from .stats import RatioCI, format_delta, ratio_ci_by_rep
 
 FLOOR_METRICS: dict[str, str] = {"req_per_s": "req/s", "cpu_us_per_req": "CPU-µs/req"}
 
@@ -48,8 +48,7 @@ def aa_copies(runs: pd.DataFrame) -> dict[str, str]:
     return dict(zip(sub["server"], sub["aa_of"]))
 
 
-def noise_floor(runs: pd.DataFrame, confidence: float = 0.95, n_boot: int = 9999,
-                seed: int = DEFAULT_SEED) -> NoiseFloor:
+def noise_floor(runs: pd.DataFrame, confidence: float = 0.95) -> NoiseFloor:
     """The A/A Δ (copy vs original) per headline scenario for req/s and CPU-µs per request."""
     copies = aa_copies(runs)
     if not copies:
@@ -60,9 +59,9 @@ def noise_floor(runs: pd.DataFrame, confidence: float = 0.95, n_boot: int = 9999
     for scenario in sorted(set(ok.loc[ok["server"] == copy, "scenario"])):
         at = ok[ok["scenario"] == scenario]
         for metric in FLOOR_METRICS:
-            deltas[(scenario, metric)] = ratio_ci(column(at[at["server"] == copy], metric),
-                                                  column(at[at["server"] == original], metric),
-                                                  confidence, n_boot, seed)
+            deltas[(scenario, metric)] = ratio_ci_by_rep(by_rep(at[at["server"] == copy], metric),
+                                                         by_rep(at[at["server"] == original], metric),
+                                                         confidence)
     floor: dict[str, float | None] = {}
     for metric in FLOOR_METRICS:
         widths = [max(abs(r.low), abs(r.high)) for (s, m), r in deltas.items()
@@ -173,7 +172,7 @@ def position_effect_table(runs: pd.DataFrame, metric: str = "req_per_s", confide
     with a Student-t CI. With a randomised, balanced order every server visits every slot, so a slot
     whose interval excludes 0 shows a position effect of the method itself (a first server after a
     pause, a last one on a warm machine), not of any server."""
-    from .stats import mean_ci
+    from .stats import signed_mean_ci
 
     ok = ok_runs(runs)
     if ok.empty or "position" not in ok or ok["position"].isna().all():
@@ -185,7 +184,7 @@ def position_effect_table(runs: pd.DataFrame, metric: str = "req_per_s", confide
     ok["rel"] = 100.0 * (ok[metric] / point_mean - 1.0)
     rows = []
     for pos, g in ok.groupby("position", sort=True):
-        ci = mean_ci(g["rel"].to_numpy(dtype=float), confidence)
+        ci = signed_mean_ci(g["rel"].to_numpy(dtype=float), confidence)
         text = "—" if ci.mean is None else f"{ci.mean:+.1f}%".replace("-", "−") + (
             f" ± {ci.half_width:.1f}%" if ci.has_interval else f" ({ci.reason})")
         rows.append({"Position": int(pos), "n runs": len(g),
@@ -194,6 +193,7 @@ def position_effect_table(runs: pd.DataFrame, metric: str = "req_per_s", confide
     df.attrs["title"] = title
     df.attrs["caption"] = (f"Each ok run's {FLOOR_METRICS.get(metric, metric)} relative to the mean of its own "
                            "server and scenario, averaged over the runs that held each slot of the rep's "
-                           f"order; mean ± half-width of the {confidence:.0%} Student-t CI over those runs. "
+                           f"order; mean ± half-width of the {confidence:.0%} Student-t CI over those runs (relative values "
+                           "can be negative, so no log scale here). "
                            "An interval that excludes 0 is a position effect of the method.")
     return df

@@ -13,7 +13,7 @@ from .paths import repo_root, resolve
 from .quality import NoiseFloor, floor_sentence, noise_floor
 from .rawrun import RawRun, load_run, write_tidy
 from .runs_select import default_run_dir
-from .stats import MIN_RUNS
+from .method_words import statistics_line
 
 
 @dataclass(frozen=True, eq=False)
@@ -24,8 +24,6 @@ class ReportContext:
     out_dir: Path
     written: tuple[Path, ...]
     confidence: float
-    n_boot: int
-    seed: int
     baseline: str
     full: RawRun | None = None  # the whole run (all suites), e.g. to compare h2c with http1
 
@@ -38,12 +36,12 @@ class ReportContext:
         return self.run.latency
 
     def stat_args(self) -> dict[str, Any]:
-        return {"confidence": self.confidence, "n_boot": self.n_boot, "seed": self.seed}
+        return {"confidence": self.confidence}
 
     @cached_property
     def noise(self) -> NoiseFloor:
         """The suite's A/A noise floor (quality.noise_floor)."""
-        return noise_floor(self.runs, self.confidence, self.n_boot, self.seed)
+        return noise_floor(self.runs, self.confidence)
 
     def show_table(self, df: pd.DataFrame, note: str = "") -> None:
         """show_table, with the run's noise floor beside every table that holds a Δ column."""
@@ -53,8 +51,7 @@ class ReportContext:
 
 
 def open_report(suite: str, run_dir: str | Path | None = None, out_dir: str | Path | None = None,
-                raw_root: str | Path = "raw", data_root: str | Path = "data", confidence: float = 0.95,
-                n_boot: int = 9999, seed: int = 20261121, baseline: str = "go", write: bool = True,
+                raw_root: str | Path = "raw", data_root: str | Path = "data", confidence: float = 0.95, baseline: str = "go", write: bool = True,
                 start: str | Path | None = None, frames_prefix: str = "") -> ReportContext:
     """Resolve paths against the repo root (found by walking up to pyproject.toml from `start`
     or cwd), pick the run (run_dir or default_run_dir(raw_root)), load it, keep one suite, and
@@ -68,7 +65,7 @@ def open_report(suite: str, run_dir: str | Path | None = None, out_dir: str | Pa
     odir = resolve(out_dir, root) if out_dir else resolve(data_root, root) / full.run_id
     frames = {f"{frames_prefix}{name}": df for name, df in run.frames().items()}
     written = tuple(write_tidy(frames, odir)) if write else ()
-    return ReportContext(root, run, suite, odir, written, confidence, n_boot, seed, baseline, full)
+    return ReportContext(root, run, suite, odir, written, confidence, baseline, full)
 
 
 def _fmt_utc(value: Any) -> str:
@@ -262,9 +259,7 @@ def header_markdown(ctx: ReportContext, title: str) -> str:
         ("Git", f"{str(git.get('commit', '—'))[:12]}{' (dirty)' if git.get('dirty') else ''}"),
         ("Runs", f"{len(runs)} measured runs, {len(ok)} ok, {len(runs) - len(ok)} failed; "
                  f"n = {n_txt} ok runs per server and scenario"),
-        ("Statistics", f"{ctx.confidence:.0%} confidence; Δ: BCa bootstrap widened for small n, {ctx.n_boot:,} resamples, "
-                       f"seed {ctx.seed}; means: Student t; no CI below {MIN_RUNS} runs; "
-                       f"baseline `{ctx.baseline}`"),
+        ("Statistics", f"{statistics_line(ctx.confidence)}; baseline `{ctx.baseline}`"),
     ]
     warnings, host_rows = host_state_markdown(ctx)
     at = next(i for i, (k, _) in enumerate(rows) if k == "Pinning")

@@ -7,27 +7,26 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .aggregate import ok_runs, select
+from .aggregate import by_rep, ok_runs, select
 from .fmt import fmt_bytes_rate, fmt_kilo, fmt_size
 from .scenarios import Section, scenario_label
 from .servers import display_name, short_name
-from .stats import DEFAULT_SEED, RatioCI, format_delta, mean_ci, ratio_ci
+from .stats import RatioCI, format_delta, mean_ci, ratio_ci_by_rep
 
 _LEVEL_FMT = {"size_bytes": fmt_size, "connections": lambda v: f"{int(v)} connections"}
 
 
 def _section_deltas(runs: pd.DataFrame, section: Section, a: str, b: str, metric: str,
-                    confidence: float, n_boot: int, seed: int) -> list[tuple[object, RatioCI]]:
+                    confidence: float) -> list[tuple[object, RatioCI]]:
     ok = ok_runs(select(runs, section.where))
     out = []
     if ok.empty:
         return out
     for level in sorted(ok[section.vary].unique()):
         at = ok[ok[section.vary] == level]
-        xa = at.loc[at["server"] == a, metric].to_numpy(dtype=np.float64)
-        xb = at.loc[at["server"] == b, metric].to_numpy(dtype=np.float64)
+        xa, xb = by_rep(at[at["server"] == a], metric), by_rep(at[at["server"] == b], metric)
         if len(xa) and len(xb):
-            out.append((level, ratio_ci(xa, xb, confidence, n_boot, seed)))
+            out.append((level, ratio_ci_by_rep(xa, xb, confidence)))
     return out
 
 
@@ -72,21 +71,20 @@ def _peak_text(peak, fmt, unit: str) -> str:
 
 
 def summary_block(runs: pd.DataFrame, sections: Sequence[Section], servers: Sequence[str] = ("evloop", "go"),
-                  baseline: str = "go", run_id: str = "", confidence: float = 0.95, n_boot: int = 9999,
-                  seed: int = DEFAULT_SEED) -> str:
+                  baseline: str = "go", run_id: str = "", confidence: float = 0.95) -> str:
     """Plain-text block like seed 000's summary. Δ = req/s of each non-baseline server vs the
-    baseline, per point, with BCa CIs; the range shows the smallest and largest Δ of a section."""
+    baseline, per point, paired by rep; the range shows the smallest and largest Δ of a section."""
     contestants = [s for s in servers if s != baseline]
     head = " vs ".join(display_name(s) for s in contestants + [baseline])
     title = f"{head}" + (f" — run {run_id}" if run_id else "")
     lines = [title, "=" * len(title),
-             f"Δ req/s per point, {confidence:.0%} BCa bootstrap CI widened for small n ({n_boot:,} resamples); "
-             "peaks (non-pipelined scenarios): mean over runs with a Student-t CI"]
+             f"Δ req/s per point: ratio of geometric means − 1, {confidence:.0%} t interval on the log scale, "
+             "paired by rep; peaks (non-pipelined scenarios): geometric mean over runs with its t interval"]
     width = max((len(s.title.split(" — ")[0]) for s in sections), default=10) + 1
     for s in sections:
         name = s.title.split(" — ")[0] + ":"
         for c in contestants:
-            deltas = _section_deltas(runs, s, c, baseline, "req_per_s", confidence, n_boot, seed)
+            deltas = _section_deltas(runs, s, c, baseline, "req_per_s", confidence)
             who = f"{short_name(c)} " if deltas else ""
             lines.append(f"{name:<{width}} {who}{_range_line(deltas, s.vary)}")
     for c in list(contestants) + [baseline]:

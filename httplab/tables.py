@@ -9,12 +9,13 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .aggregate import Where, column, ok_runs, select
+from .aggregate import Where, by_rep, column, ok_runs, select
 from .fmt import fmt_bytes_rate, fmt_float, fmt_mean_ci, fmt_size, fmt_us
 from .scenarios import scenario_label, scenario_sort_key
 from .servers import REFERENCE_SERVERS, display_name, short_name, sort_servers
 from .quality import mostly_client_bound
-from .stats import DEFAULT_SEED, MIN_RUNS, format_delta, mean_ci, ratio_ci, tail_ratio
+from .method_words import ci_words, delta_words
+from .stats import format_delta, mean_ci, ratio_ci_by_rep, tail_ratio
 
 METRIC_LABELS: dict[str, str] = {
     "req_per_s": "req/s", "bytes_per_s": "Transfer/s", "cpu_us_per_req": "CPU-µs/req",
@@ -36,26 +37,24 @@ def _with_meta(df: pd.DataFrame, title: str, caption: str) -> pd.DataFrame:
 
 
 def _ci_words(confidence: float) -> str:
-    return (f"{confidence:.0%} Student-t CI over runs (n = ok runs; no interval below {MIN_RUNS} runs)")
+    return ci_words(confidence)
 
 
-def _delta_words(confidence: float, n_boot: int) -> str:
-    return (f"Δ = ratio of means − 1 with a {confidence:.0%} BCa bootstrap CI, widened for small n ({n_boot:,} resamples, "
-            f"fixed seed); 'no clear difference' when the CI holds 0")
+def _delta_words(confidence: float) -> str:
+    return delta_words(confidence)
 
 
 CLIENT_BOUND_MARK = "⚑"
 
 
-def delta_cell(a: pd.DataFrame, b: pd.DataFrame, metric: str, confidence: float = 0.95,
-               n_boot: int = 9999, seed: int = DEFAULT_SEED) -> str:
+def delta_cell(a: pd.DataFrame, b: pd.DataFrame, metric: str, confidence: float = 0.95) -> str:
     """The formatted Δ of `metric` between two servers' ok runs of one scenario. When both were
     client-bound (most of their runs), req/s measured the load tool on both sides, so no req/s Δ
     is reported; the cell gives the Δ of capacity (requests per server CPU-second) instead."""
     if metric == "req_per_s" and mostly_client_bound(a) and mostly_client_bound(b):
-        cap = ratio_ci(column(a, "capacity_rps"), column(b, "capacity_rps"), confidence, n_boot, seed)
+        cap = ratio_ci_by_rep(by_rep(a, "capacity_rps"), by_rep(b, "capacity_rps"), confidence)
         return f"{CLIENT_BOUND_MARK} both client-bound; capacity Δ {format_delta(cap)}"
-    return format_delta(ratio_ci(column(a, metric), column(b, metric), confidence, n_boot, seed))
+    return format_delta(ratio_ci_by_rep(by_rep(a, metric), by_rep(b, metric), confidence))
 
 
 def client_bound_words() -> str:
@@ -68,8 +67,7 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
                      servers: Sequence[str] = ("evloop", "go"), baseline: str = "go",
                      metric: str = "req_per_s", latency_metric: str = "lat_p50_us",
                      references: Sequence[str] = REFERENCE_SERVERS, transfer: bool = False,
-                     vary_label: str | None = None, title: str = "", confidence: float = 0.95,
-                     n_boot: int = 9999, seed: int = DEFAULT_SEED) -> pd.DataFrame:
+                     vary_label: str | None = None, title: str = "", confidence: float = 0.95) -> pd.DataFrame:
     """`Connections | C req/s | Go req/s | C latency | Go latency | Δ C vs Go | nginx req/s (ref) …`
 
     One row per value of `vary`. req/s cells: mean ± half-width of the t CI, with n. Latency: mean
@@ -108,7 +106,7 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
                 row[f"{short_name(s)} latency"] = fmt_us(ci.mean) if ci.mean is not None else "no data"
         for s in contestants:
             row[f"Δ {short_name(s)} vs {short_name(baseline)}"] = delta_cell(
-                at[at["server"] == s], at[at["server"] == baseline], metric, confidence, n_boot, seed)
+                at[at["server"] == s], at[at["server"] == baseline], metric, confidence)
         for ref in refs:
             srv = at[at["server"] == ref]
             row[f"{short_name(ref)} req/s (ref)"] = fmt_mean_ci(mean_ci(column(srv, metric), confidence))
@@ -120,7 +118,7 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
                f"latency = mean over runs of each run's {latency_metric.removeprefix('lat_').removesuffix('_us').upper()} "
                "(percentile from the run's full histogram)")
     cap = (f"{METRIC_LABELS.get(metric, metric)}: mean ± half-width of the {_ci_words(confidence)}; {lat_txt}; "
-           f"{_delta_words(confidence, n_boot)}; {client_bound_words()}. Servers: "
+           f"{_delta_words(confidence)}; {client_bound_words()}. Servers: "
            + ", ".join(f"{short_name(s)} = {display_name(s)}" for s in list(servers) + refs)
            + ("; reference servers as extra columns marked (ref)" if refs else "")
            + (f". {n_failed} failed run(s) excluded (see the failed-runs table)." if n_failed else "."))
@@ -141,8 +139,7 @@ def _scenario_rows(sub: pd.DataFrame, servers: Sequence[str] | None):
 
 
 def latency_table(runs: pd.DataFrame, where: Where | None = None, servers: Sequence[str] | None = None,
-                  baseline: str = "go", confidence: float = 0.95, n_boot: int = 9999,
-                  seed: int = DEFAULT_SEED, title: str = "Latency percentiles") -> pd.DataFrame:
+                  baseline: str = "go", confidence: float = 0.95, title: str = "Latency percentiles") -> pd.DataFrame:
     """Per scenario and server: P50, P99, P99.9 (mean over runs of per-run percentiles), P99/P50
     (per run, then mean ± CI), and Δ P99 vs the baseline server."""
     sub = select(runs, where)
@@ -160,19 +157,18 @@ def latency_table(runs: pd.DataFrame, where: Where | None = None, servers: Seque
             "P99.9": fmt_us(mean_ci(column(ok, "lat_p999_us")).mean),
             "P99/P50": fmt_mean_ci(ratio, lambda v: fmt_float(v, 2)),
             f"Δ P99 vs {short_name(baseline)}": ("—" if s == baseline or base.empty else format_delta(
-                ratio_ci(column(ok, "lat_p99_us"), column(base, "lat_p99_us"), confidence, n_boot, seed))),
+                ratio_ci_by_rep(by_rep(ok, "lat_p99_us"), by_rep(base, "lat_p99_us"), confidence))),
         }
         rows.append(row)
     cap = ("Percentiles per run from that run's full latency histogram (nearest rank), then the mean "
            f"over the n ok runs; P99/P50 per run, then mean ± half-width of the {_ci_words(confidence)}; "
-           f"{_delta_words(confidence, n_boot)} (negative = lower tail latency than the baseline). "
+           f"{_delta_words(confidence)} (negative = lower tail latency than the baseline). "
            "Pipelined scenarios: one latency sample per batch.")
     return _with_meta(pd.DataFrame(rows), title, cap)
 
 
 def cost_table(runs: pd.DataFrame, where: Where | None = None, servers: Sequence[str] | None = None,
-               baseline: str = "go", confidence: float = 0.95, n_boot: int = 9999,
-               seed: int = DEFAULT_SEED, title: str = "Server cost") -> pd.DataFrame:
+               baseline: str = "go", confidence: float = 0.95, title: str = "Server cost") -> pd.DataFrame:
     """Per scenario and server: req/s, server CPU % and CPU-µs per request (mean ± CI), peak RSS
     (largest over the runs), and Δ CPU-µs/request vs the baseline."""
     sub = select(runs, where)
@@ -193,7 +189,7 @@ def cost_table(runs: pd.DataFrame, where: Where | None = None, servers: Sequence
                                       lambda v: fmt_float(v, 2), show_n=False),
             "Peak RSS": "not recorded" if pd.isna(rss) else f"{rss / 1024:.1f} MiB",
             f"Δ CPU-µs/req vs {short_name(baseline)}": ("—" if s == baseline or base.empty else format_delta(
-                ratio_ci(column(ok, "cpu_us_per_req"), column(base, "cpu_us_per_req"), confidence, n_boot, seed))),
+                ratio_ci_by_rep(by_rep(ok, "cpu_us_per_req"), by_rep(base, "cpu_us_per_req"), confidence))),
         })
     cap = (f"Mean ± half-width of the {_ci_words(confidence)}. CPU = utime + stime of the server's "
            "whole process tree over the measured window (/proc); CPU % of one core; CPU-µs/req = CPU "
@@ -201,13 +197,13 @@ def cost_table(runs: pd.DataFrame, where: Where | None = None, servers: Sequence
            "throughput that does not depend on the client; peak RSS = the largest over the runs of the "
            "measured window's own peak (VmHWM summed over the tree, reset before the window; runs made "
            "before that recorded only the peak since start-up and show 'not recorded'). "
-           f"{_delta_words(confidence, n_boot)} (negative = cheaper than the baseline); {client_bound_words()}.")
+           f"{_delta_words(confidence)} (negative = cheaper than the baseline); {client_bound_words()}.")
     return _with_meta(pd.DataFrame(rows), title, cap)
 
 
 def versus_table(runs: pd.DataFrame, server: str = "evloop", others: Sequence[str] = ("nginx",),
                  where: Where | None = None, metrics: Sequence[str] = ("req_per_s", "cpu_us_per_req"),
-                 confidence: float = 0.95, n_boot: int = 9999, seed: int = DEFAULT_SEED,
+                 confidence: float = 0.95,
                  title: str = "C against the reference servers") -> pd.DataFrame:
     """Per scenario, Δ of `server` against each of `others` on each metric (ratio of means − 1
     with its CI): the comparison a reader of the cost table wants when the baseline is Go but
@@ -227,13 +223,13 @@ def versus_table(runs: pd.DataFrame, server: str = "evloop", others: Sequence[st
                 continue
             for m in metrics:
                 row[f"{short_name(server)} vs {short_name(other)}: {names.get(m, m)}"] = delta_cell(
-                    mine, theirs, m, confidence, n_boot, seed)
+                    mine, theirs, m, confidence)
         if len(row) > 1:
             rows.append(row)
     if not rows:
         return _with_meta(pd.DataFrame(), title, "no scenario has both servers in this run")
     cap = (f"{display_name(server)} against {', '.join(display_name(o) for o in others)}; "
-           f"{_delta_words(confidence, n_boot)} (for CPU-µs/req, negative = {short_name(server)} is cheaper); "
+           f"{_delta_words(confidence)} (for CPU-µs/req, negative = {short_name(server)} is cheaper); "
            f"{client_bound_words()}.")
     return _with_meta(pd.DataFrame(rows).fillna("—"), title, cap)
 

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .methods import (DEFAULT_CONFIDENCE, MIN_RUNS, NEEDS_RUNS, Estimate, Ratio, Values, center,
-                      ratio_by_rep, ratio_welch)
+from .methods import (CENTER_RAW_T, DEFAULT_CONFIDENCE, MIN_RUNS, NEEDS_RUNS, Estimate, Ratio, Values,
+                      center, ratio_by_rep, ratio_welch, t_bounds)
 
 __all__ = ["MIN_RUNS", "NEEDS_RUNS", "MINUS", "MeanCI", "RatioCI", "mean_ci", "ratio_ci",
-           "ratio_ci_by_rep", "tail_ratio", "tail_ratio_ci", "format_delta"]
+           "ratio_ci_by_rep", "signed_mean_ci", "tail_ratio", "tail_ratio_ci", "format_delta"]
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,21 @@ def mean_ci(x: Values, confidence: float = DEFAULT_CONFIDENCE) -> MeanCI:
     arr = np.asarray(x, dtype=np.float64).ravel()
     arr = arr[np.isfinite(arr)]
     return MeanCI.of(center(arr, confidence), tuple(float(v) for v in arr))
+
+
+def signed_mean_ci(x: Values, confidence: float = DEFAULT_CONFIDENCE) -> MeanCI:
+    """Arithmetic mean with a Student-t interval, for quantities that may be negative (a run's
+    offset from its point's mean): no log scale."""
+    arr = np.asarray(x, dtype=np.float64).ravel()
+    arr = arr[np.isfinite(arr)]
+    if len(arr) == 0:
+        return MeanCI(None, None, None, 0, confidence, "no data", CENTER_RAW_T)
+    m = float(arr.mean())
+    if len(arr) < MIN_RUNS or np.ptp(arr) == 0:
+        reason = NEEDS_RUNS if len(arr) < MIN_RUNS else "all runs equal; no CI"
+        return MeanCI(m, None, None, len(arr), confidence, reason, CENTER_RAW_T)
+    _, lo, hi = t_bounds(arr, confidence)
+    return MeanCI(m, float(lo), float(hi), len(arr), confidence, None, CENTER_RAW_T)
 
 
 def ratio_ci(a: Values, b: Values, confidence: float = DEFAULT_CONFIDENCE) -> RatioCI:

@@ -168,7 +168,7 @@ def test_sections_and_tables(h2run):
     assert [s.key for s in h2c_sections(h2.iloc[0:0])] == ["ping", "echo_get", "echo_post"]
     with pytest.raises(ValueError, match="no table layout"):
         suite_sections("h3", h2)
-    t = h2_vs_h1_table(h2, full.suite("http1").runs, n_boot=999)
+    t = h2_vs_h1_table(h2, full.suite("http1").runs)
     assert list(t.columns) == ["Server", "HTTP/1.1 req/s", "HTTP/2 req/s", "Δ HTTP/2 vs HTTP/1.1"]
     assert set(t["Server"]) == {"C (evloop)", "Go net/http", "nginx"}
     none = h2_vs_h1_table(h2, None)
@@ -182,7 +182,7 @@ def test_sections_and_tables(h2run):
 
 
 def test_report_context_and_summary(h2run, tmp_path):
-    ctx = open_h2_report(run_dir=h2run, out_dir=tmp_path / "data", n_boot=999)
+    ctx = open_h2_report(run_dir=h2run, out_dir=tmp_path / "data")
     assert sorted(p.name for p in ctx.written) == ["h2c_latency.parquet", "h2c_runs.parquet"]
     back = pd.read_parquet(tmp_path / "data" / "h2c_runs.parquet")
     assert set(back["suite"]) == {"h2c"}
@@ -198,8 +198,8 @@ def test_notebook_shape():
     assert nb.metadata["kernelspec"]["name"] == "httplab"
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert "parameters" in code[0].metadata.get("tags", [])
-    for name in ("run_dir = None", "out_dir = None", "n_boot = 9999", "confidence = 0.95",
-                 'baseline = "go"', "seed = 20261121", 'raw_root = "raw"', 'data_root = "data"'):
+    for name in ("run_dir = None", "out_dir = None", "confidence = 0.95",
+                 'baseline = "go"', 'raw_root = "raw"', 'data_root = "data"'):
         assert name in code[0].source
     assert all(not c.outputs and c.execution_count is None for c in code), "commit without outputs"
 
@@ -220,8 +220,7 @@ def test_notebook_executes(tmp_path, monkeypatch, with_http1):
     monkeypatch.chdir(REPO / "notebooks")
     out = tmp_path / "out.ipynb"
     papermill.execute_notebook(str(REPO / "notebooks" / "http2.ipynb"), str(out), kernel_name="httplab",
-                               parameters={"run_dir": str(run), "out_dir": str(tmp_path / "data"),
-                                           "n_boot": 499}, progress_bar=False)
+                               parameters={"run_dir": str(run), "out_dir": str(tmp_path / "data")}, progress_bar=False)
     text = json.dumps(json.loads(out.read_text()), ensure_ascii=False)
     assert "| Connections" in text and "Δ C vs Go" in text and "Peak throughput" in text
     assert "Log cost" in text and "Transfer/s" in text

@@ -176,12 +176,12 @@ def test_tls_tables_and_summary(https_run):
     from httplab.https_report import tls_cost_table, tls_params_table
     h = https_run.suite("https").runs
     full = https_run.runs
-    t1 = tls_cost_table(h, full[full["suite"] == "http1"], "h1", n_boot=999)
+    t1 = tls_cost_table(h, full[full["suite"] == "http1"], "h1")
     assert list(t1.columns) == ["Server", "HTTP/1.1 req/s", "HTTPS/1.1 req/s", "Δ req/s (TLS cost)",
                                 "HTTP/1.1 CPU-µs/req", "HTTPS/1.1 CPU-µs/req", "Δ CPU-µs/req (TLS cost)"]
     assert list(t1["Server"]) == ["C (evloop)", "Go net/http", "nginx (ref)"]
     assert all(c.startswith(("−", "+", "no clear")) for c in t1["Δ req/s (TLS cost)"])
-    t2 = tls_cost_table(h, full[full["suite"] == "h2c"], "h2", n_boot=999)
+    t2 = tls_cost_table(h, full[full["suite"] == "h2c"], "h2")
     assert "h2c req/s" in t2.columns and len(t2) == 4
     none = tls_cost_table(h, None, "h2")
     assert none.empty and "no h2c suite in this run" in none.attrs["caption"]
@@ -193,7 +193,7 @@ def test_tls_tables_and_summary(https_run):
 
 def test_https_report_context(https_run, tmp_path):
     from httplab import https_report as HS
-    ctx = HS.open_https_report(run_dir=https_run.run_dir, out_dir=tmp_path / "out", n_boot=999)
+    ctx = HS.open_https_report(run_dir=https_run.run_dir, out_dir=tmp_path / "out")
     assert {p.name for p in ctx.written} == {"https_runs.parquet", "https_latency.parquet"}
     assert [s for s in HS.sections(ctx)] == ["h1_ping", "h1_echo", "h2_ping", "h2_echo_get", "h2_echo_post"]
     post = HS.section_table(ctx, "h2_echo_post")

@@ -16,22 +16,26 @@ from httplab.stats import MeanCI, RatioCI
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _normal(mean: float, n: int = 6, sd: float = 0.01, seed: int = 0) -> np.ndarray:
+def _normal(mean: float, n: int = 6, sd: float = 0.01, seed: int = 0) -> dict[int, float]:
+    """rep -> score for reps 1..n."""
     rng = np.random.default_rng(seed)
-    return mean * (1 + rng.normal(0, sd, n))
+    return {i + 1: float(v) for i, v in enumerate(mean * (1 + rng.normal(0, sd, n)))}
+
+
+def _reps(values) -> dict[int, float]:
+    return {i + 1: float(v) for i, v in enumerate(values)}
 
 
 # ---------------------------------------------------------------- ranking
 def test_clear_order_has_single_ranks():
-    ranked = L.rank_with_ties({"a": _normal(100, seed=1), "b": _normal(200, seed=2), "c": _normal(300, seed=3)},
-                              n_boot=999)
+    ranked = L.rank_with_ties({"a": _normal(100, seed=1), "b": _normal(200, seed=2), "c": _normal(300, seed=3)})
     assert [(r.server, r.label) for r in ranked] == [("c", "1"), ("b", "2"), ("a", "3")]
     assert all(r.tied_with == () for r in ranked)
 
 
 def test_two_equal_servers_tie():
     ranked = L.rank_with_ties({"x": _normal(300, seed=1), "y": _normal(200, seed=2), "z": _normal(200.5, seed=3),
-                               "w": _normal(100, seed=4)}, n_boot=999)
+                               "w": _normal(100, seed=4)})
     labels = {r.server: r.label for r in ranked}
     assert labels == {"x": "1", "y": "2–3 (tie)", "z": "2–3 (tie)", "w": "4"}
     tie = {r.server: r.tied_with for r in ranked}
@@ -43,13 +47,13 @@ def test_non_transitive_ties_give_rank_ranges():
     a = np.array([100.0, 101, 99, 100.5, 99.5, 100])
     b = np.array([70.0, 110, 75, 105, 80, 100])
     c = np.array([80.0, 81, 79, 80.5, 79.5, 80])
-    ranked = L.rank_with_ties({"a": a, "b": b, "c": c}, n_boot=1999)
+    ranked = L.rank_with_ties({"a": _reps(a), "b": _reps(b), "c": _reps(c)})
     labels = {r.server: r.label for r in ranked}
     assert labels == {"a": "1–2 (tie)", "b": "1–3 (tie)", "c": "2–3 (tie)"}
 
 
 def test_server_without_ci_ties_with_everyone():
-    ranked = L.rank_with_ties({"a": _normal(300), "b": [150.0, 151.0, 149.0], "c": _normal(100)}, n_boot=999)
+    ranked = L.rank_with_ties({"a": _normal(300), "b": _reps([150.0, 151.0, 149.0]), "c": _normal(100)})
     labels = {r.server: r.label for r in ranked}
     assert labels == {"a": "1–2 (tie)", "b": "1–3 (tie)", "c": "2–3 (tie)"}
     assert next(r for r in ranked if r.server == "b").score.reason == "CI needs ≥ 5 runs"
@@ -63,7 +67,7 @@ def test_rep_scores_use_complete_ok_reps_only(tmp_path):
     assert len(scores["lang_go_std"]) == 4 and len(scores["lang_rust_std"]) == 5
     r = run.runs
     rep1 = r[(r["server"] == "lang_rust_std") & (r["rep"] == 1) & r["scenario"].isin(L.KEEPALIVE)]
-    assert scores["lang_rust_std"][0] == pytest.approx(rep1["req_per_s"].mean())
+    assert scores["lang_rust_std"][1] == pytest.approx(rep1["req_per_s"].mean())
 
 
 # ---------------------------------------------------------------- guesses and rules
@@ -139,14 +143,14 @@ def test_fake_languages_frames(lang_run):
 
 def test_language_tables(lang_run):
     r = lang_run.runs
-    root = L.endpoint_table(r, L.ROOT, "lang_go_std", n_boot=999)
+    root = L.endpoint_table(r, L.ROOT, "lang_go_std")
     assert list(root.columns) == ["Language", "Server", "Tier", "n", "Requests", "Req/s", "P50", "P99", "Max",
                                   "CPU", "Memory", "Δ req/s vs Go std"]
     assert root.iloc[0]["Server"] == "C event loop (evloop)" and root.iloc[-1]["Language"] == "Python"
     assert "n = ok runs" in root.attrs["caption"] and "95%" in root.attrs["caption"]
     stdlib = L.endpoint_table(r, L.ROOT, None, "stdlib")
     assert set(stdlib["Tier"]) == {"stdlib"} and len(stdlib) == 6
-    rank = L.ranking_table(r, n_boot=999)
+    rank = L.ranking_table(r)
     labels = dict(zip(rank["Server"], rank["Rank"]))
     assert labels["Rust axum/tokio"] == labels["C++ Boost.Beast/Asio"] == "3–4 (tie)"
     assert labels["C event loop (evloop)"] == "1"
@@ -155,14 +159,14 @@ def test_language_tables(lang_run):
     assert verdict["Python http.server"].startswith("trouble: Root, POST, JSON, Query")
     assert verdict["C++ std::thread (8 threads)"].startswith("trouble: JSON")
     assert verdict["Go net/http"] == "fine"
-    rel = L.relative_table(r, n_boot=999)
+    rel = L.relative_table(r)
     go = rel[rel["Server"] == "Go net/http"].iloc[0]
     assert go["POST / root"].startswith("7") and go["JSON drop vs root"].split("%")[0] in {"25", "26", "27", "28", "29"}
     mem = L.memory_table(r)
     assert mem.iloc[0]["Language"] in {"Rust", "C"} and mem.iloc[-1]["Server"] == "Node.js Fastify + cluster"
-    close = L.close_table(r, n_boot=999)
+    close = L.close_table(r)
     assert all(d.startswith("−") for d in close["Δ req/s close vs keep-alive"] if "CI needs" not in d)
-    tiers = L.tier_table(r, n_boot=999)
+    tiers = L.tier_table(r)
     assert list(tiers["Language"]) == ["Go", "Rust", "JavaScript", "C++", "Python", "C"]
     guesses = L.guesses_table(r)
     assert len(guesses) == 6 and list(guesses["Seed's guess"])[0] == "250K+ req/s"
@@ -175,7 +179,7 @@ def test_language_tables(lang_run):
 
 
 def test_languages_summary(lang_run):
-    text = L.summary_text(lang_run.runs, "run-x", n_boot=999)
+    text = L.summary_text(lang_run.runs, "run-x")
     assert "3–4 (tie)" in text and "Production vs stdlib tier: Go +" in text
     assert "Seed's guesses (on 1 server core):" in text and "Failed runs: 1" in text
 
@@ -195,8 +199,7 @@ def test_new_notebooks_shape(name, fn):
     assert nb.metadata["kernelspec"]["name"] == "httplab"
     tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
     assert len(tagged) == 1
-    for p in ("run_dir = None", "out_dir = None", "n_boot = 9999", "confidence = 0.95", "baseline =",
-              "seed = 20261121", "raw_root =", "data_root ="):
+    for p in ("run_dir = None", "out_dir = None", "confidence = 0.95", "baseline =", "raw_root =", "data_root ="):
         assert p in tagged[0].source
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert all(not c.get("outputs") and c.get("execution_count") is None for c in code)

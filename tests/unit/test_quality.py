@@ -34,7 +34,7 @@ def aa_runs(spread=0.01, shift=0.0, seed=1):
 
 
 def test_noise_floor_from_the_aa_copy():
-    nf = Q.noise_floor(aa_runs(), n_boot=999)
+    nf = Q.noise_floor(aa_runs())
     assert nf.present and nf.original == "evloop"
     assert set(nf.deltas) == {("get_ping_c100", "req_per_s"), ("get_ping_c100", "cpu_us_per_req")}
     r = nf.deltas[("get_ping_c100", "req_per_s")]
@@ -53,7 +53,7 @@ def test_no_aa_copy_says_so():
     assert not nf.present and "No A/A copy" in Q.floor_sentence(nf)
     few = aa_runs()
     few = few[~((few["server"] == "evloop~aa") & (few["rep"] > 3))]
-    assert "fewer than 5" in Q.floor_sentence(Q.noise_floor(few, n_boot=999))
+    assert "fewer than 5" in Q.floor_sentence(Q.noise_floor(few))
 
 
 def test_below_floor():
@@ -70,12 +70,12 @@ def test_both_client_bound_is_no_req_finding():
     b = runs[runs["server"] == "go"].assign(client_bound=True, capacity_rps=100_000.0)
     a["capacity_rps"] *= np.linspace(0.99, 1.01, 5)
     b["capacity_rps"] *= np.linspace(1.01, 0.99, 5)
-    cell = delta_cell(a, b, "req_per_s", n_boot=999)
+    cell = delta_cell(a, b, "req_per_s")
     assert cell.startswith(f"{CLIENT_BOUND_MARK} both client-bound; capacity Δ +100%"), cell
     # one side not client-bound: the req/s Δ is reported
-    assert "client-bound" not in delta_cell(a, b.assign(client_bound=False), "req_per_s", n_boot=999)
+    assert "client-bound" not in delta_cell(a, b.assign(client_bound=False), "req_per_s")
     # other metrics are never replaced
-    assert "client-bound" not in delta_cell(a, b, "cpu_us_per_req", n_boot=999)
+    assert "client-bound" not in delta_cell(a, b, "cpu_us_per_req")
 
 
 def test_point_flags_table_lists_flagged_points():

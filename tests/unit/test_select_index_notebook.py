@@ -66,8 +66,8 @@ def test_notebook_shape():
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert "parameters" in code[0].metadata.get("tags", [])
     params = code[0].source
-    for name in ("run_dir = None", "out_dir = None", "n_boot = 9999", "confidence = 0.95",
-                 'baseline = "go"', "seed = 20261121", 'raw_root = "raw"', 'data_root = "data"'):
+    for name in ("run_dir = None", "out_dir = None", "confidence = 0.95",
+                 'baseline = "go"', 'raw_root = "raw"', 'data_root = "data"'):
         assert name in params
     assert all(not c.outputs and c.execution_count is None for c in code), "commit without outputs"
 
@@ -88,7 +88,7 @@ def test_notebook_executes_on_fake_run(tmp_path, monkeypatch):
     out = tmp_path / "out.ipynb"
     papermill.execute_notebook(str(REPO / "notebooks" / "http1.ipynb"), str(out), kernel_name="httplab",
                                parameters={"run_dir": str(run), "out_dir": str(tmp_path / "data"),
-                                           "n_boot": 999}, progress_bar=False)
+                                           }, progress_bar=False)
     nb = json.loads(out.read_text())
     text = json.dumps(nb, ensure_ascii=False)
     assert "| Connections" in text and "Δ C vs Go" in text and "Peak throughput" in text

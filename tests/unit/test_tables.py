@@ -8,7 +8,7 @@ from httplab.tables import (comparison_table, cost_table, failed_runs_table, lat
                             verify_table)
 from make_fake_run import make_fake_run
 
-FAST = {"n_boot": 2000, "seed": 1}
+FAST: dict = {}
 
 
 @pytest.fixture
