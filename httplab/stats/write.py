@@ -1,0 +1,77 @@
+"""Write a run's statistics frames: data/<run_id>/estimates.{parquet,csv} and
+comparisons.{parquet,csv} (schema: stats.schema, docs/data.md), and read them back validated.
+
+    python -m httplab.stats.write raw/<run_id> [data/<run_id>]
+
+The cross-scenario and cross-suite pairs below are the ones the reports discuss; every server pair
+of every scenario is always compared.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from .frames import comparisons_frame, estimates_frame
+from .schema import validate
+
+# (suite, scenario A, scenario B): one server's two scenarios, paired by rep (same server process).
+SCENARIO_PAIRS: tuple[tuple[str, str, str], ...] = (
+    ("languages", "post_json_c100", "get_root_c100"),
+    ("languages", "get_json_c100", "get_root_c100"),
+    ("languages", "get_query_c100", "get_root_c100"),
+    ("languages", "get_root_close_c100", "get_root_c100"),
+)
+# (suite A, suite B, scenario A, scenario B): between-suite comparisons (TLS cost, HTTP/2 vs 1.1).
+SUITE_PAIRS: tuple[tuple[str, str, str, str], ...] = (
+    ("https", "http1", "h1_get_ping_c100", "get_ping_c100"),
+    ("https", "h2c", "h2_get_ping_c100", "get_ping_c100"),
+    ("h2c", "http1", "get_ping_c100", "get_ping_c100"),
+)
+FRAME_NAMES = ("estimates", "comparisons")
+
+
+def stats_frames(runs: pd.DataFrame, confidence: float = 0.95) -> dict[str, pd.DataFrame]:
+    """The estimates and comparisons of a runs frame (all suites of a run)."""
+    return {"estimates": estimates_frame(runs, confidence=confidence),
+            "comparisons": comparisons_frame(runs, scenario_pairs=SCENARIO_PAIRS,
+                                             suite_pairs=SUITE_PAIRS, confidence=confidence)}
+
+
+def write_stats(frames: dict[str, pd.DataFrame], out_dir: Path) -> list[Path]:
+    """<name>.parquet and <name>.csv per frame, validated first."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, df in frames.items():
+        validate(df, name, str(out_dir / name))
+        df.to_parquet(out_dir / f"{name}.parquet", index=False)
+        df.to_csv(out_dir / f"{name}.csv", index=False)
+        written += [out_dir / f"{name}.parquet", out_dir / f"{name}.csv"]
+    return written
+
+
+def read_stats(data_dir: str | Path, name: str) -> pd.DataFrame:
+    """data/<run_id>/<name>.parquet, validated against the schema (SchemaError names the file)."""
+    path = Path(data_dir) / f"{name}.parquet"
+    return validate(pd.read_parquet(path), name, str(path))
+
+
+def main(argv: list[str] | None = None) -> int:
+    from ..rawrun import load_run
+    ap = argparse.ArgumentParser(prog="python -m httplab.stats.write", description=__doc__.split("\n\n")[0])
+    ap.add_argument("run_dir", type=Path)
+    ap.add_argument("out_dir", type=Path, nargs="?", help="default: data/<run_id> beside raw/")
+    ap.add_argument("--confidence", type=float, default=0.95)
+    args = ap.parse_args(argv)
+    run = load_run(args.run_dir)
+    out = args.out_dir or args.run_dir.resolve().parent.parent / "data" / run.run_id
+    frames = stats_frames(run.runs, args.confidence)
+    write_stats(frames, out)
+    print(f"{out}: estimates {len(frames['estimates'])} rows, comparisons {len(frames['comparisons'])} rows")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
