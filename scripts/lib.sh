@@ -435,7 +435,7 @@ create_run_meta() {
     commit=$(git -C "$LAB_ROOT" rev-parse --verify -q HEAD 2>/dev/null || echo none)
     dirty=$( [[ -n $(git -C "$LAB_ROOT" status --porcelain --untracked-files=no 2>/dev/null) ]] && echo true || echo false)
     mkdir -p "$dir"
-    state=$("$(lab_python)" -m httplab.hoststate --exclude-pid $$ 2>/dev/null) || state=null
+    state=$("$(lab_python)" -m httplab.parse.hoststate --exclude-pid $$ 2>/dev/null) || state=null
     jq -n --arg run_id "$(basename "$dir")" --arg profile "$profile" --arg start "$(utc_now)" \
         --argjson host_state "$state" \
         --arg suites "$suites" --arg scpu "$SERVER_CPUS" --arg ccpu "$CLIENT_CPUS" \
@@ -662,7 +662,7 @@ h2load_measure() {
 }
 
 # The latency run: the same load with --log-file (one line per request), reduced
-# at once to a compact histogram by httplab.h2log; the log itself is not kept
+# at once to a compact histogram by httplab.parse.h2log; the log itself is not kept
 # (tens of MB per run). Half the measured duration, rounded down (at least 1 s),
 # gives ≥ 10^4 samples at these rates and keeps the suite's time in bounds.
 h2load_after() {
@@ -672,7 +672,7 @@ h2load_after() {
     LAT_EXIT_CODE=0
     on_client h2load --log-file="$log" "${H2_ARGS[@]}" >"$part.lat.stdout.txt" 2>"$part.lat.stderr.txt" ||
         LAT_EXIT_CODE=$?
-    on_client "$(lab_python)" -m httplab.h2log "$log" "$part.lat.h2log.json" 2>>"$part.lat.stderr.txt" || true
+    on_client "$(lab_python)" -m httplab.parse.h2log "$log" "$part.lat.h2log.json" 2>>"$part.lat.stderr.txt" || true
     rm -f "$log"
 }
 
@@ -718,7 +718,7 @@ add_aa_copy() {
 }
 
 # suite_order: each rep's order of the servers, from a seeded random Latin square
-# (httplab.order): every server takes every position about equally often over the
+# (httplab.tidy.order): every server takes every position about equally often over the
 # reps, so a position effect (the first server after a pause, the last one on a
 # warm machine) cannot favour one of them, and can be tested from the tidy data.
 # Written once to <suite>/order.json with its seed; a resumed suite reads it back.
@@ -727,7 +727,7 @@ suite_order() {
     local file=$RUN_DIR/$SUITE/order.json seed
     if [[ ! -f $file ]]; then
         seed=${ORDER_SEED:-$(printf '%s' "$(basename "$RUN_DIR")/$SUITE" | cksum | cut -d' ' -f1)}
-        "$(lab_python)" -m httplab.order --seed "$seed" --reps "$REPS" --suite "$SUITE" \
+        "$(lab_python)" -m httplab.tidy.order --seed "$seed" --reps "$REPS" --suite "$SUITE" \
             -- "${SUITE_SERVERS[@]}" >"$file.tmp"
         mv "$file.tmp" "$file"
     fi
@@ -746,7 +746,7 @@ suite_order() {
 host_state() {
     local file=$RUN_DIR/$SUITE/host.$1.json
     [[ -f $file ]] && return 0
-    on_client "$(lab_python)" -m httplab.hoststate --exclude-pid $$ >"$file.tmp" 2>/dev/null &&
+    on_client "$(lab_python)" -m httplab.parse.hoststate --exclude-pid $$ >"$file.tmp" 2>/dev/null &&
         mv "$file.tmp" "$file" || { rm -f "$file.tmp"; log "note: host state ($1) could not be read"; }
 }
 

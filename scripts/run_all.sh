@@ -42,10 +42,10 @@ run_suites() {
 }
 
 # pack_raw: every complete suite of the run becomes one .tar.xz per server
-# (httplab.rawpack; the notebooks read packed runs as they are). Incomplete
+# (httplab.tidy.rawpack; the notebooks read packed runs as they are). Incomplete
 # suites stay unpacked so that a rerun can resume them.
 pack_raw() {
-    "$(lab_python)" -m httplab.rawpack pack "$RUN_DIR" \
+    "$(lab_python)" -m httplab.tidy.rawpack pack "$RUN_DIR" \
         || log "warning: packing $RUN_DIR failed (see above); its raw files stay unpacked"
 }
 
@@ -75,7 +75,7 @@ make_reports() {
             "$out/$nb.ipynb" --output-dir "$out"
         "$jupyter" nbconvert --log-level WARN --to markdown --no-input "$out/$nb.ipynb" --output-dir "$out"
     done
-    "$py" -m httplab.report_index "$REPORTS_ROOT" --raw "$RAW_ROOT"
+    "$py" -m httplab.report.index "$REPORTS_ROOT" --raw "$RAW_ROOT"
     log "reports: $out/ and $REPORTS_ROOT/index.html"
 }
 

@@ -17,7 +17,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from ..servers import aa_of, sort_servers
+from ..tidy.servers import aa_of, sort_servers
 from .methods import DEFAULT_CONFIDENCE, Ratio, center, ratio_by_rep
 from .metrics import METRICS, Metric
 from .schema import empty, validate

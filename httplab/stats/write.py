@@ -59,7 +59,7 @@ def read_stats(data_dir: str | Path, name: str) -> pd.DataFrame:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from ..rawrun import load_run
+    from ..tidy.rawrun import load_run
     ap = argparse.ArgumentParser(prog="python -m httplab.stats.write", description=__doc__.split("\n\n")[0])
     ap.add_argument("run_dir", type=Path)
     ap.add_argument("out_dir", type=Path, nargs="?", help="default: data/<run_id> beside raw/")

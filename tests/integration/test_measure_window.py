@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from httplab.rawrun import read_server_cost
-from httplab.cpuwindow import read_client_time, window_cpu
+from httplab.tidy.rawrun import read_server_cost
+from httplab.parse.cpuwindow import read_client_time, window_cpu
 
 ROOT = Path(__file__).resolve().parents[2]
 

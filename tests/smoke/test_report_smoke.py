@@ -141,7 +141,7 @@ def test_complete_suites_are_packed(run_id: str, report: str) -> None:
 
 
 def test_tidy_frame_has_one_ok_row_per_finished_point(run_id: str, report: str) -> None:
-    from httplab.rawpack import readable_view
+    from httplab.tidy.rawpack import readable_view
 
     suite, runs_file, _ = REPORTS[report]
     raw = readable_view(Path(SMOKE) / "raw" / run_id)

@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from httplab.order import balanced_orders, is_balanced
-from httplab.rawrun import load_run
+from httplab.tidy.order import balanced_orders, is_balanced
+from httplab.tidy.rawrun import load_run
 
 SMOKE = os.environ.get("LAB_SMOKE_DIR")
 pytestmark = pytest.mark.skipif(not SMOKE, reason="LAB_SMOKE_DIR not set (scripts/test.sh sets it)")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from httplab.h2log import compact_log, histogram_from, write_compact
+from httplab.parse.h2log import compact_log, histogram_from, write_compact
 from make_fake_run import (join_suite, make_fake_run, write_meta, write_server_json, write_suite_done,
                            write_verify)
 

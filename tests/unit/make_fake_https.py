@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from httplab.h2log import histogram_from, read_compact, write_compact
+from httplab.parse.h2log import histogram_from, read_compact, write_compact
 from make_fake_h2c import make_fake_h2c_run, scale_h2load_text
 from make_fake_run import (join_suite, scale_wrk_capture, write_meta, write_server_json, write_suite_done,
                            write_verify)

@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from httplab.errors import RawConsistencyError, RawFormatError
-from httplab.h2load import (check_consistency, has_summary, is_h2, parse_duration_us, parse_h2load_text,
+from httplab.parse.errors import RawConsistencyError, RawFormatError
+from httplab.parse.h2load import (check_consistency, has_summary, is_h2, parse_duration_us, parse_h2load_text,
                             parse_size_bytes, read_h2load_text)
 
 H2 = Path(__file__).resolve().parents[1] / "fixtures" / "h2load"

@@ -8,14 +8,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from httplab.errors import RawFormatError
-from httplab.h2load_loader import load_h2load_point
-from httplab.h2log import compact_log, histogram_from, write_compact
-from httplab.h2report import (h2_vs_h1_table, log_cost_ci, log_cost_table, log_cost_sentence, open_h2_report,
+from httplab.parse.errors import RawFormatError
+from httplab.parse.h2load_loader import load_h2load_point
+from httplab.parse.h2log import compact_log, histogram_from, write_compact
+from httplab.report.h2c import (h2_vs_h1_table, log_cost_ci, log_cost_table, log_cost_sentence, open_h2_report,
                               protocol_table, summary_text)
-from httplab.loadresult import known_tools, loader_for
-from httplab.rawrun import RUNS_COLUMNS, build_frames, fail_reasons, load_run
-from httplab.scenarios import h2c_sections, suite_sections
+from httplab.parse.loaders import known_tools, loader_for
+from httplab.tidy.rawrun import RUNS_COLUMNS, build_frames, fail_reasons, load_run
+from httplab.report.scenarios import h2c_sections, suite_sections
 from make_fake_h2c import H2_SCENARIOS, make_fake_h2c_run
 
 H2 = Path(__file__).resolve().parents[1] / "fixtures" / "h2load"

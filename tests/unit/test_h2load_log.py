@@ -1,4 +1,4 @@
-"""The h2load --log-file compactor (httplab.h2log) and its CLI."""
+"""The h2load --log-file compactor (httplab.parse.h2log) and its CLI."""
 import json
 import subprocess
 import sys
@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from httplab.errors import RawFormatError
-from httplab.h2log import compact_log, main, read_compact, write_compact
+from httplab.parse.errors import RawFormatError
+from httplab.parse.h2log import compact_log, main, read_compact, write_compact
 
 H2 = Path(__file__).resolve().parents[1] / "fixtures" / "h2load"
 REPO = Path(__file__).resolve().parents[2]
@@ -116,7 +116,7 @@ def test_cli(tmp_path, capsys):
 
 def test_cli_as_module(tmp_path):
     out = tmp_path / "m.json"
-    r = subprocess.run([sys.executable, "-m", "httplab.h2log", str(H2 / "log_404.log.tsv"), str(out)],
+    r = subprocess.run([sys.executable, "-m", "httplab.parse.h2log", str(H2 / "log_404.log.tsv"), str(out)],
                        cwd=REPO, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert json.loads(out.read_text())["status_counts"] == {"404": 500}

@@ -1,4 +1,4 @@
-"""httplab.hoststate: the collector on a fake /proc and /sys tree and on this machine, host_changes on
+"""httplab.parse.hoststate: the collector on a fake /proc and /sys tree and on this machine, host_changes on
 pairs of states, read_host_states, and the report header with and without host files."""
 import copy
 import json
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from httplab import hoststate as H
-from httplab.errors import RawFormatError
-from httplab.report import header_markdown, open_report
+from httplab.parse import hoststate as H
+from httplab.parse.errors import RawFormatError
+from httplab.report.engine import header_markdown, open_report
 from make_fake_run import make_fake_run
 
 REPO = Path(__file__).resolve().parents[2]
@@ -215,12 +215,12 @@ def test_collector_on_this_machine():
 
 
 def test_cli_prints_json_and_writes_a_file(tmp_path):
-    out = subprocess.run([sys.executable, str(REPO / "httplab" / "hoststate.py"), "--sample", "0.1",
+    out = subprocess.run([sys.executable, str(REPO / "httplab" / "parse" / "hoststate.py"), "--sample", "0.1",
                           "--exclude-pid", "1"], capture_output=True, text=True, check=True, cwd=tmp_path)
     doc = json.loads(out.stdout)
     assert doc["cores"] == os.cpu_count() and 1 in doc["excluded_pids"]
     target = tmp_path / "host.start.json"
-    subprocess.run([sys.executable, "-m", "httplab.hoststate", "--sample", "0", "-o", str(target)],
+    subprocess.run([sys.executable, "-m", "httplab.parse.hoststate", "--sample", "0", "-o", str(target)],
                    check=True, cwd=REPO)
     assert json.loads(target.read_text())["schema"] == H.SCHEMA
     assert not (tmp_path / "host.start.json.tmp").exists()

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from httplab.errors import RawFormatError
-from httplab.h2load_loader import load_h2load_point
-from httplab.rawrun import RUNS_COLUMNS, TEXT_EXTRA_COLUMNS, load_run
-from httplab.tls_info import (alpn_problem, parse_certificate, parse_h2load_tls, parse_s_client,
+from httplab.parse.errors import RawFormatError
+from httplab.parse.h2load_loader import load_h2load_point
+from httplab.tidy.rawrun import RUNS_COLUMNS, TEXT_EXTRA_COLUMNS, load_run
+from httplab.parse.tls_info import (alpn_problem, parse_certificate, parse_h2load_tls, parse_s_client,
                               read_certificate, read_s_client)
 
 TLS = Path(__file__).resolve().parents[1] / "fixtures" / "tls"
@@ -173,7 +173,7 @@ def test_alpn_mismatch_and_missing_tls_fail(https_run):
 
 
 def test_tls_tables_and_summary(https_run):
-    from httplab.https_report import tls_cost_table, tls_params_table
+    from httplab.report.https import tls_cost_table, tls_params_table
     h = https_run.suite("https").runs
     full = https_run.runs
     t1 = tls_cost_table(h, full[full["suite"] == "http1"], "h1")
@@ -192,7 +192,7 @@ def test_tls_tables_and_summary(https_run):
 
 
 def test_https_report_context(https_run, tmp_path):
-    from httplab import https_report as HS
+    from httplab.report import https as HS
     ctx = HS.open_https_report(run_dir=https_run.run_dir, out_dir=tmp_path / "out")
     assert {p.name for p in ctx.written} == {"https_runs.parquet", "https_latency.parquet"}
     assert [s for s in HS.sections(ctx)] == ["h1_ping", "h1_echo", "h2_ping", "h2_echo_get", "h2_echo_post"]
@@ -212,7 +212,7 @@ def test_https_report_context(https_run, tmp_path):
 
 def test_filtered_probe_as_lib_sh_writes_it():
     """scripts/lib.sh keeps only s_client's descriptive lines; they still give version, cipher and ALPN."""
-    from httplab.tls_info import read_s_client
+    from httplab.parse.tls_info import read_s_client
 
     info = read_s_client(TLS / "h2_tls13.filtered.tls.txt")
     assert (info.version, info.cipher, info.alpn, info.connected) == (

@@ -9,8 +9,8 @@ import nbformat
 import numpy as np
 import pytest
 
-from httplab import lang_report as L
-from httplab.rawrun import RUNS_COLUMNS, load_run
+from httplab.report import languages as L
+from httplab.tidy.rawrun import RUNS_COLUMNS, load_run
 from httplab.stats import MeanCI, RatioCI
 
 REPO = Path(__file__).resolve().parents[2]

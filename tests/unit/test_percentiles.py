@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from httplab.percentiles import weighted_mean, weighted_percentile, weighted_percentiles
+from httplab.parse.percentiles import weighted_mean, weighted_percentile, weighted_percentiles
 
 
 def test_nearest_rank_on_unit_counts():
@@ -53,7 +53,7 @@ def test_weighted_mean():
 
 
 def test_coarsen_histogram_bounds_the_error_and_keeps_counts():
-    from httplab.percentiles import coarsen_histogram
+    from httplab.parse.percentiles import coarsen_histogram
 
     rng = np.random.default_rng(3)
     values = np.unique(rng.integers(1, 2_000_000, 50_000)).astype(float)
@@ -73,7 +73,7 @@ def test_coarsen_histogram_bounds_the_error_and_keeps_counts():
 
 
 def test_coarsened_percentiles_stay_within_half_a_percent():
-    from httplab.percentiles import coarsen_histogram
+    from httplab.parse.percentiles import coarsen_histogram
 
     rng = np.random.default_rng(4)
     lat = np.round(rng.lognormal(7, 0.8, 200_000))

@@ -1,12 +1,12 @@
-"""The run-quality layer (httplab.quality): the A/A noise floor, its sentence beside Δ tables,
+"""The run-quality layer (httplab.report.quality): the A/A noise floor, its sentence beside Δ tables,
 client-bound Δ cells, the flagged-points table and the position effect."""
 import numpy as np
 import pandas as pd
 import pytest
 
-from httplab import quality as Q
+from httplab.report import quality as Q
 from httplab.stats import RatioCI
-from httplab.tables import CLIENT_BOUND_MARK, delta_cell
+from httplab.report.tables import CLIENT_BOUND_MARK, delta_cell
 
 
 def frame(rows):

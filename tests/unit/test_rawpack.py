@@ -1,4 +1,4 @@
-"""httplab.rawpack: packed suites load exactly as unpacked ones, archives are deterministic and
+"""httplab.tidy.rawpack: packed suites load exactly as unpacked ones, archives are deterministic and
 verified, incomplete suites are never packed, broken archives are named; tidy frames are parquet
 with CSV only on request."""
 from __future__ import annotations
@@ -14,10 +14,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from httplab import rawpack
-from httplab.errors import RawFormatError
-from httplab.rawpack import RawPackError, pack_run, readable_view, unpack_run
-from httplab.rawrun import load_run, write_tidy
+from httplab.tidy import rawpack
+from httplab.parse.errors import RawFormatError
+from httplab.tidy.rawpack import RawPackError, pack_run, readable_view, unpack_run
+from httplab.tidy.rawrun import load_run, write_tidy
 from make_fake_h2c import make_fake_h2c_run
 from make_fake_https import make_fake_https_run
 from make_fake_languages import add_languages_suite
@@ -262,7 +262,7 @@ def test_csv_only_on_request(tmp_path, monkeypatch):
     monkeypatch.delenv("HTTPLAB_CSV")
     write_tidy(run.frames(), out)
 
-    from httplab.tidy_csv import main as tidy_csv
+    from httplab.tidy.to_csv import main as tidy_csv
     assert tidy_csv([str(out)]) == 0
     back = pd.read_csv(out / "runs.csv")
     assert len(back) == len(run.runs) and list(back.columns) == list(run.runs.columns)

@@ -5,8 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from httplab.errors import RawConsistencyError, RawFormatError
-from httplab.rawrun import (LATENCY_COLUMNS, RUNS_COLUMNS, build_frames, load_run, load_suites,
+from httplab.parse.errors import RawConsistencyError, RawFormatError
+from httplab.tidy.rawrun import (LATENCY_COLUMNS, RUNS_COLUMNS, build_frames, load_run, load_suites,
                             load_verify, write_tidy)
 from make_fake_run import DEFAULT_SCENARIOS, FIXTURES, make_fake_run
 

@@ -4,10 +4,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from httplab.errors import NoRunError
-from httplab.paths import repo_root
-from httplab.report_index import main as index_main
-from httplab.runs_select import default_run_dir, list_runs
+from httplab.parse.errors import NoRunError
+from httplab.tidy.paths import repo_root
+from httplab.report.index import main as index_main
+from httplab.tidy.runs_select import default_run_dir, list_runs
 from make_fake_run import make_fake_run
 
 REPO = Path(__file__).resolve().parents[2]
@@ -98,7 +98,7 @@ def test_notebook_executes_on_fake_run(tmp_path, monkeypatch):
 def test_default_run_is_the_newest_complete_run_holding_the_suite(tmp_path):
     import json
 
-    from httplab.runs_select import default_run_dir
+    from httplab.tidy.runs_select import default_run_dir
 
     def run(run_id, start, suites):
         d = tmp_path / run_id

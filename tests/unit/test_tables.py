@@ -1,10 +1,10 @@
 import pandas as pd
 import pytest
 
-from httplab.rawrun import build_frames
-from httplab.scenarios import http1_sections, scenario_label, uncovered
-from httplab.summary import summary_block
-from httplab.tables import (comparison_table, cost_table, failed_runs_table, latency_table, to_markdown,
+from httplab.tidy.rawrun import build_frames
+from httplab.report.scenarios import http1_sections, scenario_label, uncovered
+from httplab.report.summary import summary_block
+from httplab.report.tables import (comparison_table, cost_table, failed_runs_table, latency_table, to_markdown,
                             verify_table)
 from make_fake_run import make_fake_run
 

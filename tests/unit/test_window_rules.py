@@ -1,15 +1,15 @@
 """Issue 11's per-point rules on fixtures: the window's own memory peak, the client-bound and noisy
-flags with their thresholds (httplab.bounds), the load tool's CPU, positions and A/A naming."""
+flags with their thresholds (httplab.tidy.bounds), the load tool's CPU, positions and A/A naming."""
 import json
 import math
 from pathlib import Path
 
 import pytest
 
-from httplab import bounds
-from httplab.cpuwindow import read_client_time, window_cpu
-from httplab.errors import RawFormatError
-from httplab.rawrun import aa_of, build_frames, read_server_cost
+from httplab.tidy import bounds
+from httplab.parse.cpuwindow import read_client_time, window_cpu
+from httplab.parse.errors import RawFormatError
+from httplab.tidy.rawrun import aa_of, build_frames, read_server_cost
 from make_fake_run import make_fake_run, write_cpu_window
 
 
@@ -79,8 +79,8 @@ def test_old_window_loses_the_tools_tail(tmp_path):
 
 
 def test_window_tail_only_for_wrk_windows_read_at_exit():
-    from httplab.loadresult import LoadResult
-    from httplab.rawrun import ServerCost, window_tail_s
+    from httplab.parse.loadresult import LoadResult
+    from httplab.tidy.rawrun import ServerCost, window_tail_s
     import numpy as np
     res = LoadResult(tool="wrk", requests=100, duration_s=3.0, bytes_read=0.0, errors={},
                      lat_mean_us=1.0, lat_max_us=1.0, hist_kind="none",

@@ -3,8 +3,8 @@ import math
 
 import pytest
 
-from httplab.errors import RawConsistencyError, RawFormatError
-from httplab.wrk import (check_req_per_s, parse_bytes, parse_metric, parse_time_us, parse_wrk_json,
+from httplab.parse.errors import RawConsistencyError, RawFormatError
+from httplab.parse.wrk import (check_req_per_s, parse_bytes, parse_metric, parse_time_us, parse_wrk_json,
                          parse_wrk_text, read_wrk_json, read_wrk_text)
 
 STEMS = ["clean_ping", "latency_ping", "non2xx", "write_errors", "read_errors", "timeouts",

@@ -1,12 +1,12 @@
 """The host's state, recorded at the start and end of each suite (issue 11, item 4).
 
-    python httplab/hoststate.py [--exclude-pid PID ...] [--sample S] [-o FILE]   # fast: no pandas
-    python -m httplab.hoststate [--exclude-pid PID ...] > host.start.json          # same, ~1 s slower
+    python httplab/parse/hoststate.py [--exclude-pid PID ...] [--sample S] [-o FILE]   # fast: no pandas
+    python -m httplab.parse.hoststate [--exclude-pid PID ...] > host.start.json          # same, ~1 s slower
 
 prints one JSON object (the keys are listed in `collect_host_state`). Every value that cannot be read
 is null, never an exception. The shell writes it to raw/<run_id>/<suite>/host.start.json and
 host.end.json; `read_host_states` reads the pair back, `host_changes` says in sentences what moved
-that matters for a benchmark, and the report header (httplab.report.header_markdown) shows both.
+that matters for a benchmark, and the report header (httplab.report.engine.header_markdown) shows both.
 
 The module imports nothing from httplab at load time (and no pandas), so that running it as a
 script costs a few tens of milliseconds plus the sampling interval.
@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterable
 #: The load average is recorded and shown but is no warning: at a suite's start or end it counts the
 #: suite's own work of the last minute (the languages suite's 8-thread pools pinned to one core
 #: alone make it ~9), so it cannot tell other work from ours. Other processes are judged by their
-#: own CPU time instead (BUSY_PROCESS_WARN_PCT; and per point, httplab.bounds.FOREIGN_MAX_PCT).
+#: own CPU time instead (BUSY_PROCESS_WARN_PCT; and per point, httplab.tidy.bounds.FOREIGN_MAX_PCT).
 #: A process other than the excluded ones (the suite's servers and tools, the collector) using more
 #: than this share of one core, in percent, over the collector's sampling interval is a warning.
 BUSY_PROCESS_WARN_PCT = 5.0
@@ -540,7 +540,7 @@ def aslr_text(v: Any) -> str:
 
 # ---------------------------------------------------------------- CLI
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Print the host's state as JSON (httplab.hoststate).")
+    ap = argparse.ArgumentParser(description="Print the host's state as JSON (httplab.parse.hoststate).")
     ap.add_argument("--exclude-pid", type=int, action="append", default=[], metavar="PID",
                     help="leave this process out of the busiest processes (repeatable)")
     ap.add_argument("--sample", type=float, default=SAMPLE_S, metavar="S",

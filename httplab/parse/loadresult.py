@@ -8,9 +8,8 @@ None when the tool left no machine-readable output (e.g. it died at start-up). B
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -56,35 +55,3 @@ class LoadResult:
         if self.error_total is not None:
             return int(self.error_total)
         return int(sum(self.errors.values()))
-
-
-Loader = Callable[[Path, int], "LoadResult | None"]
-_LOADERS: dict[str, Loader] = {}
-
-
-def register_loader(tool: str, loader: Loader) -> None:
-    _LOADERS[tool] = loader
-
-
-def loader_for(tool: str) -> Loader:
-    if not _LOADERS:
-        _register_builtin()
-    try:
-        return _LOADERS[tool]
-    except KeyError:
-        raise KeyError(f"no raw loader for load tool {tool!r} (known: {sorted(_LOADERS)})") from None
-
-
-def known_tools() -> list[str]:
-    if not _LOADERS:
-        _register_builtin()
-    return sorted(_LOADERS)
-
-
-def _register_builtin() -> None:
-    from .wrk_loader import load_wrk_point
-
-    _LOADERS.setdefault("wrk", load_wrk_point)
-    from .h2load_loader import load_h2load_point
-
-    _LOADERS.setdefault("h2load", load_h2load_point)

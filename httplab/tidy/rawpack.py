@@ -1,8 +1,8 @@
 """Packing finished raw suites into one compressed archive per server, and reading them back.
 
-    python -m httplab.rawpack pack   RAW_RUN_DIR [--suite S]...   # every complete suite (suite.json)
-    python -m httplab.rawpack unpack RAW_RUN_DIR [--suite S]... [--out DIR]
-    python -m httplab.rawpack check  RAW_RUN_DIR
+    python -m httplab.tidy.rawpack pack   RAW_RUN_DIR [--suite S]...   # every complete suite (suite.json)
+    python -m httplab.tidy.rawpack unpack RAW_RUN_DIR [--suite S]... [--out DIR]
+    python -m httplab.tidy.rawpack check  RAW_RUN_DIR
 
 Packed layout: each server directory of a complete suite, raw/<run>/<suite>/<server>/ (verify
 transcripts, server logs, every scenario directory and point file), becomes one archive
@@ -50,12 +50,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import RawFormatError
+from ..parse.errors import RawFormatError
 
 ARCHIVE_SUFFIX = ".tar.xz"
 HIST_MEMBER = ".rawpack-hist"  # inside <server>/ in the archive
 HIST_MAGIC = b"httplab-rawpack-hist 1\n"
-PLACEHOLDER = b'"@rawpack-hist: unpack with python -m httplab.rawpack unpack"'
+PLACEHOLDER = b'"@rawpack-hist: unpack with python -m httplab.tidy.rawpack unpack"'
 HIST_KEY = re.compile(rb'"latency_hist":\s?')
 # [[v,c],[v,c]] (report.lua, h2log) or [[v, c], [v, c]] (json.dumps defaults)
 HIST_ARRAY = re.compile(rb"\[(?:\[\d+, ?\d+\](?:, ?\[\d+, ?\d+\])*)?\]")
@@ -296,7 +296,7 @@ def archive_of(server_dir: Path) -> Path:
 def _conflict(server_dir: Path) -> str:
     a = archive_of(server_dir)
     return (f"both {server_dir}/ and {a} exist: refusing to guess which is right. If `python -m "
-            f"httplab.rawpack check {server_dir.parent.parent}` passes, the archive is complete "
+            f"httplab.tidy.rawpack check {server_dir.parent.parent}` passes, the archive is complete "
             f"(packing verifies it before removing the directory): remove the directory; otherwise "
             f"remove the archive and pack again")
 
@@ -591,7 +591,7 @@ def relocate_error(exc: RawFormatError, view: Path, run_dir: Path) -> RawFormatE
 
 # ---------------------------------------------------------------- CLI
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m httplab.rawpack",
+    ap = argparse.ArgumentParser(prog="python -m httplab.tidy.rawpack",
                                  description="Pack complete raw suites into one .tar.xz per server, "
                                              "unpack them, or check the archives.")
     sub = ap.add_subparsers(dest="cmd", required=True)

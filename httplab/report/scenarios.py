@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from .aggregate import Where, select
+from ..stats.select import Where, select
 from .fmt import fmt_size
 
 

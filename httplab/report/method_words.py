@@ -1,7 +1,9 @@
 """How the reports describe the statistics, in one place (stats.methods is what they describe)."""
 from __future__ import annotations
 
-from .stats import MIN_RUNS
+import pandas as pd
+
+from ..stats import MIN_RUNS
 
 
 def ci_words(confidence: float) -> str:
@@ -32,13 +34,10 @@ def statistics_line(confidence: float) -> str:
             "simulation (method notes)")
 
 
-def coverage_table():
+def coverage_table() -> "pd.DataFrame":
     """The measured coverage of the intervals (stats.coverage's committed table) as a report table:
     one row per method, design, noise and spread; one column per n."""
-    import pandas as pd
-
-    from .stats import MIN_RUNS
-    from .stats.coverage import TRUE_RATIO, committed_table
+    from ..stats.coverage import TRUE_RATIO, committed_table
 
     t = committed_table()
     names = {"center": "one server's figure", "ratio_welch": "Δ, unpaired (Welch)",

@@ -1,6 +1,6 @@
 """Writes reports/index.html linking every reports/<run_id>/<suite>.html and .md, newest first.
 
-    python -m httplab.report_index reports/ [--raw raw/]
+    python -m httplab.report.index reports/ [--raw raw/]
 
 Run id, profile and date come from raw/<run_id>/meta.json when it exists (raw defaults to the
 `raw` folder beside the reports folder).
@@ -12,8 +12,8 @@ import html
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import RawFormatError
-from .rawrun import read_meta
+from ..parse.errors import RawFormatError
+from ..tidy.rawrun import read_meta
 
 
 @dataclass(frozen=True)

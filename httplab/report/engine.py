@@ -9,10 +9,10 @@ from typing import Any
 
 import pandas as pd
 
-from .paths import repo_root, resolve
+from ..tidy.paths import repo_root, resolve
 from .quality import NoiseFloor, floor_sentence, noise_floor
-from .rawrun import RawRun, load_run, write_tidy
-from .runs_select import default_run_dir
+from ..tidy.rawrun import RawRun, load_run, write_tidy
+from ..tidy.runs_select import default_run_dir
 from .method_words import statistics_line
 
 
@@ -57,7 +57,7 @@ def open_report(suite: str, run_dir: str | Path | None = None, out_dir: str | Pa
     or cwd), pick the run (run_dir or default_run_dir(raw_root)), load it, keep one suite, and
     write its tidy frames to out_dir (default data_root/<run_id>) as <frames_prefix><name>.parquet
     (.csv too on request, see rawrun.write_tidy; a prefix keeps two suites of one run from
-    overwriting each other's files). A packed run (httplab.rawpack) is read as it is."""
+    overwriting each other's files). A packed run (httplab.tidy.rawpack) is read as it is."""
     root = repo_root(start)
     rdir = resolve(run_dir, root) if run_dir else default_run_dir(resolve(raw_root, root), suite)
     full = load_run(rdir)
@@ -152,7 +152,7 @@ def _load(s: dict[str, Any] | None) -> str:
 
 
 def _busy_procs(s: dict[str, Any] | None) -> str:
-    from .hoststate import BUSY_PROCESS_WARN_PCT
+    from ..parse.hoststate import BUSY_PROCESS_WARN_PCT
     if s is None:
         return "not recorded"
     if not isinstance(s.get("busiest"), list):
@@ -165,7 +165,7 @@ def _busy_procs(s: dict[str, Any] | None) -> str:
 
 
 def _steal(start: dict[str, Any], end: dict[str, Any] | None, where: str = "suite start") -> str:
-    from .hoststate import steal_between
+    from ..parse.hoststate import steal_between
     steal = steal_between(start, end)
     if steal:
         per_cpu = ", ".join(f"{k} {v:.1%}" for k, v in steal.items() if k != "all")
@@ -187,9 +187,9 @@ def _memory(s: dict[str, Any], where: str = "suite start") -> str:
 
 def host_state_markdown(ctx: ReportContext) -> tuple[list[str], list[tuple[str, str]]]:
     """(warnings, table rows) for the suite's host state: raw/<run>/<suite>/host.{start,end}.json
-    (httplab.hoststate), compared with each other, with meta.json's host block and with the run's
+    (httplab.parse.hoststate), compared with each other, with meta.json's host block and with the run's
     start state (meta.json host_state). A run without host files gets one 'not recorded' row."""
-    from .hoststate import aslr_text, fact_changes, host_changes, read_host_states
+    from ..parse.hoststate import aslr_text, fact_changes, host_changes, read_host_states
     meta = ctx.run.meta
     states = read_host_states(ctx.run.run_dir, ctx.suite)
     start, end = states["start"], states["end"]

@@ -11,12 +11,12 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.figure import Figure
 
-from .aggregate import Where, ok_runs, select
+from ..stats.select import Where, ok_runs, select
 from .fmt import fmt_size
-from .percentiles import weighted_percentiles
+from ..parse.percentiles import weighted_percentiles
 from .scenarios import scenario_label, scenario_sort_key
-from .servers import display_name, sort_servers
-from .stats import mean_ci
+from ..tidy.servers import display_name, sort_servers
+from ..stats import mean_ci
 
 
 VARY_TICK = {"size_bytes": fmt_size, "connections": lambda v: f"{int(v)}"}

@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from .aggregate import column, ok_runs
+from ..stats.select import column, ok_runs
 from .fmt import fmt_float, fmt_mean_ci
-from .report import ReportContext, compared_servers, open_report, sections
+from .engine import ReportContext, compared_servers, open_report, sections
 from .scenarios import Section
-from .servers import REFERENCE_SERVERS, display_name, short_name, sort_servers
+from ..tidy.servers import REFERENCE_SERVERS, display_name, short_name, sort_servers
 from .method_words import between_suites_words, ci_words
-from .stats import RatioCI, format_delta, mean_ci, ratio_ci
+from ..stats import RatioCI, format_delta, mean_ci, ratio_ci
 from .summary import summary_block
 from .tables import _with_meta
-from .tls_info import CertInfo, read_certificate
+from ..parse.tls_info import CertInfo, read_certificate
 
 SUITE = "https"
 # (key, cleartext suite, its scenario, https scenario, cleartext label, TLS label)
@@ -47,7 +47,7 @@ _H2LOAD_TRANSFER = ("h2load's traffic total over TLS, i.e. decrypted bodies, hea
 
 def section_table(ctx: ReportContext, key: str) -> pd.DataFrame:
     """report.section_table; the HTTPS/2 POST table's Transfer/s worded as h2load counts it."""
-    from .report import section_table as generic
+    from .engine import section_table as generic
     df = generic(ctx, key)
     cap = df.attrs.get("caption", "")
     if key.startswith("h2") and "binary units as wrk prints them" in cap:

@@ -21,12 +21,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .errors import RawFormatError
-from .jsonio import read_json_object, require
-from .loadresult import LoadResult, loader_for
+from ..parse.errors import RawFormatError
+from ..parse.jsonio import read_json_object, require
+from ..parse.loaders import loader_for
+from ..parse.loadresult import LoadResult
 from . import bounds
-from .cpuwindow import window_cpu
-from .percentiles import coarsen_histogram, weighted_percentiles
+from ..parse.cpuwindow import window_cpu
+from ..parse.percentiles import coarsen_histogram, weighted_percentiles
 from .rawpack import readable_view, relocate_error
 from .servers import aa_of
 
@@ -42,7 +43,7 @@ RUNS_COLUMNS: tuple[str, ...] = (
     "scenario", "pipeline", "fail_reason", "hist_kind", "capacity_rps", "rss_warm_kb",
     "rss_peak_method", "noisy_reason", "aa_of", "start_utc", "window_s", "window_end",
 )
-# Units and meaning of the columns added for issue 11 (see httplab.bounds for the flags' rules):
+# Units and meaning of the columns added for issue 11 (see httplab.tidy.bounds for the flags' rules):
 #   position         1-based slot of the server in its rep's order (order.json; inferred from the
 #                    points' start times in runs made before the order was recorded)
 #   client_cpu_s     the load tool's CPU seconds over the window (GNU time); client_busy and
@@ -251,7 +252,7 @@ def _point_row(run_id: str, run_dir: Path, scenario_dir: Path, scen: dict[str, A
     reasons = fail_reasons(exit_code, result, alive, tool)
     tls_cols: dict[str, str | None] = {}
     if scen["tls"]:
-        from .tls_info import point_tls
+        from ..parse.tls_info import point_tls
         tls_cols, tls_reasons = point_tls(scenario_dir, rep, scen, result.text if result else None)
         reasons.extend(tls_reasons)
 
@@ -509,7 +510,7 @@ def write_tidy(frames: Mapping[str, pd.DataFrame], out_dir: str | Path, csv: boo
                ) -> list[Path]:
     """Write each frame as <name>.parquet under out_dir (created), and <name>.csv beside it only on
     request: csv=True, or csv=None and the environment variable HTTPLAB_CSV=1 (`python -m
-    httplab.tidy_csv data/<run_id>` makes the CSVs of written frames later). Without CSV, a
+    httplab.tidy.to_csv data/<run_id>` makes the CSVs of written frames later). Without CSV, a
     <name>.csv left from an earlier write is removed (it would disagree with the parquet file).
     Returns the paths written."""
     if csv is None:

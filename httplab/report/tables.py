@@ -9,13 +9,13 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .aggregate import Where, by_rep, column, ok_runs, select
+from ..stats.select import Where, by_rep, column, ok_runs, select
 from .fmt import fmt_bytes_rate, fmt_float, fmt_mean_ci, fmt_size, fmt_us
 from .scenarios import scenario_label, scenario_sort_key
-from .servers import REFERENCE_SERVERS, display_name, short_name, sort_servers
+from ..tidy.servers import REFERENCE_SERVERS, display_name, short_name, sort_servers
 from .quality import mostly_client_bound
 from .method_words import ci_words, delta_words
-from .stats import format_delta, mean_ci, ratio_ci_by_rep, tail_ratio
+from ..stats import format_delta, mean_ci, ratio_ci_by_rep, tail_ratio
 
 METRIC_LABELS: dict[str, str] = {
     "req_per_s": "req/s", "bytes_per_s": "Transfer/s", "cpu_us_per_req": "CPU-µs/req",

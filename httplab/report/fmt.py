@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from .stats import MeanCI, NEEDS_RUNS
+from ..stats import MeanCI, NEEDS_RUNS
 
 KIB, MIB, GIB = 1024.0, 1024.0**2, 1024.0**3
 

@@ -13,7 +13,7 @@ find them in one place:
   and shown, never silently dropped.
 
 Busy fractions are of the cores' whole time over the window (user, nice, system, irq, softirq and
-steal over all ticks), from /proc/stat read around the window (httplab.cpuwindow).
+steal over all ticks), from /proc/stat read around the window (httplab.parse.cpuwindow).
 """
 from __future__ import annotations
 

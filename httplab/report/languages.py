@@ -25,16 +25,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .aggregate import by_rep, column, ok_runs
+from ..stats.select import by_rep, column, ok_runs
 from .fmt import fmt_count, fmt_float, fmt_kilo, fmt_mean_ci, fmt_us
-from .report import ReportContext, open_report
+from .engine import ReportContext, open_report
 from .scenarios import LANGUAGE_ENDPOINTS
-from .servers import display_name, is_aa_copy, language, short_name, sort_servers, tier
+from ..tidy.servers import display_name, is_aa_copy, language, short_name, sort_servers, tier
 from .quality import mostly_client_bound
 from .tables import CLIENT_BOUND_MARK, client_bound_words, delta_cell
 from .method_words import ci_words, delta_words
-from .stats.multiple import holm, rank_ranges
-from .stats import (MIN_RUNS, MINUS, MeanCI, RatioCI, format_delta, mean_ci, ratio_by_rep, ratio_ci_by_rep,
+from ..stats.multiple import holm, rank_ranges
+from ..stats import (MIN_RUNS, MINUS, MeanCI, RatioCI, format_delta, mean_ci, ratio_by_rep, ratio_ci_by_rep,
                     tail_ratio)
 from .tables import _with_meta
 

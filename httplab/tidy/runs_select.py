@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import NoRunError, RawFormatError
+from ..parse.errors import NoRunError, RawFormatError
 from .rawrun import read_meta
 
 

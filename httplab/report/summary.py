@@ -7,11 +7,11 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .aggregate import by_rep, ok_runs, select
+from ..stats.select import by_rep, ok_runs, select
 from .fmt import fmt_bytes_rate, fmt_kilo, fmt_size
 from .scenarios import Section, scenario_label
-from .servers import display_name, short_name
-from .stats import RatioCI, format_delta, mean_ci, ratio_ci_by_rep
+from ..tidy.servers import display_name, short_name
+from ..stats import RatioCI, format_delta, mean_ci, ratio_ci_by_rep
 
 _LEVEL_FMT = {"size_bytes": fmt_size, "connections": lambda v: f"{int(v)} connections"}
 

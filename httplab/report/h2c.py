@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from .aggregate import column, ok_runs, select
+from ..stats.select import column, ok_runs, select
 from .fmt import fmt_mean_ci
-from .report import ReportContext, compared_servers, open_report, sections
+from .engine import ReportContext, compared_servers, open_report, sections
 from .scenarios import scenario_label, scenario_sort_key
-from .servers import display_name, short_name, sort_servers
+from ..tidy.servers import display_name, short_name, sort_servers
 from .method_words import between_suites_words, ci_words
-from .stats import MIN_RUNS, RatioCI, format_delta, mean_ci, ratio_ci, ratio_paired
+from ..stats import MIN_RUNS, RatioCI, format_delta, mean_ci, ratio_ci, ratio_paired
 from .summary import summary_block
 from .tables import _with_meta  # same table conventions (attrs title/caption)
 
@@ -217,7 +217,7 @@ def _recaption(df: pd.DataFrame, old: str, new: str) -> pd.DataFrame:
 
 def section_table(ctx: ReportContext, key: str) -> pd.DataFrame:
     """report.section_table with h2load's wording (Transfer/s as h2load counts it)."""
-    from .report import section_table as generic
+    from .engine import section_table as generic
     df = generic(ctx, key)
     return _recaption(df, "binary units as wrk prints them",
                       "h2load's traffic total, i.e. bodies, headers and HTTP/2 framing; binary units")

@@ -1,5 +1,5 @@
 """How far a run's numbers can be trusted: its A/A noise floor, and which points were client-bound
-or noisy (httplab.bounds). Pure functions over the runs frame; report.py and the tables format them.
+or noisy (httplab.tidy.bounds). Pure functions over the runs frame; report.py and the tables format them.
 
 The A/A noise floor: in the full profile each suite runs a second, independent instance of the C
 server ("evloop~aa", scripts/lib.sh) in its own slot of every rep's order, on the suite's headline
@@ -15,11 +15,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import bounds
-from .aggregate import by_rep, ok_runs
+from ..tidy import bounds
+from ..stats.select import by_rep, ok_runs
 from .fmt import fmt_pct
-from .servers import display_name
-from .stats import RatioCI, format_delta, ratio_ci_by_rep
+from ..tidy.servers import display_name
+from ..stats import RatioCI, format_delta, ratio_ci_by_rep
 
 FLOOR_METRICS: dict[str, str] = {"req_per_s": "req/s", "cpu_us_per_req": "CPU-µs/req"}
 
@@ -172,7 +172,7 @@ def position_effect_table(runs: pd.DataFrame, metric: str = "req_per_s", confide
     with a Student-t CI. With a randomised, balanced order every server visits every slot, so a slot
     whose interval excludes 0 shows a position effect of the method itself (a first server after a
     pause, a last one on a warm machine), not of any server."""
-    from .stats import signed_mean_ci
+    from ..stats import signed_mean_ci
 
     ok = ok_runs(runs)
     if ok.empty or "position" not in ok or ok["position"].isna().all():

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .errors import NoRunError
+from ..parse.errors import NoRunError
 
 
 def repo_root(start: str | Path | None = None) -> Path:
