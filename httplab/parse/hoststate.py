@@ -414,30 +414,35 @@ def _show(v: Any) -> str:
     return str(v)
 
 
-#: (label, key path) of the facts whose change between two states is always a warning.
-FACTS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("host name", ("hostname",)),
-    ("CPU model", ("cpu_model",)),
-    ("CPU vendor", ("cpu", "vendor_id")),
-    ("CPU family", ("cpu", "family")),
-    ("CPU model number", ("cpu", "model")),
-    ("CPU stepping", ("cpu", "stepping")),
-    ("microcode", ("cpu", "microcode")),
-    ("CPU flags (sha256)", ("cpu_flags_sha256",)),
-    ("online cores", ("cores",)),
-    ("online CPUs", ("cpus_online",)),
-    ("SMT", ("smt", "active")),
-    ("SMT control", ("smt", "control")),
-    ("governor", ("governor",)),
-    ("cpufreq driver", ("cpufreq_driver",)),
-    ("boost", ("boost",)),
-    ("transparent huge pages", ("thp",)),
-    ("THP defrag", ("thp_defrag",)),
-    ("ASLR", ("aslr",)),
-    ("kernel", ("kernel", "release")),
-    ("kernel build", ("kernel", "version")),
-    ("boot time", ("btime",)),
-)
+#: (label, key path) of the facts whose change between two states is always a warning. Written as
+#: "label: dotted.key.path" lines: the CPU model names can change between sessions of a cloud VM;
+#: the boot time tells a reboot between two states.
+_FACT_LINES = """
+host name: hostname
+CPU model: cpu_model
+CPU vendor: cpu.vendor_id
+CPU family: cpu.family
+CPU model number: cpu.model
+CPU stepping: cpu.stepping
+microcode: cpu.microcode
+CPU flags (sha256): cpu_flags_sha256
+online cores: cores
+online CPUs: cpus_online
+SMT: smt.active
+SMT control: smt.control
+governor: governor
+cpufreq driver: cpufreq_driver
+boost: boost
+transparent huge pages: thp
+THP defrag: thp_defrag
+ASLR: aslr
+kernel: kernel.release
+kernel build: kernel.version
+boot time: btime
+"""
+FACTS: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
+    (label, tuple(path.split("."))) for label, _, path in
+    (line.rpartition(": ") for line in _FACT_LINES.strip().splitlines()))
 
 
 def fact_changes(a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[str]:

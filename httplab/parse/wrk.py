@@ -25,28 +25,27 @@ _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 _PCT = r"(?:-?nan|[-+]?\d+(?:\.\d+)?)%"
 
 
+def _scaled(token: str, units: dict[str, float], what: str) -> float:
+    """A number followed by one of `units` (suffix -> factor), scaled."""
+    m = re.fullmatch(rf"({_NUM})({'|'.join(sorted(units, key=len, reverse=True))})", token)
+    if not m:
+        raise ValueError(f"not a wrk {what}: {token!r}")
+    return float(m.group(1)) * units[m.group(2)]
+
+
 def parse_time_us(token: str) -> float:
     """'2.30ms' -> 2300.0 (µs)."""
-    m = re.fullmatch(rf"({_NUM})(us|ms|s|m|h)", token)
-    if not m:
-        raise ValueError(f"not a wrk time: {token!r}")
-    return float(m.group(1)) * _TIME_US[m.group(2)]
+    return _scaled(token, _TIME_US, "time")
 
 
 def parse_metric(token: str) -> float:
     """'1.91k' -> 1910.0; '747.18' -> 747.18."""
-    m = re.fullmatch(rf"({_NUM})([kMGT]?)", token)
-    if not m:
-        raise ValueError(f"not a wrk count: {token!r}")
-    return float(m.group(1)) * _METRIC[m.group(2)]
+    return _scaled(token, _METRIC, "count")
 
 
 def parse_bytes(token: str) -> float:
     """'1.04MB' -> 1090519.04 (wrk's units are binary: 1 MB = 2^20 bytes)."""
-    m = re.fullmatch(rf"({_NUM})(B|KB|MB|GB|TB)", token)
-    if not m:
-        raise ValueError(f"not a wrk byte size: {token!r}")
-    return float(m.group(1)) * _BINARY[m.group(2)]
+    return _scaled(token, _BINARY, "byte size")
 
 
 def _parse_pct(token: str) -> float:
@@ -93,18 +92,24 @@ class WrkText:
     latency_distribution: dict[float, float] = field(default_factory=dict)  # percent -> µs
 
 
+# the header
 _RE_RUNNING = re.compile(r"Running (\S+) test @ (\S+)")
 _RE_THREADS = re.compile(r"(\d+) threads and (\d+) connections")
+# the per-thread statistics
 _RE_HEADER = re.compile(r"Thread Stats\s+Avg\s+Stdev\s+Max\s+\+/- Stdev")
 _RE_LATENCY = re.compile(rf"Latency\s+(\S+)\s+(\S+)\s+(\S+)\s+({_PCT})")
 _RE_REQSEC = re.compile(rf"Req/Sec\s+(\S+)\s+(\S+)\s+(\S+)\s+({_PCT})")
-_RE_DIST_HEADER = re.compile(r"Latency Distribution")
-_RE_DIST_ROW = re.compile(rf"({_NUM})%\s+(\S+)")
-_RE_SUMMARY = re.compile(r"(\d+) requests in (\S+), (\S+) read")
-_RE_SOCKET = re.compile(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)")
-_RE_NON2XX = re.compile(r"Non-2xx or 3xx responses: (\d+)")
-_RE_RPS = re.compile(rf"Requests/sec:\s+({_NUM})")
-_RE_TPS = re.compile(r"Transfer/sec:\s+(\S+)")
+# --latency's distribution, the totals, the error lines wrk prints only when a counter is not
+# zero, and the rates: kind -> pattern of the whole line
+_RE_TAIL = {kind: re.compile(pattern) for kind, pattern in (
+    ("dist_header", r"Latency Distribution"),
+    ("dist_row", rf"({_NUM})%\s+(\S+)"),
+    ("summary", r"(\d+) requests in (\S+), (\S+) read"),
+    ("socket", r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)"),
+    ("non2xx", r"Non-2xx or 3xx responses: (\d+)"),
+    ("rps", rf"Requests/sec:\s+({_NUM})"),
+    ("tps", r"Transfer/sec:\s+(\S+)"),
+)}
 
 
 def parse_wrk_text(text: str, path: str | Path = "<wrk stdout>") -> WrkText:
@@ -123,7 +128,7 @@ def parse_wrk_text(text: str, path: str | Path = "<wrk stdout>") -> WrkText:
                 found["duration"], found["url"] = m.group(1), m.group(2)
             elif m := _RE_THREADS.fullmatch(line):
                 found["threads"], found["connections"] = int(m.group(1)), int(m.group(2))
-            elif _RE_HEADER.fullmatch(line) or _RE_DIST_HEADER.fullmatch(line):
+            elif _RE_HEADER.fullmatch(line) or _RE_TAIL["dist_header"].fullmatch(line):
                 pass
             elif m := _RE_LATENCY.fullmatch(line):
                 found["latency"] = ThreadStat(parse_time_us(m.group(1)), parse_time_us(m.group(2)),
@@ -131,19 +136,19 @@ def parse_wrk_text(text: str, path: str | Path = "<wrk stdout>") -> WrkText:
             elif m := _RE_REQSEC.fullmatch(line):
                 found["reqsec"] = ThreadStat(parse_metric(m.group(1)), parse_metric(m.group(2)),
                                              parse_metric(m.group(3)), _parse_pct(m.group(4)))
-            elif m := _RE_DIST_ROW.fullmatch(line):
+            elif m := _RE_TAIL["dist_row"].fullmatch(line):
                 dist[float(m.group(1))] = parse_time_us(m.group(2))
-            elif m := _RE_SUMMARY.fullmatch(line):
+            elif m := _RE_TAIL["summary"].fullmatch(line):
                 found["requests"] = int(m.group(1))
                 found["runtime_s"] = parse_time_us(m.group(2)) / 1e6
                 found["bytes_read"] = parse_bytes(m.group(3))
-            elif m := _RE_SOCKET.fullmatch(line):
+            elif m := _RE_TAIL["socket"].fullmatch(line):
                 socket = SocketErrors(*(int(g) for g in m.groups()))
-            elif m := _RE_NON2XX.fullmatch(line):
+            elif m := _RE_TAIL["non2xx"].fullmatch(line):
                 non2xx = int(m.group(1))
-            elif m := _RE_RPS.fullmatch(line):
+            elif m := _RE_TAIL["rps"].fullmatch(line):
                 found["rps"] = float(m.group(1))
-            elif m := _RE_TPS.fullmatch(line):
+            elif m := _RE_TAIL["tps"].fullmatch(line):
                 found["tps"] = parse_bytes(m.group(1))
             else:
                 raise RawFormatError(path, f"unexpected line in wrk output: {raw_line!r}", line=lineno)

@@ -17,26 +17,24 @@ def fmt_count(x: float | None) -> str:
     return "—" if _bad(x) else f"{x:,.0f}"
 
 
-def fmt_kilo(x: float | None) -> str:
-    """155486 -> '155K' (as the seed's summary)."""
+def _scaled(x: float | None, steps: tuple[tuple[float, str], ...], unit: str) -> str:
+    """x in the first of `steps` (threshold, format of x / threshold) it reaches, else `unit`."""
     if _bad(x):
         return "—"
-    if abs(x) >= 1e6:
-        return f"{x / 1e6:.2f}M"
-    if abs(x) >= 1e3:
-        return f"{x / 1e3:.0f}K"
-    return f"{x:.0f}"
+    for size, form in steps:
+        if abs(x) >= size:  # type: ignore[arg-type]
+            return form.format(x / size)  # type: ignore[operator]
+    return unit.format(x)
+
+
+def fmt_kilo(x: float | None) -> str:
+    """155486 -> '155K' (as the seed's summary)."""
+    return _scaled(x, ((1e6, "{:.2f}M"), (1e3, "{:.0f}K")), "{:.0f}")
 
 
 def fmt_us(x: float | None) -> str:
     """Latency in µs -> '315 µs', '1.33 ms', '2.10 s'."""
-    if _bad(x):
-        return "—"
-    if abs(x) >= 1e6:
-        return f"{x / 1e6:.2f} s"
-    if abs(x) >= 1e3:
-        return f"{x / 1e3:.2f} ms"
-    return f"{x:.0f} µs"
+    return _scaled(x, ((1e6, "{:.2f} s"), (1e3, "{:.2f} ms")), "{:.0f} µs")
 
 
 def fmt_size(n: float | None) -> str:

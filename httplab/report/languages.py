@@ -33,6 +33,7 @@ from ..tidy.servers import display_name, is_aa_copy, language, short_name, sort_
 from .quality import mostly_client_bound
 from .tables import CLIENT_BOUND_MARK, client_bound_words, delta_cell
 from .method_words import ci_words, delta_words
+from .plots import ci_bar
 from ..stats.multiple import holm, rank_ranges
 from ..stats import (MIN_RUNS, MINUS, MeanCI, RatioCI, format_delta, mean_ci, ratio_by_rep, ratio_ci_by_rep,
                     tail_ratio)
@@ -362,6 +363,26 @@ def relative_table(runs: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame
 
 
 # ---------------------------------------------------------------- memory vs runtime
+def _memory_row(runs: pd.DataFrame, s: str, confidence: float) -> dict[str, Any]:
+    all_ok = ok_runs(runs[runs["server"] == s])
+    root = ok_runs(runs[(runs["server"] == s) & (runs["scenario"] == ROOT)])
+    peak = all_ok["rss_peak_kb"].max() if not all_ok.empty else math.nan
+    return {
+        "Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s),
+        "Runtime": RUNTIME.get(language(s) or "", "—"),
+        "Peak RSS (largest scenario)": "not recorded" if pd.isna(peak) else f"{peak / 1024:.1f} MiB",
+        "RSS after start-up": ("not recorded" if all_ok.empty or all_ok["rss_start_kb"].isna().all()
+                               else f"{all_ok['rss_start_kb'].median() / 1024:.1f} MiB"),
+        "Peak RSS per run, GET /": fmt_mean_ci(mean_ci(column(root, "rss_peak_kb") / 1024, confidence),
+                                               lambda v: f"{v:.1f} MiB"),
+        "CPU %, GET /": fmt_mean_ci(mean_ci(column(root, "cpu_pct"), confidence),
+                                    lambda v: fmt_float(v, 1), show_n=False),
+        "CPU-µs/req, GET /": fmt_mean_ci(mean_ci(column(root, "cpu_us_per_req"), confidence),
+                                         lambda v: fmt_float(v, 2), show_n=False),
+        "_sort": peak if not pd.isna(peak) else math.inf,
+    }
+
+
 def memory_table(runs: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     """Seed 003's insight 2, measured: per server its runtime, peak RSS of the whole process tree
     (largest over all runs, and the per-run mean at GET /), CPU % and CPU-µs/request at GET /."""
@@ -369,26 +390,7 @@ def memory_table(runs: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     servers = _servers(runs)
     if not servers:
         return _with_meta(pd.DataFrame(), title, "no data in this run")
-    rows = []
-    for s in servers:
-        all_ok = ok_runs(runs[runs["server"] == s])
-        root = ok_runs(runs[(runs["server"] == s) & (runs["scenario"] == ROOT)])
-        peak = all_ok["rss_peak_kb"].max() if not all_ok.empty else math.nan
-        rows.append({
-            "Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s),
-            "Runtime": RUNTIME.get(language(s) or "", "—"),
-            "Peak RSS (largest scenario)": "not recorded" if pd.isna(peak) else f"{peak / 1024:.1f} MiB",
-            "RSS after start-up": ("not recorded" if all_ok.empty or all_ok["rss_start_kb"].isna().all()
-                                   else f"{all_ok['rss_start_kb'].median() / 1024:.1f} MiB"),
-            "Peak RSS per run, GET /": fmt_mean_ci(mean_ci(column(root, "rss_peak_kb") / 1024, confidence),
-                                                   lambda v: f"{v:.1f} MiB"),
-            "CPU %, GET /": fmt_mean_ci(mean_ci(column(root, "cpu_pct"), confidence),
-                                        lambda v: fmt_float(v, 1), show_n=False),
-            "CPU-µs/req, GET /": fmt_mean_ci(mean_ci(column(root, "cpu_us_per_req"), confidence),
-                                             lambda v: fmt_float(v, 2), show_n=False),
-            "_sort": peak if not pd.isna(peak) else math.inf,
-        })
-    df = pd.DataFrame(rows).sort_values("_sort", kind="stable").drop(columns="_sort").reset_index(drop=True)
+    df = pd.DataFrame([_memory_row(runs, s, confidence) for s in servers]).sort_values("_sort", kind="stable").drop(columns="_sort").reset_index(drop=True)
     cap = ("Peak RSS = the sum of VmHWM over the server's whole process tree (workers, cluster children, "
            "thread pools all count), reset just before each measured window and read at its end, so each "
            "run's peak is its own scenario's; the largest scenario's peak is shown, smallest first (runs "
@@ -602,15 +604,8 @@ def endpoint_bars(runs: pd.DataFrame, tier_name: str | None, metric: str = "req_
     for i, s in enumerate(servers):
         for j, sc in enumerate(present):
             vals = ok.loc[(ok["server"] == s) & (ok["scenario"] == sc), metric].dropna().to_numpy(dtype=float)
-            if not len(vals):
-                continue
-            ci = mean_ci(vals, confidence)
-            x = j - 0.4 + width * (i + 0.5)
-            ax.bar(x, ci.mean, width * 0.9, color=colors[i], label=name(s) if j == 0 else None)
-            if ci.has_interval:
-                ax.errorbar(x, ci.mean, yerr=[[ci.mean - ci.low], [ci.high - ci.mean]], color="black",
-                            capsize=2, lw=0.8)
-            ax.scatter(np.full(len(vals), x), vals, s=5, color="black", alpha=0.5, zorder=3)
+            ci_bar(ax, j - 0.4 + width * (i + 0.5), vals, width, colors[i], name(s) if j == 0 else None,
+                   confidence, small=True)
     ax.set_xticks(range(len(present)), [ENDPOINT_SHORT.get(sc, sc).replace(", ", ",\n") for sc in present])
     ax.set_ylabel({"req_per_s": "requests/s", "cpu_us_per_req": "server CPU-µs per request"}.get(metric, metric))
     if metric == "cpu_us_per_req":

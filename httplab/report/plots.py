@@ -22,6 +22,20 @@ from ..stats import mean_ci
 VARY_TICK = {"size_bytes": fmt_size, "connections": lambda v: f"{int(v)}"}
 
 
+def ci_bar(ax, x: float, vals: np.ndarray, width: float, color, label: str | None, confidence: float,
+           small: bool = False) -> None:
+    """One bar at x: the runs' estimate (stats.mean_ci) with its interval as an error bar and the
+    runs as dots; nothing when there are no runs. small: thinner marks for crowded plots."""
+    if not len(vals):
+        return
+    ci = mean_ci(vals, confidence)
+    ax.bar(x, ci.mean, width * 0.9, color=color, label=label)
+    if ci.has_interval:
+        ax.errorbar(x, ci.mean, yerr=[[ci.mean - ci.low], [ci.high - ci.mean]], color="black",
+                    capsize=2 if small else 3, lw=0.8 if small else 1)
+    ax.scatter(np.full(len(vals), x), vals, s=5 if small else 8, color="black", alpha=0.5, zorder=3)
+
+
 def _palette(servers: Sequence[str]) -> dict[str, tuple]:
     colors = sns.color_palette("colorblind", n_colors=max(len(servers), 3))
     return {s: colors[i] for i, s in enumerate(servers)}
@@ -44,15 +58,8 @@ def metric_bars(runs: pd.DataFrame, where: Where | None, vary: str, metric: str,
     for i, s in enumerate(chosen):
         for j, level in enumerate(levels):
             vals = ok.loc[(ok["server"] == s) & (ok[vary] == level), metric].dropna().to_numpy(dtype=float)
-            if not len(vals):
-                continue
-            ci = mean_ci(vals, confidence)
-            x = j - 0.4 + width * (i + 0.5)
-            ax.bar(x, ci.mean, width * 0.9, color=pal[s], label=display_name(s) if j == 0 else None)
-            if ci.has_interval:
-                ax.errorbar(x, ci.mean, yerr=[[ci.mean - ci.low], [ci.high - ci.mean]], color="black",
-                            capsize=3, lw=1)
-            ax.scatter(np.full(len(vals), x), vals, s=8, color="black", alpha=0.5, zorder=3)
+            ci_bar(ax, j - 0.4 + width * (i + 0.5), vals, width, pal[s],
+                   display_name(s) if j == 0 else None, confidence)
     fmt = VARY_TICK.get(vary, str)
     ax.set_xticks(range(len(levels)), [fmt(v) for v in levels])
     ax.set_xlabel(vary_label or vary)

@@ -125,6 +125,12 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
     return _with_meta(df, title, cap)
 
 
+def _against_baseline(sub: pd.DataFrame, servers: Sequence[str] | None, baseline: str):
+    """(scenario label, server, its ok runs, the baseline's ok runs of that scenario) per row."""
+    for scen, label, s, grp in _scenario_rows(sub, servers):
+        yield label, s, ok_runs(grp), ok_runs(sub[(sub["scenario"] == scen) & (sub["server"] == baseline)])
+
+
 def _scenario_rows(sub: pd.DataFrame, servers: Sequence[str] | None):
     present = sort_servers(set(sub["server"]))
     chosen = [s for s in (servers or present) if s in present]
@@ -146,9 +152,7 @@ def latency_table(runs: pd.DataFrame, where: Where | None = None, servers: Seque
     if sub.empty:
         return _with_meta(pd.DataFrame(), title, "no data for this table in this run")
     rows = []
-    for scen, label, s, grp in _scenario_rows(sub, servers):
-        ok = ok_runs(grp)
-        base = ok_runs(sub[(sub["scenario"] == scen) & (sub["server"] == baseline)])
+    for label, s, ok, base in _against_baseline(sub, servers, baseline):
         ratio = mean_ci(tail_ratio(column(ok, "lat_p99_us"), column(ok, "lat_p50_us")), confidence)
         row = {
             "Scenario": label, "Server": display_name(s), "n": len(ok),
@@ -175,9 +179,7 @@ def cost_table(runs: pd.DataFrame, where: Where | None = None, servers: Sequence
     if sub.empty:
         return _with_meta(pd.DataFrame(), title, "no data for this table in this run")
     rows = []
-    for scen, label, s, grp in _scenario_rows(sub, servers):
-        ok = ok_runs(grp)
-        base = ok_runs(sub[(sub["scenario"] == scen) & (sub["server"] == baseline)])
+    for label, s, ok, base in _against_baseline(sub, servers, baseline):
         rss = ok["rss_peak_kb"].max() if not ok.empty else np.nan
         mark = f" {CLIENT_BOUND_MARK}" if mostly_client_bound(ok) else ""
         rows.append({

@@ -25,6 +25,7 @@ give none.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -44,13 +45,11 @@ RATIO_WELCH = "unpaired, Welch t on logs"
 Values = Sequence[float] | np.ndarray
 
 
-@dataclass(frozen=True)
-class Estimate:
-    """One figure of one server: estimate with [lo, hi] at `confidence`; lo/hi None without one."""
-    estimate: float | None
-    lo: float | None
-    hi: float | None
-    n: int
+@dataclass(frozen=True, kw_only=True)
+class Interval:
+    """An interval [lo, hi] at `confidence` from `method`; lo/hi None without one (see reason)."""
+    lo: float | None = None
+    hi: float | None = None
     confidence: float
     method: str
     reason: str | None = None
@@ -60,24 +59,23 @@ class Estimate:
         return self.lo is not None and self.hi is not None
 
 
-@dataclass(frozen=True)
-class Ratio:
-    """A/B as a ratio (1.18 = A 18 % higher) with [lo, hi] and the two-sided p-value of ratio = 1."""
+@dataclass(frozen=True, kw_only=True)
+class Estimate(Interval):
+    """One figure of one server over n runs."""
+    estimate: float | None
+    n: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ratio(Interval):
+    """A/B as a ratio (1.18 = A 18 % higher), the two-sided p-value of ratio = 1, and the runs used:
+    n_a and n_b, n_pairs the reps both ran in (the pairs, when paired)."""
     ratio: float | None
-    lo: float | None
-    hi: float | None
-    p_value: float | None
+    p_value: float | None = None
     n_a: int
     n_b: int
-    n_pairs: int          # reps both ran in (used when paired)
+    n_pairs: int
     paired: bool
-    confidence: float
-    method: str
-    reason: str | None = None
-
-    @property
-    def has_interval(self) -> bool:
-        return self.lo is not None and self.hi is not None
 
     @property
     def clear(self) -> bool:
@@ -123,38 +121,30 @@ def _p_two_sided(t: float, df: float) -> float:
 
 # ---------------------------------------------------------------- one server
 def center(x: Values, confidence: float = DEFAULT_CONFIDENCE) -> Estimate:
-    """Geometric mean of the runs with a t interval on the log scale (module docstring)."""
+    """Geometric mean of the runs with a t interval on the log scale (module docstring); the mean
+    with a Student-t interval on the raw values when a value is ≤ 0."""
     arr = clean(x)
     n = len(arr)
+    raw = bool(np.any(arr <= 0))
+    method = CENTER_RAW_T if raw else CENTER_LOG_T
     if n == 0:
-        return Estimate(None, None, None, 0, confidence, CENTER_LOG_T, "no data")
-    if np.any(arr <= 0):
-        return _center_raw(arr, confidence)
-    logs = np.log(arr)
-    est = float(math.exp(logs.mean()))
-    if n < MIN_RUNS:
-        return Estimate(est, None, None, n, confidence, CENTER_LOG_T, NEEDS_RUNS)
-    if np.ptp(logs) == 0:
-        return Estimate(est, None, None, n, confidence, CENTER_LOG_T, "all runs equal; no CI")
-    _, lo, hi = t_bounds(logs, confidence)
-    return Estimate(est, float(math.exp(lo)), float(math.exp(hi)), n, confidence, CENTER_LOG_T)
-
-
-def _center_raw(arr: np.ndarray, confidence: float) -> Estimate:
-    n = len(arr)
-    est = float(arr.mean())
-    if n < MIN_RUNS:
-        return Estimate(est, None, None, n, confidence, CENTER_RAW_T, NEEDS_RUNS)
-    if np.ptp(arr) == 0:
-        return Estimate(est, None, None, n, confidence, CENTER_RAW_T, "all runs equal; no CI")
-    m, lo, hi = t_bounds(arr, confidence)
-    return Estimate(float(m), float(lo), float(hi), n, confidence, CENTER_RAW_T)
+        return Estimate(estimate=None, n=0, confidence=confidence, method=method, reason="no data")
+    vals = arr if raw else np.log(arr)
+    back = (lambda v: float(v)) if raw else (lambda v: float(math.exp(v)))
+    est = back(vals.mean())
+    reason = NEEDS_RUNS if n < MIN_RUNS else "all runs equal; no CI" if np.ptp(vals) == 0 else None
+    if reason:
+        return Estimate(estimate=est, n=n, confidence=confidence, method=method, reason=reason)
+    _, lo, hi = t_bounds(vals, confidence)
+    return Estimate(estimate=est, lo=back(lo), hi=back(hi), n=n, confidence=confidence, method=method)
 
 
 # ---------------------------------------------------------------- two servers
-def _no_ratio(ratio: float | None, n_a: int, n_b: int, n_pairs: int, paired: bool, confidence: float,
-              method: str, reason: str) -> Ratio:
-    return Ratio(ratio, None, None, None, n_a, n_b, n_pairs, paired, confidence, method, reason)
+def _ratio(est: float | None, bounds: tuple[float, float] | None, p: float | None, n_a: int, n_b: int,
+           n_pairs: int, paired: bool, confidence: float, method: str, reason: str | None = None) -> Ratio:
+    lo, hi = (float(math.exp(bounds[0])), float(math.exp(bounds[1]))) if bounds else (None, None)
+    return Ratio(ratio=est, lo=lo, hi=hi, p_value=p, n_a=n_a, n_b=n_b, n_pairs=n_pairs, paired=paired,
+                 confidence=confidence, method=method, reason=reason)
 
 
 def ratio_welch(a: Values, b: Values, confidence: float = DEFAULT_CONFIDENCE) -> Ratio:
@@ -163,18 +153,17 @@ def ratio_welch(a: Values, b: Values, confidence: float = DEFAULT_CONFIDENCE) ->
     n_a, n_b = len(xa), len(xb)
     args = (n_a, n_b, 0, False, confidence, RATIO_WELCH)
     if n_a == 0 or n_b == 0:
-        return _no_ratio(None, *args, "no data")
+        return _ratio(None, None, None, *args, "no data")
     if np.any(xa <= 0) or np.any(xb <= 0):
-        return _no_ratio(None, *args, "values ≤ 0: no ratio")
+        return _ratio(None, None, None, *args, "values ≤ 0: no ratio")
     la, lb = np.log(xa), np.log(xb)
     est = float(math.exp(la.mean() - lb.mean()))
     if n_a < MIN_RUNS or n_b < MIN_RUNS:
-        return _no_ratio(est, *args, NEEDS_RUNS)
+        return _ratio(est, None, None, *args, NEEDS_RUNS)
     if np.ptp(la) == 0 and np.ptp(lb) == 0:
-        return _no_ratio(est, *args, "all runs equal; no CI")
+        return _ratio(est, None, None, *args, "all runs equal; no CI")
     _, lo, hi, t, df = welch_bounds(la, lb, confidence)
-    return Ratio(est, float(math.exp(lo)), float(math.exp(hi)), _p_two_sided(float(t), float(df)),
-                 n_a, n_b, 0, False, confidence, RATIO_WELCH)
+    return _ratio(est, (float(lo), float(hi)), _p_two_sided(float(t), float(df)), *args)
 
 
 def ratio_paired(a: Values, b: Values, confidence: float = DEFAULT_CONFIDENCE) -> Ratio:
@@ -188,20 +177,16 @@ def ratio_paired(a: Values, b: Values, confidence: float = DEFAULT_CONFIDENCE) -
     xa, xb = xa[keep], xb[keep]
     n = len(xa)
     args = (n, n, n, True, confidence, RATIO_PAIRED)
-    if n == 0:
-        return _no_ratio(None, *args, "no data")
-    if np.any(xa <= 0) or np.any(xb <= 0):
-        return _no_ratio(None, *args, "values ≤ 0: no ratio")
+    if n == 0 or np.any(xa <= 0) or np.any(xb <= 0):
+        return _ratio(None, None, None, *args, "no data" if n == 0 else "values ≤ 0: no ratio")
     d = np.log(xa) - np.log(xb)
     est = float(math.exp(d.mean()))
-    if n < MIN_RUNS:
-        return _no_ratio(est, *args, f"CI needs ≥ {MIN_RUNS} pairs")
-    if np.ptp(d) == 0:
-        return _no_ratio(est, *args, "all pairs equal; no CI")
+    if n < MIN_RUNS or np.ptp(d) == 0:
+        reason = f"CI needs ≥ {MIN_RUNS} pairs" if n < MIN_RUNS else "all pairs equal; no CI"
+        return _ratio(est, None, None, *args, reason)
     m, lo, hi = t_bounds(d, confidence)
     t = float(m) / (float(d.std(ddof=1)) / math.sqrt(n))
-    return Ratio(est, float(math.exp(lo)), float(math.exp(hi)), _p_two_sided(t, n - 1),
-                 n, n, n, True, confidence, RATIO_PAIRED)
+    return _ratio(est, (float(lo), float(hi)), _p_two_sided(t, n - 1), *args)
 
 
 def ratio_by_rep(a: dict[int, float], b: dict[int, float], confidence: float = DEFAULT_CONFIDENCE
@@ -212,5 +197,4 @@ def ratio_by_rep(a: dict[int, float], b: dict[int, float], confidence: float = D
     if len(common) >= MIN_RUNS:
         return ratio_paired([a[r] for r in common], [b[r] for r in common], confidence)
     r = ratio_welch(list(a.values()), list(b.values()), confidence)
-    return Ratio(r.ratio, r.lo, r.hi, r.p_value, r.n_a, r.n_b, len(common), False, r.confidence,
-                 r.method, r.reason)
+    return dataclasses.replace(r, n_pairs=len(common))

@@ -35,11 +35,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", help="write the CSVs here instead of beside the parquet files")
     args = ap.parse_args(argv)
     try:
-        for p in write_csvs(args.data_dir, args.out):
-            print(p)
+        written = write_csvs(args.data_dir, args.out)
     except FileNotFoundError as exc:
         print(f"tidy_csv: {exc}", file=sys.stderr)
         return 1
+    print("\n".join(str(p) for p in written))
     return 0
 
 
