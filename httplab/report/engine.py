@@ -13,6 +13,8 @@ from ..tidy.paths import repo_root, resolve
 from .quality import NoiseFloor, floor_sentence, noise_floor
 from ..tidy.rawrun import RawRun, load_run, write_tidy
 from ..tidy.runs_select import default_run_dir
+from ..stats.frames import RunStats
+from ..stats.write import run_stats
 from .method_words import statistics_line
 
 
@@ -36,12 +38,18 @@ class ReportContext:
         return self.run.latency
 
     def stat_args(self) -> dict[str, Any]:
-        return {"confidence": self.confidence}
+        return {"confidence": self.confidence, "stats": self.stats}
+
+    @cached_property
+    def stats(self) -> RunStats:
+        """The estimates and comparisons of the whole run (all its suites): every Δ the report prints
+        is a row of these frames (stats.write.run_stats; written to data/<run_id>/ by run_all.sh)."""
+        return run_stats(self.full.runs if self.full is not None else self.runs, self.confidence)
 
     @cached_property
     def noise(self) -> NoiseFloor:
         """The suite's A/A noise floor (quality.noise_floor)."""
-        return noise_floor(self.runs, self.confidence)
+        return noise_floor(self.runs, self.confidence, self.stats)
 
     def show_table(self, df: pd.DataFrame, note: str = "") -> None:
         """show_table, with the run's noise floor beside every table that holds a Δ column."""
@@ -312,11 +320,13 @@ def sections(ctx: ReportContext) -> dict[str, Any]:
     return {s.key: s for s in suite_sections(ctx.suite, ctx.runs)}
 
 
-def section_table(ctx: ReportContext, key: str) -> pd.DataFrame:
+def section_table(ctx: ReportContext, key: str, **caption: str) -> pd.DataFrame:
+    """comparison_table of one section; `caption` overrides its caption's wording (transfer_source)."""
     from .tables import comparison_table
     s = sections(ctx)[key]
     return comparison_table(ctx.runs, s.where, s.vary, servers=compared_servers(ctx), baseline=ctx.baseline,
-                            transfer=s.transfer, vary_label=s.vary_label, title=s.title, **ctx.stat_args())
+                            transfer=s.transfer, vary_label=s.vary_label, title=s.title, **caption,
+                            **ctx.stat_args())
 
 
 def section_plot(ctx: ReportContext, key: str, metric: str = "req_per_s"):

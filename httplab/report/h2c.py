@@ -15,7 +15,10 @@ from .engine import ReportContext, compared_servers, open_report, sections
 from .scenarios import scenario_label, scenario_sort_key
 from ..tidy.servers import display_name, short_name, sort_servers
 from .method_words import between_suites_words, ci_words
-from ..stats import MIN_RUNS, RatioCI, format_delta, mean_ci, ratio_ci, ratio_paired
+from ..stats import MIN_RUNS, RatioCI, format_delta, mean_ci
+from ..stats.frames import RunStats, cell_of
+from ..stats.write import run_stats
+from .cells import delta, mean_ci_of
 from .summary import summary_block
 from .tables import _with_meta  # same table conventions (attrs title/caption)
 
@@ -49,7 +52,8 @@ def h1_ping_runs(h1_runs: pd.DataFrame, scenario: str = H1_SCENARIO) -> pd.DataF
 
 
 def h2_vs_h1_table(h2_runs: pd.DataFrame, h1_runs: pd.DataFrame | None, connections: int = 100,
-                   servers: Sequence[str] | None = None, confidence: float = 0.95, title: str = "HTTP/2 vs HTTP/1.1") -> pd.DataFrame:
+                   servers: Sequence[str] | None = None, confidence: float = 0.95, title: str = "HTTP/2 vs HTTP/1.1",
+                   stats: RunStats | None = None) -> pd.DataFrame:
     """`Server | HTTP/1.1 req/s | HTTP/2 req/s | Δ HTTP/2 vs HTTP/1.1`: h2c GET /ping at
     `connections` against the same run's http1 `get_ping_c100`, ok runs only; Δ = ratio of means
     − 1 with a Welch interval on the log scale (the two suites ran one after the other: a
@@ -71,7 +75,7 @@ def h2_vs_h1_table(h2_runs: pd.DataFrame, h1_runs: pd.DataFrame | None, connecti
     rows = []
     for s in chosen:
         a, b = ok_runs(h2[h2["server"] == s]), ok_runs(h1[h1["server"] == s])
-        r = ratio_ci(column(a, "req_per_s"), column(b, "req_per_s"), confidence)
+        r = delta(stats, "req_per_s", a, b, confidence)
         rows.append({
             "Server": display_name(s),
             "HTTP/1.1 req/s": fmt_mean_ci(mean_ci(column(b, "req_per_s"), confidence)),
@@ -89,15 +93,23 @@ def h2_vs_h1_table(h2_runs: pd.DataFrame, h1_runs: pd.DataFrame | None, connecti
 
 
 # ---------------------------------------------------------------- the cost of h2load's log
-def log_cost_ci(runs: pd.DataFrame, confidence: float = 0.95) -> RatioCI:
-    """req/s with log / req/s without − 1: the two runs of a rep are paired (same server process,
-    back to back), so a t interval on the per-rep log ratios (stats.ratio_paired)."""
-    ok = ok_runs(runs)
-    return RatioCI.of(ratio_paired(column(ok, WITH_LOG), column(ok, "req_per_s"), confidence))
+def log_cost_ci(runs: pd.DataFrame, confidence: float = 0.95, stats: RunStats | None = None) -> RatioCI:
+    """req/s with log / req/s without − 1 of one point (its runs): the estimates row of metric
+    log_cost (per run, with/without: the two runs of a rep hit the same server process back to
+    back, so this is a paired ratio) as a Δ."""
+    cell = cell_of(runs)
+    if cell is None:
+        return RatioCI(None, None, None, 0, 0, confidence, "no data")
+    row = (stats or run_stats(runs, confidence)).estimate(cell, "log_cost")
+    e = mean_ci_of(row)
+    if e.mean is None:
+        return RatioCI(None, None, None, e.n, e.n, confidence, e.reason or "no data")
+    return RatioCI(e.mean - 1.0, None if e.low is None else e.low - 1.0, None if e.high is None else e.high - 1.0,
+                   e.n, e.n, confidence, e.reason, e.method, paired=True, n_pairs=e.n)
 
 
 def log_cost_table(runs: pd.DataFrame, servers: Sequence[str] | None = None, confidence: float = 0.95,
-                   title: str = "Cost of h2load's --log-file") -> pd.DataFrame:
+                   title: str = "Cost of h2load's --log-file", stats: RunStats | None = None) -> pd.DataFrame:
     """Per scenario and server: req/s without the log (throughput run), with it (latency run), and
     the relative cost with_log / without − 1 (paired per rep; mean and t CI)."""
     if runs.empty or WITH_LOG not in runs or runs[WITH_LOG].isna().all():
@@ -116,7 +128,7 @@ def log_cost_table(runs: pd.DataFrame, servers: Sequence[str] | None = None, con
                 "Scenario": scenario_label(first), "Server": display_name(s), "n": len(ok),
                 "req/s without log": fmt_mean_ci(mean_ci(column(ok, "req_per_s"), confidence), show_n=False),
                 "req/s with log": fmt_mean_ci(mean_ci(column(ok, WITH_LOG), confidence), show_n=False),
-                "Log cost": format_delta(log_cost_ci(grp, confidence)),
+                "Log cost": format_delta(log_cost_ci(grp, confidence, stats)),
             })
     cap = ("Each rep runs h2load twice with the same parameters: once without --log-file (the "
            "throughput run: req/s, Transfer/s, errors and server CPU come from it) and once with it "
@@ -128,7 +140,7 @@ def log_cost_table(runs: pd.DataFrame, servers: Sequence[str] | None = None, con
     return _with_meta(pd.DataFrame(rows), title, cap)
 
 
-def log_cost_sentence(runs: pd.DataFrame, confidence: float = 0.95) -> str:
+def log_cost_sentence(runs: pd.DataFrame, confidence: float = 0.95, stats: RunStats | None = None) -> str:
     """One sentence with the range of the log's cost over the points that have a CI."""
     base = ("Throughput numbers (req/s, Transfer/s, CPU per request) come from the runs without "
             "h2load's log; latency percentiles come from the runs with it.")
@@ -136,7 +148,7 @@ def log_cost_sentence(runs: pd.DataFrame, confidence: float = 0.95) -> str:
         return base + " This run has no latency run, so the log's cost is unknown."
     ests = []
     for (_, _), grp in runs.groupby(["scenario", "server"]):
-        r = log_cost_ci(grp, confidence)
+        r = log_cost_ci(grp, confidence, stats)
         if r.estimate is not None:
             ests.append(r)
     if not ests:
@@ -167,7 +179,7 @@ def protocol_table(ctx: ReportContext) -> pd.DataFrame:
 
 
 def log_table(ctx: ReportContext) -> pd.DataFrame:
-    return log_cost_table(ctx.runs, confidence=ctx.confidence)
+    return log_cost_table(ctx.runs, **ctx.stat_args())
 
 
 def summary_text(ctx: ReportContext) -> str:
@@ -185,11 +197,11 @@ def summary_text(ctx: ReportContext) -> str:
         h1p = h1_ping_runs(h1)
         parts = []
         for s in servers:
-            a = column(ok_runs(h2[h2["server"] == s]) if not h2.empty else h2, "req_per_s")
-            b = column(ok_runs(h1p[h1p["server"] == s]) if not h1p.empty else h1p, "req_per_s")
-            parts.append(f"{short_name(s)} {format_delta(ratio_ci(a, b, ctx.confidence))}")
+            a = ok_runs(h2[h2["server"] == s]) if not h2.empty else h2
+            b = ok_runs(h1p[h1p["server"] == s]) if not h1p.empty else h1p
+            parts.append(f"{short_name(s)} {format_delta(delta(ctx.stats, 'req_per_s', a, b, ctx.confidence))}")
         lines.append("HTTP/2 vs HTTP/1.1 (GET /ping, 100 conns): " + "; ".join(parts))
-    ests = [log_cost_ci(g, ctx.confidence) for _, g in ctx.runs.groupby(["scenario", "server"])] \
+    ests = [log_cost_ci(g, ctx.confidence, ctx.stats) for _, g in ctx.runs.groupby(["scenario", "server"])] \
         if not ctx.runs.empty and WITH_LOG in ctx.runs else []
     ests = [e for e in ests if e.estimate is not None]
     if ests:
@@ -202,29 +214,19 @@ def summary_text(ctx: ReportContext) -> str:
 
 
 # ---------------------------------------------------------------- generic tables, h2c wording
-_PIPELINE_NOTE = "Pipelined scenarios: one latency sample per batch."
 _H2_LAT_NOTE = ("Latency = duration of each request (stream), from the latency run's h2load log; with "
                 "-m streams per connection a request's time includes waiting behind the other streams "
                 "of its connection.")
 
 
-def _recaption(df: pd.DataFrame, old: str, new: str) -> pd.DataFrame:
-    cap = df.attrs.get("caption", "")
-    if old in cap:
-        df.attrs["caption"] = cap.replace(old, new)
-    return df
-
-
 def section_table(ctx: ReportContext, key: str) -> pd.DataFrame:
     """report.section_table with h2load's wording (Transfer/s as h2load counts it)."""
     from .engine import section_table as generic
-    df = generic(ctx, key)
-    return _recaption(df, "binary units as wrk prints them",
-                      "h2load's traffic total, i.e. bodies, headers and HTTP/2 framing; binary units")
+    return generic(ctx, key, transfer_source="h2load's traffic total, i.e. bodies, headers and HTTP/2 "
+                                             "framing; binary units")
 
 
 def latency_table(ctx: ReportContext) -> pd.DataFrame:
     """tables.latency_table (P50/P99/P99.9, P99/P50, Δ P99) with the per-stream note."""
     from .tables import latency_table as generic
-    df = generic(ctx.runs, baseline=ctx.baseline, **ctx.stat_args())
-    return _recaption(df, _PIPELINE_NOTE, _H2_LAT_NOTE)
+    return generic(ctx.runs, baseline=ctx.baseline, **ctx.stat_args(), latency_note=_H2_LAT_NOTE)

@@ -17,7 +17,9 @@ from .engine import ReportContext, compared_servers, open_report, sections
 from .scenarios import Section
 from ..tidy.servers import REFERENCE_SERVERS, display_name, short_name, sort_servers
 from .method_words import between_suites_words, ci_words
-from ..stats import RatioCI, format_delta, mean_ci, ratio_ci
+from ..stats import RatioCI, format_delta, mean_ci
+from ..stats.frames import RunStats
+from .cells import delta
 from .summary import summary_block
 from .tables import _with_meta
 from ..parse.tls_info import CertInfo, read_certificate
@@ -48,29 +50,22 @@ _H2LOAD_TRANSFER = ("h2load's traffic total over TLS, i.e. decrypted bodies, hea
 def section_table(ctx: ReportContext, key: str) -> pd.DataFrame:
     """report.section_table; the HTTPS/2 POST table's Transfer/s worded as h2load counts it."""
     from .engine import section_table as generic
-    df = generic(ctx, key)
-    cap = df.attrs.get("caption", "")
-    if key.startswith("h2") and "binary units as wrk prints them" in cap:
-        df.attrs["caption"] = cap.replace("binary units as wrk prints them", _H2LOAD_TRANSFER)
-    return df
+    return generic(ctx, key, **({"transfer_source": _H2LOAD_TRANSFER} if key.startswith("h2") else {}))
 
 
 def latency_table(ctx: ReportContext) -> pd.DataFrame:
     """tables.latency_table with the HTTPS/1.1-vs-HTTPS/2 note."""
     from .tables import latency_table as generic
-    df = generic(ctx.runs, baseline=ctx.baseline, **ctx.stat_args())
-    cap = df.attrs.get("caption", "")
-    df.attrs["caption"] = cap.replace(
-        "Pipelined scenarios: one latency sample per batch.",
+    return generic(ctx.runs, baseline=ctx.baseline, **ctx.stat_args(), latency_note=(
         "HTTPS/1.1: wrk's per-request latency (one request in flight per connection); HTTPS/2: the "
         "duration of each stream from the latency run's h2load log, which includes waiting behind the "
-        "other streams of its connection.")
-    return df
+        "other streams of its connection."))
 
 
 # ---------------------------------------------------------------- TLS cost
 def tls_cost_table(https_runs: pd.DataFrame, clear_runs: pd.DataFrame | None, kind: str = "h1",
-                   servers: Sequence[str] | None = None, confidence: float = 0.95) -> pd.DataFrame:
+                   servers: Sequence[str] | None = None, confidence: float = 0.95,
+                   stats: RunStats | None = None) -> pd.DataFrame:
     """Seed 002's protocol comparison for one protocol (kind "h1": http1 `get_ping_c100` vs
     https `h1_get_ping_c100`; "h2": h2c `get_ping_c100` vs https `h2_get_ping_c100`), per server:
     cleartext req/s, TLS req/s, Δ (TLS cost) = TLS/cleartext − 1 with its between-suite interval, and
@@ -98,13 +93,12 @@ def tls_cost_table(https_runs: pd.DataFrame, clear_runs: pd.DataFrame | None, ki
             "Server": display_name(s) + (" (ref)" if s in REFERENCE_SERVERS else ""),
             f"{clear_label} req/s": fmt_mean_ci(mean_ci(column(b, "req_per_s"), confidence)),
             f"{tls_label} req/s": fmt_mean_ci(mean_ci(column(a, "req_per_s"), confidence)),
-            "Δ req/s (TLS cost)": format_delta(ratio_ci(column(a, "req_per_s"), column(b, "req_per_s"), confidence)),
+            "Δ req/s (TLS cost)": format_delta(delta(stats, "req_per_s", a, b, confidence)),
             f"{clear_label} CPU-µs/req": fmt_mean_ci(mean_ci(column(b, "cpu_us_per_req"), confidence),
                                                      lambda v: fmt_float(v, 2), show_n=False),
             f"{tls_label} CPU-µs/req": fmt_mean_ci(mean_ci(column(a, "cpu_us_per_req"), confidence),
                                                    lambda v: fmt_float(v, 2), show_n=False),
-            "Δ CPU-µs/req (TLS cost)": format_delta(ratio_ci(column(a, "cpu_us_per_req"),
-                                                             column(b, "cpu_us_per_req"), confidence)),
+            "Δ CPU-µs/req (TLS cost)": format_delta(delta(stats, "cpu_us_per_req", a, b, confidence)),
         })
     tool = "wrk, one request in flight per connection" if kind == "h1" else "h2load, 10 streams per connection"
     cap = (f"GET /ping, 100 connections, {tool}: {clear_label} = the {clear_suite} suite's `{clear_scen}`, "
@@ -195,11 +189,11 @@ def _versus_line(ctx: ReportContext, other: str, prefix: str) -> str | None:
     parts = []
     for scen in sorted(sub["scenario"].unique(), key=lambda sc: int(sub[sub["scenario"] == sc]["connections"].iloc[0])):
         grp = sub[sub["scenario"] == scen]
-        mine = column(ok_runs(grp[grp["server"] == contestant]), "req_per_s")
-        theirs = column(ok_runs(grp[grp["server"] == other]), "req_per_s")
+        mine = ok_runs(grp[grp["server"] == contestant])
+        theirs = ok_runs(grp[grp["server"] == other])
         if len(mine) and len(theirs):
             conns = int(grp["connections"].iloc[0])
-            parts.append(f"{_pct(ratio_ci(mine, theirs, ctx.confidence))} ({conns} conns)")
+            parts.append(f"{_pct(delta(ctx.stats, 'req_per_s', mine, theirs, ctx.confidence))} ({conns} conns)")
     if not parts:
         return None
     return f"{short_name(contestant)} vs {short_name(other)}, HTTPS/2 GET /ping req/s: " + "; ".join(parts)
@@ -211,8 +205,8 @@ def summary_text(ctx: ReportContext) -> str:
     servers = compared_servers(ctx)
     secs: list[Section] = list(sections(ctx).values())
     block = summary_block(ctx.runs, secs, servers=servers, baseline=ctx.baseline, run_id=ctx.run.run_id,
-                          **ctx.stat_args())
-    lines = [block.replace(" — run", " HTTPS — run", 1)]
+                          label="HTTPS", **ctx.stat_args())
+    lines = [block]
     for kind in ("h1", "h2"):
         clear_suite, clear_scen, tls_scen, clear_label, tls_label = TLS_PAIRS[kind]
         clear = clear_runs_of(ctx, clear_suite)
@@ -224,9 +218,9 @@ def summary_text(ctx: ReportContext) -> str:
         clr = clear[clear["scenario"] == clear_scen]
         parts = []
         for s in servers:
-            a = column(ok_runs(tls[tls["server"] == s]) if not tls.empty else tls, "req_per_s")
-            b = column(ok_runs(clr[clr["server"] == s]) if not clr.empty else clr, "req_per_s")
-            parts.append(f"{short_name(s)} {_pct(ratio_ci(a, b, ctx.confidence))}")
+            a = ok_runs(tls[tls["server"] == s]) if not tls.empty else tls
+            b = ok_runs(clr[clr["server"] == s]) if not clr.empty else clr
+            parts.append(f"{short_name(s)} {_pct(delta(ctx.stats, 'req_per_s', a, b, ctx.confidence))}")
         lines.append(f"{head} " + "; ".join(parts))
     lines += [line for other in ("h2o", "nginx") if (line := _versus_line(ctx, other, "h2_get_ping_c"))]
     runs = ctx.runs

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..stats.select import by_rep, column, ok_runs
+from ..stats.select import column, ok_runs
 from .fmt import fmt_count, fmt_float, fmt_kilo, fmt_mean_ci, fmt_us
 from .engine import ReportContext, open_report
 from .scenarios import LANGUAGE_ENDPOINTS
@@ -34,8 +34,11 @@ from .quality import mostly_client_bound
 from .tables import CLIENT_BOUND_MARK, client_bound_words, delta_cell
 from .method_words import ci_words, delta_words
 from .plots import ci_bar
-from ..stats.multiple import holm, rank_ranges
-from ..stats import (MIN_RUNS, MINUS, MeanCI, RatioCI, format_delta, mean_ci, ratio_by_rep, ratio_ci_by_rep,
+from ..stats.frames import RunStats
+from ..stats.multiple import rank
+from ..stats.write import KEEPALIVE_SCORE, run_stats
+from .cells import comparison, mean_ci_of, ratio_ci_of
+from ..stats import (MIN_RUNS, MINUS, MeanCI, RatioCI, format_delta, mean_ci, ratio_by_rep,
                     tail_ratio)
 from .tables import _with_meta
 
@@ -100,7 +103,8 @@ def _tier_label(server: str) -> str:
 
 # ---------------------------------------------------------------- per-endpoint tables
 def endpoint_table(runs: pd.DataFrame, scenario: str, baseline: str | None = "lang_go_std",
-                   tier_name: str | None = None, confidence: float = 0.95) -> pd.DataFrame:
+                   tier_name: str | None = None, confidence: float = 0.95,
+                   stats: RunStats | None = None) -> pd.DataFrame:
     """Seed 003's per-endpoint table, one row per server (fastest first): Language | Server |
     Tier | n | Requests | Req/s | P50 | P99 | Max | CPU | Memory | Δ req/s vs baseline."""
     key_title = LANGUAGE_ENDPOINTS.get(scenario, (scenario, scenario))[1]
@@ -128,7 +132,7 @@ def endpoint_table(runs: pd.DataFrame, scenario: str, baseline: str | None = "la
         }
         if baseline and baseline in set(sub["server"]):
             row[f"Δ req/s vs {short_name(baseline)}"] = ("—" if s == baseline else delta_cell(
-                ok, base, "req_per_s", confidence))
+                ok, base, "req_per_s", confidence, stats))
         rows.append(row)
     df = pd.DataFrame(rows).sort_values("_sort", ascending=False, kind="stable").drop(columns="_sort")
     first = sub.iloc[0]
@@ -180,44 +184,69 @@ class RankRow:
         return f"{self.rank_low}–{self.rank_high} (tie)"
 
 
+def _ranked(order: list[str], est: Mapping[str, MeanCI],
+            pairs: Mapping[tuple[str, str], tuple[float | None, float | None]], confidence: float,
+            must_tie: frozenset[str]) -> list[RankRow]:
+    ranks = rank(order, pairs, confidence, must_tie)
+    return [RankRow(s, est[s], *ranks[s]) for s in order]
+
+
 def rank_with_ties(scores: Mapping[str, Mapping[int, float]], confidence: float = 0.95,
                    must_tie: frozenset[str] = frozenset()) -> list[RankRow]:
-    """Rank servers by score (descending geometric mean over reps). Every pair is compared by the
-    ratio of their scores, paired by rep (stats.ratio_by_rep), and the pairs' p-values are
-    adjusted together with Holm's procedure (stats.multiple.holm), so the whole ranking's chance
-    of calling any difference that is not there stays within 1 − confidence. i is ahead of j when
-    the adjusted p-value is below that and i's score is the higher; otherwise they tie. Two
-    servers of `must_tie` (both client-bound: their req/s measured the load tool) always tie and
-    are left out of the family. Rank range of i = [1 + #ahead of i, N − #behind i]
-    (stats.multiple.rank_ranges). Servers without data are left out."""
+    """Rank servers by score (rep -> score; descending geometric mean over reps). Every pair is
+    compared by the ratio of their scores, paired by rep (stats.ratio_by_rep), and the pairs'
+    p-values are adjusted together with Holm's procedure (stats.multiple.rank), so the whole
+    ranking's chance of calling any difference that is not there stays within 1 − confidence.
+    Two servers of `must_tie` (both client-bound: their req/s measured the load tool) always tie.
+    Rank range of i = [1 + #ahead of i, N − #behind i]. Servers without data are left out."""
     items = {s: dict(v) for s, v in scores.items() if len(v)}
     est = {s: mean_ci(_vals(items[s]), confidence) for s in items}
     order = sorted(items, key=lambda s: -float(est[s].mean))  # type: ignore[arg-type]
-    pairs = [(a, b) for i, a in enumerate(order) for b in order[i + 1:]
-             if not (a in must_tie and b in must_tie)]
-    ratios = [ratio_by_rep(items[a], items[b], confidence) for a, b in pairs]
-    adjusted = holm([np.nan if r.p_value is None else r.p_value for r in ratios])
-    alpha = 1.0 - confidence
-    better: dict[tuple[str, str], bool] = {}
-    for (a, b), r, p in zip(pairs, ratios, adjusted):
-        if np.isfinite(p) and p < alpha and r.ratio is not None:
-            better[(a, b) if r.ratio > 1 else (b, a)] = True
-    ranges = rank_ranges(order, better)
-    return [RankRow(s, est[s], *ranges[s],
-                    tuple(o for o in order if o != s and not better.get((s, o)) and not better.get((o, s))))
-            for s in order]
+    pairs = {}
+    for i, a in enumerate(order):
+        for b in order[i + 1:]:
+            r = ratio_by_rep(items[a], items[b], confidence)
+            pairs[(a, b)] = (r.ratio, r.p_value)
+    return _ranked(order, est, pairs, confidence, must_tie)
 
 
-def ranking_table(runs: pd.DataFrame, tier_name: str | None = None, confidence: float = 0.95) -> pd.DataFrame:
+def _score_cell(runs: pd.DataFrame, server: str) -> tuple[str, str, str]:
+    return (str(runs["suite"].iloc[0]) if not runs.empty else SUITE, KEEPALIVE_SCORE, server)
+
+
+def ranking_from_stats(runs: pd.DataFrame, servers: Sequence[str], stats: RunStats, confidence: float,
+                       must_tie: frozenset[str] = frozenset()) -> list[RankRow]:
+    """rank_with_ties on the run's frames: the score cells' estimates and comparisons rows."""
+    est = {}
+    for s in servers:
+        row = stats.estimate(_score_cell(runs, s), "req_per_s")
+        if row is not None and row["n"] > 0:
+            est[s] = mean_ci_of(row)
+    order = sorted(est, key=lambda s: -float(est[s].mean))  # type: ignore[arg-type]
+    pairs = {}
+    for i, a in enumerate(order):
+        for b in order[i + 1:]:
+            row = stats.compare("req_per_s", _score_cell(runs, a), _score_cell(runs, b))
+            if row is not None:
+                pairs[(a, b)] = (row["ratio"], None if pd.isna(row["p_value"]) else float(row["p_value"]))
+    return _ranked(order, est, pairs, confidence, must_tie)
+
+
+def _score_delta(runs: pd.DataFrame, stats: RunStats, a: str, b: str) -> str:
+    return format_delta(ratio_ci_of(stats.compare("req_per_s", _score_cell(runs, a), _score_cell(runs, b))))
+
+
+def ranking_table(runs: pd.DataFrame, tier_name: str | None = None, confidence: float = 0.95,
+                  stats: RunStats | None = None) -> pd.DataFrame:
     """Seed 003's final ranking: Rank | Language | Server | Tier | Avg req/s (4 endpoints) | n reps
     | Δ vs next | Memory | Tied with. Rank ranges mark ties (see rank_with_ties)."""
     title = "Final ranking by mean req/s over the four keep-alive endpoints" + (
         f" — {tier_name} tier" if tier_name else " — both tiers")
+    stats = stats or run_stats(runs, confidence)
     servers = _servers(runs, tier_name)
-    scores = {s: v for s, v in rep_scores(runs).items() if s in servers}
     keepalive = runs[runs["scenario"].isin(KEEPALIVE)] if not runs.empty else runs
     bound = frozenset(s for s in servers if mostly_client_bound(keepalive[keepalive["server"] == s]))
-    ranked = rank_with_ties(scores, confidence, must_tie=bound)
+    ranked = ranking_from_stats(runs, servers, stats, confidence, must_tie=bound)
     if not ranked:
         return _with_meta(pd.DataFrame(), title, "no server has a rep with all four keep-alive endpoints ok")
     rows = []
@@ -230,8 +259,8 @@ def ranking_table(runs: pd.DataFrame, tier_name: str | None = None, confidence: 
             "n reps": r.score.n,
             "Δ vs next": ("—" if nxt is None else
                           f"{CLIENT_BOUND_MARK} both client-bound: no req/s finding"
-                          if r.server in bound and nxt.server in bound else format_delta(
-                              ratio_ci_by_rep(scores[r.server], scores[nxt.server], confidence))),
+                          if r.server in bound and nxt.server in bound else
+                          _score_delta(runs, stats, r.server, nxt.server)),
             "Memory": _rss_mib(ok_runs(runs[runs["server"] == r.server])),
             "Tied with": ", ".join(short_name(t) for t in r.tied_with) or "—",
         })
@@ -266,6 +295,18 @@ def tail_verdict(ci: MeanCI, threshold: float = TAIL_THRESHOLD) -> str:
     return ("trouble" if ci.mean > threshold else "fine") + f" (no CI, n={ci.n})"
 
 
+def tail_points(runs: pd.DataFrame, server: str, scenarios: Sequence[str], confidence: float,
+                threshold: float = TAIL_THRESHOLD) -> list[tuple[str, np.ndarray, MeanCI, str]]:
+    """Per scenario of one server: its runs' P99/P50, their estimate and the seed's verdict."""
+    out = []
+    for sc in scenarios:
+        ok = ok_runs(runs[(runs["server"] == server) & (runs["scenario"] == sc)])
+        per_run = tail_ratio(column(ok, "lat_p99_us"), column(ok, "lat_p50_us"))
+        ci = mean_ci(per_run, confidence)
+        out.append((sc, per_run, ci, tail_verdict(ci, threshold)))
+    return out
+
+
 def tail_table(runs: pd.DataFrame, scenarios: Sequence[str] = KEEPALIVE + (CLOSE,),
                confidence: float = 0.95, threshold: float = TAIL_THRESHOLD) -> pd.DataFrame:
     """Per server: P99/P50 per endpoint (per run, then mean [CI]) with the seed's verdict, and
@@ -279,11 +320,7 @@ def tail_table(runs: pd.DataFrame, scenarios: Sequence[str] = KEEPALIVE + (CLOSE
     for s in servers:
         row: dict[str, Any] = {"Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s)}
         trouble, unclear = [], []
-        for sc in present:
-            ok = ok_runs(runs[(runs["server"] == s) & (runs["scenario"] == sc)])
-            per_run = tail_ratio(column(ok, "lat_p99_us"), column(ok, "lat_p50_us"))
-            ci = mean_ci(per_run, confidence)
-            v = tail_verdict(ci, threshold)
+        for sc, per_run, ci, v in tail_points(runs, s, present, confidence, threshold):
             over = int(np.sum(per_run > threshold))
             if ci.mean is None:
                 cell = "no data"
@@ -331,7 +368,7 @@ def fmt_share(r: RatioCI, drop: bool = False) -> str:
     return text
 
 
-def relative_table(runs: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+def relative_table(runs: pd.DataFrame, confidence: float = 0.95, stats: RunStats | None = None) -> pd.DataFrame:
     """Seed 003's insights 4 and 5 per server: POST throughput relative to root (POST/root) and the
     JSON endpoint's drop vs root (1 − JSON/root), each a ratio paired by rep with its interval."""
     title = "POST relative to root, and the JSON drop vs root"
@@ -340,20 +377,21 @@ def relative_table(runs: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame
         return _with_meta(pd.DataFrame(), title, "no data in this run")
     rows = []
     for s in servers:
-        def v(sc: str) -> dict[int, float]:
-            return by_rep(runs[(runs["server"] == s) & (runs["scenario"] == sc)], "req_per_s")
+        def v(sc: str) -> pd.DataFrame:
+            return ok_runs(runs[(runs["server"] == s) & (runs["scenario"] == sc)])
 
-        def kilo(x: dict[int, float]) -> str:
-            e = mean_ci(_vals(x), confidence)
+        def kilo(x: pd.DataFrame) -> str:
+            e = mean_ci(column(x, "req_per_s"), confidence)
             return "no data" if e.mean is None else fmt_kilo(e.mean)
         root, post, js = v(ROOT), v(POST), v(JSON)
         rows.append({
             "Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s),
             "Root req/s": kilo(root),
             "POST req/s": kilo(post),
-            "POST / root": fmt_share(ratio_ci_by_rep(post, root, confidence)),
+            "POST / root": fmt_share(ratio_ci_of(comparison(stats, "req_per_s", post, root, confidence))),
             "JSON req/s": kilo(js),
-            "JSON drop vs root": fmt_share(ratio_ci_by_rep(js, root, confidence), drop=True),
+            "JSON drop vs root": fmt_share(ratio_ci_of(comparison(stats, "req_per_s", js, root, confidence)),
+                                           drop=True),
         })
     cap = ("req/s: geometric mean over ok runs. POST / root = POST req/s ÷ root req/s; JSON drop = "
            "1 − JSON req/s ÷ root req/s; both paired by rep (the endpoints of a rep hit the same server "
@@ -363,10 +401,16 @@ def relative_table(runs: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame
 
 
 # ---------------------------------------------------------------- memory vs runtime
+def _peak_rss_kb(runs: pd.DataFrame, s: str) -> float:
+    """The largest window peak RSS of a server's ok runs (NaN when none was recorded)."""
+    all_ok = ok_runs(runs[runs["server"] == s])
+    return float(all_ok["rss_peak_kb"].max()) if not all_ok.empty else math.nan
+
+
 def _memory_row(runs: pd.DataFrame, s: str, confidence: float) -> dict[str, Any]:
     all_ok = ok_runs(runs[runs["server"] == s])
     root = ok_runs(runs[(runs["server"] == s) & (runs["scenario"] == ROOT)])
-    peak = all_ok["rss_peak_kb"].max() if not all_ok.empty else math.nan
+    peak = _peak_rss_kb(runs, s)
     return {
         "Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s),
         "Runtime": RUNTIME.get(language(s) or "", "—"),
@@ -402,7 +446,7 @@ def memory_table(runs: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------- Connection: close
-def close_table(runs: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+def close_table(runs: pd.DataFrame, confidence: float = 0.95, stats: RunStats | None = None) -> pd.DataFrame:
     """GET / with `Connection: close` on every request against keep-alive GET /, per server:
     req/s, Δ, CPU-µs/req, Δ (the cost of setting up and tearing down a connection)."""
     title = "Connection: close vs keep-alive (GET /)"
@@ -417,12 +461,12 @@ def close_table(runs: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
             "Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s),
             "Keep-alive req/s": fmt_mean_ci(mean_ci(column(ka, "req_per_s"), confidence)),
             "Close req/s": fmt_mean_ci(mean_ci(column(cl, "req_per_s"), confidence)),
-            "Δ req/s close vs keep-alive": format_delta(ratio_ci_by_rep(by_rep(cl, "req_per_s"), by_rep(ka, "req_per_s"), confidence)),
+            "Δ req/s close vs keep-alive": format_delta(ratio_ci_of(comparison(stats, "req_per_s", cl, ka, confidence))),
             "Keep-alive CPU-µs/req": fmt_mean_ci(mean_ci(column(ka, "cpu_us_per_req"), confidence),
                                                  lambda v: fmt_float(v, 2), show_n=False),
             "Close CPU-µs/req": fmt_mean_ci(mean_ci(column(cl, "cpu_us_per_req"), confidence),
                                             lambda v: fmt_float(v, 2), show_n=False),
-            "Δ CPU-µs/req": format_delta(ratio_ci_by_rep(by_rep(cl, "cpu_us_per_req"), by_rep(ka, "cpu_us_per_req"), confidence)),
+            "Δ CPU-µs/req": format_delta(ratio_ci_of(comparison(stats, "cpu_us_per_req", cl, ka, confidence))),
         })
     cap = (f"Mean ± half-width of the {_ci_words(confidence)}; {_delta_words(confidence)}. "
            "With Connection: close every request pays a TCP handshake and teardown on loopback (on the "
@@ -521,14 +565,17 @@ def production_table(runs: pd.DataFrame, confidence: float = 0.95) -> pd.DataFra
                          title="Seed 003's \"Recommended Production Stack\" against our measurements")
 
 
-def tier_table(runs: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+def tier_table(runs: pd.DataFrame, confidence: float = 0.95, stats: RunStats | None = None) -> pd.DataFrame:
     """Per language: the stdlib server and the production server with their scores, Δ production vs
     stdlib (paired by rep), the seed's stdlib measurement and its guess for the production stack."""
     title = "Stdlib vs production tier per language"
     servers = _servers(runs)
     if not servers:
         return _with_meta(pd.DataFrame(), title, "no data in this run")
-    scores = rep_scores(runs)
+    stats = stats or run_stats(runs, confidence)
+
+    def score(s: str | None) -> str:
+        return fmt_mean_ci(mean_ci_of(stats.estimate(_score_cell(runs, s), "req_per_s"))) if s else "—"
     guess = {g.language: g for g in SEED_IMPROVEMENTS if g.server != "evloop"}
     rows = []
     for lang in LANGUAGE_ORDER:
@@ -538,17 +585,15 @@ def tier_table(runs: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
             continue
         a = std[0] if std else None
         b = prod[0] if prod else None
-        sa = scores.get(a, {}) if a else {}
-        sb = scores.get(b, {}) if b else {}
         g = guess.get(lang)
         rows.append({
             "Language": lang,
             "Stdlib server": name(a) if a else "—",
-            "Stdlib avg req/s": fmt_mean_ci(mean_ci(_vals(sa), confidence)) if a else "—",
+            "Stdlib avg req/s": score(a),
             "Seed's stdlib avg (12 cores)": fmt_kilo(SEED_STDLIB_AVG[lang]) if lang in SEED_STDLIB_AVG else "—",
             "Production server": name(b) if b else "—",
-            "Production avg req/s": fmt_mean_ci(mean_ci(_vals(sb), confidence)) if b else "—",
-            "Δ production vs stdlib": format_delta(ratio_ci_by_rep(sb, sa, confidence)) if a and b else "—",
+            "Production avg req/s": score(b),
+            "Δ production vs stdlib": _score_delta(runs, stats, b, a) if a and b else "—",
             "Seed's guess": f"{g.text} ({g.seed_change})" if g else "—",
         })
     cap = ("Scores as in the ranking (mean req/s over the four keep-alive endpoints, per rep, "
@@ -630,13 +675,18 @@ def latency_curves(latency: pd.DataFrame, runs: pd.DataFrame, tier_name: str | N
 
 
 # ---------------------------------------------------------------- summary
-def summary_text(runs: pd.DataFrame, run_id: str = "", confidence: float = 0.95) -> str:
+def summary_text(runs: pd.DataFrame, run_id: str = "", confidence: float = 0.95,
+                 stats: RunStats | None = None) -> str:
     """A computed summary block: the ranking with ties, the tier gains, tail-latency trouble, the
     guesses met or missed, and the memory extremes."""
     title = "Language shoot-out" + (f" — run {run_id}" if run_id else "")
     lines = [title, "=" * len(title),
              f"avg req/s = mean over the 4 keep-alive endpoints per rep; {confidence:.0%} CIs; ties where the Δ CI holds 0"]
-    ranked = rank_with_ties(rep_scores(runs), confidence)
+    stats = stats or run_stats(runs, confidence)
+    servers = _servers(runs)
+    keepalive = runs[runs["scenario"].isin(KEEPALIVE)] if not runs.empty else runs
+    bound = frozenset(s for s in servers if mostly_client_bound(keepalive[keepalive["server"] == s]))
+    ranked = ranking_from_stats(runs, servers, stats, confidence, must_tie=bound)
     if not ranked:
         return "\n".join(lines + ["no data"])
     lines.append("Ranking (both tiers):")
@@ -644,28 +694,31 @@ def summary_text(runs: pd.DataFrame, run_id: str = "", confidence: float = 0.95)
         ci = r.score
         interval = f" [{fmt_kilo(ci.low)}, {fmt_kilo(ci.high)}]" if ci.has_interval else f" (n={ci.n}, {ci.reason})"
         lines.append(f"  {r.label:<12} {name(r.server):<46} {fmt_kilo(ci.mean)}{interval}")
-    scores = rep_scores(runs)
     gains = []
     for lang in LANGUAGE_ORDER:
-        std = [s for s in scores if language(s) == lang and tier(s) == "stdlib"]
-        prod = [s for s in scores if language(s) == lang and tier(s) == "production"]
+        std = [s for s in servers if language(s) == lang and tier(s) == "stdlib"]
+        prod = [s for s in servers if language(s) == lang and tier(s) == "production"]
         if std and prod:
-            gains.append(f"{lang} {format_delta(ratio_ci_by_rep(scores[prod[0]], scores[std[0]], confidence))}")
+            gains.append(f"{lang} {_score_delta(runs, stats, prod[0], std[0])}")
     lines.append("Production vs stdlib tier: " + ("; ".join(gains) if gains else "no language has both tiers"))
-    tt = tail_table(runs, confidence=confidence)
-    if not tt.empty:
-        bad = [f"{r['Server']} ({r['Verdict'].removeprefix('trouble: ').split(';')[0]})"
-               for _, r in tt.iterrows() if r["Verdict"].startswith("trouble")]
-        lines.append(f"P99/P50 > {TAIL_THRESHOLD:g}× (whole CI): " + ("; ".join(bad) if bad else "none"))
+    present = [sc for sc in KEEPALIVE + (CLOSE,) if sc in set(runs["scenario"])]
+    bad = []
+    for s in servers:
+        trouble = [ENDPOINT_SHORT.get(sc, sc) + ("" if v == "trouble" else " (no CI)")
+                   for sc, _, _, v in tail_points(runs, s, present, confidence) if v.startswith("trouble")]
+        if trouble:
+            bad.append(f"{name(s)} ({', '.join(trouble)})")
+    lines.append(f"P99/P50 > {TAIL_THRESHOLD:g}× (whole CI): " + ("; ".join(bad) if bad else "none"))
     met = []
     for g in SEED_IMPROVEMENTS:
-        ci = mean_ci(_vals(scores.get(g.server)), confidence)
+        ci = mean_ci_of(stats.estimate(_score_cell(runs, g.server), "req_per_s"))
         met.append(f"{short_name(g.server)} vs {g.text.split()[0]}: {compare_to_guess(ci, g.low, g.high)}")
     lines.append("Seed's guesses (on 1 server core): " + "; ".join(met))
-    mem = memory_table(runs)
-    if not mem.empty:
-        lines.append(f"Memory: smallest {mem.iloc[0]['Server']} {mem.iloc[0]['Peak RSS (largest scenario)']}, "
-                     f"largest {mem.iloc[-1]['Server']} {mem.iloc[-1]['Peak RSS (largest scenario)']}")
+    peaks = {s: p for s in servers if not math.isnan(p := _peak_rss_kb(runs, s))}
+    if peaks:
+        lo, hi = min(peaks, key=peaks.get), max(peaks, key=peaks.get)  # type: ignore[arg-type]
+        lines.append(f"Memory: smallest {name(lo)} {peaks[lo] / 1024:.1f} MiB, "
+                     f"largest {name(hi)} {peaks[hi] / 1024:.1f} MiB")
     n_failed = int((runs["status"] != "ok").sum())
     lines.append(f"Failed runs: {n_failed} (excluded; see the failed-runs table)")
     return "\n".join(lines)

@@ -16,10 +16,12 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..tidy import bounds
-from ..stats.select import by_rep, ok_runs
+from ..stats.select import ok_runs
 from .fmt import fmt_pct
 from ..tidy.servers import display_name
-from ..stats import RatioCI, format_delta, ratio_ci_by_rep
+from ..stats import RatioCI, format_delta
+from ..stats.frames import RunStats
+from .cells import delta
 
 FLOOR_METRICS: dict[str, str] = {"req_per_s": "req/s", "cpu_us_per_req": "CPU-µs/req"}
 
@@ -48,8 +50,9 @@ def aa_copies(runs: pd.DataFrame) -> dict[str, str]:
     return dict(zip(sub["server"], sub["aa_of"]))
 
 
-def noise_floor(runs: pd.DataFrame, confidence: float = 0.95) -> NoiseFloor:
-    """The A/A Δ (copy vs original) per headline scenario for req/s and CPU-µs per request."""
+def noise_floor(runs: pd.DataFrame, confidence: float = 0.95, stats: RunStats | None = None) -> NoiseFloor:
+    """The A/A Δ (copy vs original) per headline scenario for req/s and CPU-µs per request (the
+    comparisons rows of the copy against its original); the floor as in stats.frames.noise_floors."""
     copies = aa_copies(runs)
     if not copies:
         return NoiseFloor(None, {}, {m: None for m in FLOOR_METRICS})
@@ -59,9 +62,8 @@ def noise_floor(runs: pd.DataFrame, confidence: float = 0.95) -> NoiseFloor:
     for scenario in sorted(set(ok.loc[ok["server"] == copy, "scenario"])):
         at = ok[ok["scenario"] == scenario]
         for metric in FLOOR_METRICS:
-            deltas[(scenario, metric)] = ratio_ci_by_rep(by_rep(at[at["server"] == copy], metric),
-                                                         by_rep(at[at["server"] == original], metric),
-                                                         confidence)
+            deltas[(scenario, metric)] = delta(stats, metric, at[at["server"] == copy],
+                                               at[at["server"] == original], confidence)
     floor: dict[str, float | None] = {}
     for metric in FLOOR_METRICS:
         widths = [max(abs(r.low), abs(r.high)) for (s, m), r in deltas.items()

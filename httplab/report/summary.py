@@ -7,26 +7,28 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ..stats.select import by_rep, ok_runs, select
+from ..stats.frames import RunStats
+from ..stats.select import ok_runs, select
+from .cells import delta
 from .fmt import fmt_bytes_rate, fmt_kilo, fmt_size
 from .scenarios import Section, scenario_label
 from ..tidy.servers import display_name, short_name
-from ..stats import RatioCI, format_delta, mean_ci, ratio_ci_by_rep
+from ..stats import RatioCI, format_delta, mean_ci
 
 _LEVEL_FMT = {"size_bytes": fmt_size, "connections": lambda v: f"{int(v)} connections"}
 
 
 def _section_deltas(runs: pd.DataFrame, section: Section, a: str, b: str, metric: str,
-                    confidence: float) -> list[tuple[object, RatioCI]]:
+                    confidence: float, stats: RunStats | None) -> list[tuple[object, RatioCI]]:
     ok = ok_runs(select(runs, section.where))
     out = []
     if ok.empty:
         return out
     for level in sorted(ok[section.vary].unique()):
         at = ok[ok[section.vary] == level]
-        xa, xb = by_rep(at[at["server"] == a], metric), by_rep(at[at["server"] == b], metric)
+        xa, xb = at[at["server"] == a], at[at["server"] == b]
         if len(xa) and len(xb):
-            out.append((level, ratio_ci_by_rep(xa, xb, confidence)))
+            out.append((level, delta(stats, metric, xa, xb, confidence)))
     return out
 
 
@@ -71,12 +73,13 @@ def _peak_text(peak, fmt, unit: str) -> str:
 
 
 def summary_block(runs: pd.DataFrame, sections: Sequence[Section], servers: Sequence[str] = ("evloop", "go"),
-                  baseline: str = "go", run_id: str = "", confidence: float = 0.95) -> str:
+                  baseline: str = "go", run_id: str = "", confidence: float = 0.95,
+                  stats: RunStats | None = None, label: str = "") -> str:
     """Plain-text block like seed 000's summary. Δ = req/s of each non-baseline server vs the
     baseline, per point, paired by rep; the range shows the smallest and largest Δ of a section."""
     contestants = [s for s in servers if s != baseline]
     head = " vs ".join(display_name(s) for s in contestants + [baseline])
-    title = f"{head}" + (f" — run {run_id}" if run_id else "")
+    title = f"{head}" + (f" {label}" if label else "") + (f" — run {run_id}" if run_id else "")
     lines = [title, "=" * len(title),
              f"Δ req/s per point: ratio of geometric means − 1, {confidence:.0%} t interval on the log scale, "
              "paired by rep; peaks (non-pipelined scenarios): geometric mean over runs with its t interval"]
@@ -84,7 +87,7 @@ def summary_block(runs: pd.DataFrame, sections: Sequence[Section], servers: Sequ
     for s in sections:
         name = s.title.split(" — ")[0] + ":"
         for c in contestants:
-            deltas = _section_deltas(runs, s, c, baseline, "req_per_s", confidence)
+            deltas = _section_deltas(runs, s, c, baseline, "req_per_s", confidence, stats)
             who = f"{short_name(c)} " if deltas else ""
             lines.append(f"{name:<{width}} {who}{_range_line(deltas, s.vary)}")
     for c in list(contestants) + [baseline]:

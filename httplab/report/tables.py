@@ -9,13 +9,15 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..stats.select import Where, by_rep, column, ok_runs, select
+from ..stats.select import Where, column, ok_runs, select
 from .fmt import fmt_bytes_rate, fmt_float, fmt_mean_ci, fmt_size, fmt_us
 from .scenarios import scenario_label, scenario_sort_key
 from ..tidy.servers import REFERENCE_SERVERS, display_name, short_name, sort_servers
 from .quality import mostly_client_bound
 from .method_words import ci_words, delta_words
-from ..stats import format_delta, mean_ci, ratio_ci_by_rep, tail_ratio
+from ..stats import format_delta, mean_ci, tail_ratio
+from ..stats.frames import RunStats
+from .cells import comparison, delta_text, ratio_ci_of
 
 METRIC_LABELS: dict[str, str] = {
     "req_per_s": "req/s", "bytes_per_s": "Transfer/s", "cpu_us_per_req": "CPU-µs/req",
@@ -47,14 +49,17 @@ def _delta_words(confidence: float) -> str:
 CLIENT_BOUND_MARK = "⚑"
 
 
-def delta_cell(a: pd.DataFrame, b: pd.DataFrame, metric: str, confidence: float = 0.95) -> str:
-    """The formatted Δ of `metric` between two servers' ok runs of one scenario. When both were
-    client-bound (most of their runs), req/s measured the load tool on both sides, so no req/s Δ
-    is reported; the cell gives the Δ of capacity (requests per server CPU-second) instead."""
-    if metric == "req_per_s" and mostly_client_bound(a) and mostly_client_bound(b):
-        cap = ratio_ci_by_rep(by_rep(a, "capacity_rps"), by_rep(b, "capacity_rps"), confidence)
-        return f"{CLIENT_BOUND_MARK} both client-bound; capacity Δ {format_delta(cap)}"
-    return format_delta(ratio_ci_by_rep(by_rep(a, metric), by_rep(b, metric), confidence))
+def delta_cell(a: pd.DataFrame, b: pd.DataFrame, metric: str, confidence: float = 0.95,
+               stats: RunStats | None = None) -> str:
+    """The formatted Δ of `metric` between two servers' runs of one scenario (the comparisons row,
+    report.cells). When both were client-bound (most of their runs), req/s measured the load tool
+    on both sides, so no req/s Δ is reported; the cell gives the Δ of capacity (requests per
+    server CPU-second) instead."""
+    row = comparison(stats, metric, a, b, confidence)
+    if metric == "req_per_s" and row is not None and row["verdict"] == "both client-bound":
+        cap = comparison(stats, "capacity_rps", a, b, confidence)
+        return f"{CLIENT_BOUND_MARK} both client-bound; capacity Δ {format_delta(ratio_ci_of(cap))}"
+    return format_delta(ratio_ci_of(row))
 
 
 def client_bound_words() -> str:
@@ -67,7 +72,9 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
                      servers: Sequence[str] = ("evloop", "go"), baseline: str = "go",
                      metric: str = "req_per_s", latency_metric: str = "lat_p50_us",
                      references: Sequence[str] = REFERENCE_SERVERS, transfer: bool = False,
-                     vary_label: str | None = None, title: str = "", confidence: float = 0.95) -> pd.DataFrame:
+                     vary_label: str | None = None, title: str = "", confidence: float = 0.95,
+                     stats: RunStats | None = None,
+                     transfer_source: str = "binary units as wrk prints them") -> pd.DataFrame:
     """`Connections | C req/s | Go req/s | C latency | Go latency | Δ C vs Go | nginx req/s (ref) …`
 
     One row per value of `vary`. req/s cells: mean ± half-width of the t CI, with n. Latency: mean
@@ -106,15 +113,15 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
                 row[f"{short_name(s)} latency"] = fmt_us(ci.mean) if ci.mean is not None else "no data"
         for s in contestants:
             row[f"Δ {short_name(s)} vs {short_name(baseline)}"] = delta_cell(
-                at[at["server"] == s], at[at["server"] == baseline], metric, confidence)
+                at[at["server"] == s], at[at["server"] == baseline], metric, confidence, stats)
         for ref in refs:
             srv = at[at["server"] == ref]
             row[f"{short_name(ref)} req/s (ref)"] = fmt_mean_ci(mean_ci(column(srv, metric), confidence))
         rows.append(row)
     df = pd.DataFrame(rows)
     n_failed = int((sub["status"] != "ok").sum())
-    lat_txt = ("Transfer/s = mean bytes read per second by the client (responses; binary units as wrk "
-               "prints them)" if transfer else
+    lat_txt = (f"Transfer/s = mean bytes read per second by the client (responses; {transfer_source})"
+               if transfer else
                f"latency = mean over runs of each run's {latency_metric.removeprefix('lat_').removesuffix('_us').upper()} "
                "(percentile from the run's full histogram)")
     cap = (f"{METRIC_LABELS.get(metric, metric)}: mean ± half-width of the {_ci_words(confidence)}; {lat_txt}; "
@@ -145,7 +152,9 @@ def _scenario_rows(sub: pd.DataFrame, servers: Sequence[str] | None):
 
 
 def latency_table(runs: pd.DataFrame, where: Where | None = None, servers: Sequence[str] | None = None,
-                  baseline: str = "go", confidence: float = 0.95, title: str = "Latency percentiles") -> pd.DataFrame:
+                  baseline: str = "go", confidence: float = 0.95, title: str = "Latency percentiles",
+                  stats: RunStats | None = None,
+                  latency_note: str = "Pipelined scenarios: one latency sample per batch.") -> pd.DataFrame:
     """Per scenario and server: P50, P99, P99.9 (mean over runs of per-run percentiles), P99/P50
     (per run, then mean ± CI), and Δ P99 vs the baseline server."""
     sub = select(runs, where)
@@ -160,19 +169,20 @@ def latency_table(runs: pd.DataFrame, where: Where | None = None, servers: Seque
             "P99": fmt_us(mean_ci(column(ok, "lat_p99_us")).mean),
             "P99.9": fmt_us(mean_ci(column(ok, "lat_p999_us")).mean),
             "P99/P50": fmt_mean_ci(ratio, lambda v: fmt_float(v, 2)),
-            f"Δ P99 vs {short_name(baseline)}": ("—" if s == baseline or base.empty else format_delta(
-                ratio_ci_by_rep(by_rep(ok, "lat_p99_us"), by_rep(base, "lat_p99_us"), confidence))),
+            f"Δ P99 vs {short_name(baseline)}": ("—" if s == baseline or base.empty else delta_text(
+                stats, "lat_p99_us", ok, base, confidence)),
         }
         rows.append(row)
     cap = ("Percentiles per run from that run's full latency histogram (nearest rank), then the mean "
            f"over the n ok runs; P99/P50 per run, then mean ± half-width of the {_ci_words(confidence)}; "
            f"{_delta_words(confidence)} (negative = lower tail latency than the baseline). "
-           "Pipelined scenarios: one latency sample per batch.")
+           + latency_note)
     return _with_meta(pd.DataFrame(rows), title, cap)
 
 
 def cost_table(runs: pd.DataFrame, where: Where | None = None, servers: Sequence[str] | None = None,
-               baseline: str = "go", confidence: float = 0.95, title: str = "Server cost") -> pd.DataFrame:
+               baseline: str = "go", confidence: float = 0.95, title: str = "Server cost",
+               stats: RunStats | None = None) -> pd.DataFrame:
     """Per scenario and server: req/s, server CPU % and CPU-µs per request (mean ± CI), peak RSS
     (largest over the runs), and Δ CPU-µs/request vs the baseline."""
     sub = select(runs, where)
@@ -191,7 +201,7 @@ def cost_table(runs: pd.DataFrame, where: Where | None = None, servers: Sequence
                                       lambda v: fmt_float(v, 2), show_n=False),
             "Peak RSS": "not recorded" if pd.isna(rss) else f"{rss / 1024:.1f} MiB",
             f"Δ CPU-µs/req vs {short_name(baseline)}": ("—" if s == baseline or base.empty else format_delta(
-                ratio_ci_by_rep(by_rep(ok, "cpu_us_per_req"), by_rep(base, "cpu_us_per_req"), confidence))),
+                ratio_ci_of(comparison(stats, "cpu_us_per_req", ok, base, confidence)))),
         })
     cap = (f"Mean ± half-width of the {_ci_words(confidence)}. CPU = utime + stime of the server's "
            "whole process tree over the measured window (/proc); CPU % of one core; CPU-µs/req = CPU "
@@ -206,7 +216,7 @@ def cost_table(runs: pd.DataFrame, where: Where | None = None, servers: Sequence
 def versus_table(runs: pd.DataFrame, server: str = "evloop", others: Sequence[str] = ("nginx",),
                  where: Where | None = None, metrics: Sequence[str] = ("req_per_s", "cpu_us_per_req"),
                  confidence: float = 0.95,
-                 title: str = "C against the reference servers") -> pd.DataFrame:
+                 title: str = "C against the reference servers", stats: RunStats | None = None) -> pd.DataFrame:
     """Per scenario, Δ of `server` against each of `others` on each metric (ratio of means − 1
     with its CI): the comparison a reader of the cost table wants when the baseline is Go but
     the question is "is the event loop as cheap as nginx?". Scenarios where a side has no ok
@@ -225,7 +235,7 @@ def versus_table(runs: pd.DataFrame, server: str = "evloop", others: Sequence[st
                 continue
             for m in metrics:
                 row[f"{short_name(server)} vs {short_name(other)}: {names.get(m, m)}"] = delta_cell(
-                    mine, theirs, m, confidence)
+                    mine, theirs, m, confidence, stats)
         if len(row) > 1:
             rows.append(row)
     if not rows:

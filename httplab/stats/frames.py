@@ -3,15 +3,19 @@
 Every figure the reports print comes from a row of these frames: an estimate per (suite, scenario,
 server, metric), and a comparison per pair of cells and metric. Failed runs never enter them.
 
+A cell is (suite, scenario, server); its values are rep -> value maps of the ok runs. Besides the
+scenarios that ran, a suite can have composite cells (COMPOSITES in stats.write): per rep, the mean
+req/s of several scenarios, for the reps in which all of them are ok (the languages suite's score).
+
 Comparisons of kind "server" cover every pair of servers of a suite's scenario, each pair once,
-A being the server that comes first in display order (servers.sort_servers); `lookup` returns
-either direction. Kinds "scenario" (one server, two of its scenarios) and "suite" (the same server
-and scenario in two suites) are made for the pairs a report asks for.
+A being the server that comes first in display order (servers.sort_servers); RunStats.compare
+returns either direction. Kinds "scenario" (one server, two of its scenarios) and "suite" (the same
+server in two suites) are made for the pairs asked for.
 """
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 
 import numpy as np
@@ -23,10 +27,7 @@ from .metrics import METRICS, Metric
 from .schema import empty, validate
 
 Cell = tuple[str, str, str]   # (suite, scenario, server)
-
-
-def _ok(runs: pd.DataFrame) -> pd.DataFrame:
-    return runs[runs["status"] == "ok"] if len(runs) else runs
+Composites = Mapping[tuple[str, str], Sequence[str]]   # (suite, name) -> member scenarios
 
 
 def _share(flags: pd.Series | None) -> float:
@@ -36,38 +37,60 @@ def _share(flags: pd.Series | None) -> float:
     return float(known.astype(bool).mean()) if len(known) else math.nan
 
 
-def _by_rep(g: pd.DataFrame, metric: Metric) -> dict[int, float]:
-    vals = metric.values(g)
-    return {int(r): float(v) for r, v in zip(g["rep"], vals) if math.isfinite(v)}
+class Cells:
+    """The cells of a runs frame: per cell and metric the rep -> value map of its ok runs, its failed
+    runs, and the client-bound and noisy shares of its ok runs."""
+
+    def __init__(self, runs: pd.DataFrame, composites: Composites = {}):
+        self.values: dict[Cell, dict[str, dict[int, float]]] = {}
+        self.n_failed: dict[Cell, int] = {}
+        self.client_bound_share: dict[Cell, float] = {}
+        self.noisy_share: dict[Cell, float] = {}
+        self.run_id = str(runs["run_id"].iloc[0]) if len(runs) else ""
+        if runs.empty:
+            return
+        for key, g in runs.groupby(["suite", "scenario", "server"], sort=True):
+            ok = g[g["status"] == "ok"]
+            reps = ok["rep"].to_numpy()
+            self.values[key] = {name: {int(r): float(v) for r, v in zip(reps, m.values(ok)) if math.isfinite(v)}
+                                for name, m in METRICS.items() if _has_metric(g, m)}
+            self.n_failed[key] = int(len(g) - len(ok))
+            self.client_bound_share[key] = _share(ok["client_bound"]) if "client_bound" in ok else math.nan
+            self.noisy_share[key] = _share(ok["noisy"]) if "noisy" in ok else math.nan
+        for (suite, name), members in composites.items():
+            self._add_composite(suite, name, tuple(members))
+
+    def _add_composite(self, suite: str, name: str, members: tuple[str, ...]) -> None:
+        servers = {c[2] for c in self.values if c[0] == suite and c[1] in members}
+        for server in servers:
+            maps = [self.values.get((suite, sc, server), {}).get("req_per_s", {}) for sc in members]
+            reps = set.intersection(*(set(m) for m in maps)) if all(maps) else set()
+            cell = (suite, name, server)
+            self.values[cell] = {"req_per_s": {r: float(np.mean([m[r] for m in maps])) for r in sorted(reps)}}
+            all_reps = set().union(*(set(m) for m in maps)) | {
+                r for sc in members for r in range(1, self.n_failed.get((suite, sc, server), 0) + 1)}
+            self.n_failed[cell] = max(0, len(all_reps) - len(reps))
+            shares = [self.client_bound_share.get((suite, sc, server), math.nan) for sc in members]
+            known = [s for s in shares if not math.isnan(s)]
+            self.client_bound_share[cell] = float(np.mean(known)) if known else math.nan
+            noisy = [self.noisy_share.get((suite, sc, server), math.nan) for sc in members]
+            known = [s for s in noisy if not math.isnan(s)]
+            self.noisy_share[cell] = float(np.mean(known)) if known else math.nan
+
+    def metric(self, cell: Cell, metric: str) -> dict[int, float] | None:
+        """rep -> value of one metric; None when the cell or the metric is not there."""
+        return self.values.get(cell, {}).get(metric)
+
+    def client_bound(self, cell: Cell) -> bool:
+        """Most of the cell's ok runs were client-bound."""
+        s = self.client_bound_share.get(cell, math.nan)
+        return bool(not math.isnan(s) and s >= 0.5)
 
 
-# ---------------------------------------------------------------- estimates
-def estimates_frame(runs: pd.DataFrame, metrics: Sequence[str] = tuple(METRICS),
-                    confidence: float = DEFAULT_CONFIDENCE) -> pd.DataFrame:
-    """One row per (suite, scenario, server, metric) with at least one run."""
-    if runs.empty:
-        return empty("estimates")
-    rows = []
-    for (suite, scenario, server), g in runs.groupby(["suite", "scenario", "server"], sort=True):
-        ok = _ok(g)
-        n_failed = int(len(g) - len(ok))
-        cb = _share(ok["client_bound"]) if "client_bound" in ok else math.nan
-        nz = _share(ok["noisy"]) if "noisy" in ok else math.nan
-        for name in metrics:
-            m = METRICS[name]
-            e = center(m.values(ok), confidence)
-            rows.append({
-                "run_id": str(g["run_id"].iloc[0]), "suite": suite, "scenario": scenario,
-                "server": server, "metric": name, "unit": m.unit, "n": e.n, "n_failed": n_failed,
-                "estimate": _f(e.estimate), "lo": _f(e.lo), "hi": _f(e.hi),
-                "confidence": confidence, "method": e.method, "reason": e.reason or "",
-                "client_bound_share": cb, "noisy_share": nz,
-            })
-    df = pd.DataFrame(rows, columns=[c for c in empty("estimates").columns])
-    return validate(_types(df, "estimates"), "estimates")
+def _has_metric(g: pd.DataFrame, m: Metric) -> bool:
+    return bool(np.isfinite(m.values(g)).any())
 
 
-# ---------------------------------------------------------------- comparisons
 def _f(x: float | None) -> float:
     return math.nan if x is None else float(x)
 
@@ -80,7 +103,30 @@ def _types(df: pd.DataFrame, frame: str) -> pd.DataFrame:
     return df
 
 
-def _verdict(r: Ratio, m: Metric, floor: float, both_client_bound: bool) -> str:
+# ---------------------------------------------------------------- estimates
+def estimates_frame(cells: Cells, confidence: float = DEFAULT_CONFIDENCE) -> pd.DataFrame:
+    """One row per cell and metric it has."""
+    rows = []
+    for cell in sorted(cells.values):
+        suite, scenario, server = cell
+        for name, vals in cells.values[cell].items():
+            e = center(list(vals.values()), confidence)
+            rows.append({
+                "run_id": cells.run_id, "suite": suite, "scenario": scenario, "server": server,
+                "metric": name, "unit": METRICS[name].unit, "n": e.n, "n_failed": cells.n_failed[cell],
+                "estimate": _f(e.estimate), "lo": _f(e.lo), "hi": _f(e.hi),
+                "confidence": confidence, "method": e.method, "reason": e.reason or "",
+                "client_bound_share": cells.client_bound_share[cell], "noisy_share": cells.noisy_share[cell],
+            })
+    if not rows:
+        return empty("estimates")
+    return validate(_types(pd.DataFrame(rows, columns=list(empty("estimates").columns)), "estimates"),
+                    "estimates")
+
+
+# ---------------------------------------------------------------- comparisons
+def verdict(r: Ratio, m: Metric, floor: float, both_client_bound: bool) -> str:
+    """The comparison's verdict, A against B (schema: comparisons.verdict)."""
     if m.name == "req_per_s" and both_client_bound:
         return "both client-bound"
     if not r.has_interval:
@@ -95,124 +141,142 @@ def _verdict(r: Ratio, m: Metric, floor: float, both_client_bound: bool) -> str:
     return m.better if higher == m.higher_is_better else m.worse
 
 
-class _Cells:
-    """Per-cell rep -> value maps and client-bound flags of one runs frame (ok runs only)."""
-
-    def __init__(self, runs: pd.DataFrame):
-        self.groups = {key: g for key, g in _ok(runs).groupby(["suite", "scenario", "server"], sort=True)}
-
-    def values(self, cell: Cell, m: Metric) -> dict[int, float]:
-        g = self.groups.get(cell)
-        return {} if g is None else _by_rep(g, m)
-
-    def client_bound(self, cell: Cell) -> bool:
-        g = self.groups.get(cell)
-        if g is None or "client_bound" not in g:
-            return False
-        s = _share(g["client_bound"])
-        return bool(not math.isnan(s) and s >= 0.5)
-
-
-def _row(run_id: str, kind: str, m: Metric, a: Cell, b: Cell, r: Ratio, floor: float,
-         cb_a: bool, cb_b: bool) -> dict:
-    return {
-        "run_id": run_id, "kind": kind, "metric": m.name,
-        "a_suite": a[0], "a_scenario": a[1], "a_server": a[2],
-        "b_suite": b[0], "b_scenario": b[1], "b_server": b[2],
-        "n_a": r.n_a, "n_b": r.n_b, "n_pairs": r.n_pairs, "paired": r.paired,
-        "ratio": _f(r.ratio), "lo": _f(r.lo), "hi": _f(r.hi), "p_value": _f(r.p_value),
-        "confidence": r.confidence, "method": r.method, "reason": r.reason or "",
-        "noise_floor": floor, "verdict": _verdict(r, m, floor, cb_a and cb_b),
-        "a_client_bound": cb_a, "b_client_bound": cb_b,
-    }
-
-
-def noise_floors(runs: pd.DataFrame, metrics: Sequence[str] = tuple(METRICS),
-                 confidence: float = DEFAULT_CONFIDENCE) -> dict[tuple[str, str], float]:
+def noise_floors(cells: Cells, confidence: float = DEFAULT_CONFIDENCE) -> dict[tuple[str, str], float]:
     """(suite, metric) -> the A/A noise floor: the largest |bound − 1| of the A/A copy's ratio to
     its original over the scenarios the copy ran; suites without a copy (or without an interval)
     are absent."""
-    cells = _Cells(runs)
     floors: dict[tuple[str, str], float] = {}
-    for (suite, scenario, server) in cells.groups:
+    for (suite, scenario, server), metrics in cells.values.items():
         original = aa_of(server)
         if original is None:
             continue
-        for name in metrics:
-            m = METRICS[name]
-            r = ratio_by_rep(cells.values((suite, scenario, server), m),
-                             cells.values((suite, scenario, original), m), confidence)
+        for name, vals in metrics.items():
+            other = cells.metric((suite, scenario, original), name)
+            if other is None:
+                continue
+            r = ratio_by_rep(vals, other, confidence)
             if r.has_interval:
                 w = max(abs(r.lo - 1.0), abs(r.hi - 1.0))  # type: ignore[operator]
                 floors[(suite, name)] = max(w, floors.get((suite, name), 0.0))
     return floors
 
 
-def comparisons_frame(runs: pd.DataFrame, metrics: Sequence[str] = tuple(METRICS),
-                      scenario_pairs: Iterable[tuple[str, str, str]] = (),
+def _kind(a: Cell, b: Cell) -> str:
+    if a[0] != b[0]:
+        return "suite"
+    return "server" if a[1] == b[1] else "scenario"
+
+
+def comparison_rows(cells: Cells, a: Cell, b: Cell, floors: Mapping[tuple[str, str], float] = {},
+                    confidence: float = DEFAULT_CONFIDENCE, metrics: Iterable[str] | None = None) -> list[dict]:
+    """The comparisons rows A vs B, one per metric both cells have (all, or those of `metrics`)."""
+    kind = _kind(a, b)
+    cb_a, cb_b = cells.client_bound(a), cells.client_bound(b)
+    rows = []
+    for name, va in cells.values.get(a, {}).items():
+        vb = cells.metric(b, name)
+        if vb is None or (metrics is not None and name not in metrics):
+            continue
+        m = METRICS[name]
+        r = ratio_by_rep(va, vb, confidence)
+        floor = floors.get((a[0], name), math.nan) if kind != "suite" else math.nan
+        rows.append({
+            "run_id": cells.run_id, "kind": kind, "metric": name,
+            "a_suite": a[0], "a_scenario": a[1], "a_server": a[2],
+            "b_suite": b[0], "b_scenario": b[1], "b_server": b[2],
+            "n_a": r.n_a, "n_b": r.n_b, "n_pairs": r.n_pairs, "paired": r.paired,
+            "ratio": _f(r.ratio), "lo": _f(r.lo), "hi": _f(r.hi), "p_value": _f(r.p_value),
+            "confidence": r.confidence, "method": r.method, "reason": r.reason or "",
+            "noise_floor": floor, "verdict": verdict(r, m, floor, cb_a and cb_b),
+            "a_client_bound": cb_a, "b_client_bound": cb_b,
+        })
+    return rows
+
+
+def _frame(rows: list[dict]) -> pd.DataFrame:
+    if not rows:
+        return empty("comparisons")
+    return validate(_types(pd.DataFrame(rows, columns=list(empty("comparisons").columns)), "comparisons"),
+                    "comparisons")
+
+
+def comparisons_frame(cells: Cells, scenario_pairs: Iterable[tuple[str, str, str]] = (),
                       suite_pairs: Iterable[tuple[str, str, str, str]] = (),
                       confidence: float = DEFAULT_CONFIDENCE) -> pd.DataFrame:
-    """Every server pair of every (suite, scenario), plus the requested cross-scenario pairs
-    (suite, scenario A, scenario B: for every server that ran both) and cross-suite pairs
+    """Every server pair of every (suite, scenario) cell group, plus the requested cross-scenario
+    pairs (suite, scenario A, scenario B: for every server that ran both) and cross-suite pairs
     (suite A, suite B, scenario A, scenario B: for every server that ran both)."""
-    if runs.empty:
-        return empty("comparisons")
-    run_id = str(runs["run_id"].iloc[0])
-    cells = _Cells(runs)
-    floors = noise_floors(runs, metrics, confidence)
-    rows = []
-
-    def add(kind: str, a: Cell, b: Cell) -> None:
-        cb_a, cb_b = cells.client_bound(a), cells.client_bound(b)
-        for name in metrics:
-            m = METRICS[name]
-            r = ratio_by_rep(cells.values(a, m), cells.values(b, m), confidence)
-            floor = floors.get((a[0], name), math.nan) if a[0] == b[0] else math.nan
-            rows.append(_row(run_id, kind, m, a, b, r, floor, cb_a, cb_b))
-
+    floors = noise_floors(cells, confidence)
+    pairs: list[tuple[Cell, Cell]] = []
     by_point: dict[tuple[str, str], list[str]] = {}
-    for suite, scenario, server in cells.groups:
+    for suite, scenario, server in cells.values:
         by_point.setdefault((suite, scenario), []).append(server)
     for (suite, scenario), servers in sorted(by_point.items()):
-        for a, b in combinations(sort_servers(servers), 2):
-            add("server", (suite, scenario, a), (suite, scenario, b))
+        pairs += [((suite, scenario, a), (suite, scenario, b)) for a, b in combinations(sort_servers(servers), 2)]
     for suite, sa, sb in scenario_pairs:
-        for server in sort_servers({c[2] for c in cells.groups if c[0] == suite}):
-            if (suite, sa, server) in cells.groups and (suite, sb, server) in cells.groups:
-                add("scenario", (suite, sa, server), (suite, sb, server))
+        pairs += [((suite, sa, s), (suite, sb, s)) for s in sort_servers(by_point.get((suite, sa), []))
+                  if (suite, sb, s) in cells.values]
     for su_a, su_b, sa, sb in suite_pairs:
-        for server in sort_servers({c[2] for c in cells.groups}):
-            if (su_a, sa, server) in cells.groups and (su_b, sb, server) in cells.groups:
-                add("suite", (su_a, sa, server), (su_b, sb, server))
-    df = pd.DataFrame(rows, columns=list(empty("comparisons").columns))
-    return validate(_types(df, "comparisons"), "comparisons")
+        pairs += [((su_a, sa, s), (su_b, sb, s)) for s in sort_servers(by_point.get((su_a, sa), []))
+                  if (su_b, sb, s) in cells.values]
+    return _frame([row for a, b in pairs for row in comparison_rows(cells, a, b, floors, confidence)])
 
 
-def lookup(comparisons: pd.DataFrame, metric: str, a: Cell, b: Cell) -> pd.Series | None:
-    """The comparison A vs B of a metric, in that direction (a stored B vs A row is inverted:
-    ratio and bounds become reciprocals, the verdict swaps); None when the frame has neither."""
-    c = comparisons[comparisons["metric"] == metric]
-    fwd = c[(c["a_suite"] == a[0]) & (c["a_scenario"] == a[1]) & (c["a_server"] == a[2])
-            & (c["b_suite"] == b[0]) & (c["b_scenario"] == b[1]) & (c["b_server"] == b[2])]
-    if len(fwd):
-        return fwd.iloc[0]
-    rev = c[(c["a_suite"] == b[0]) & (c["a_scenario"] == b[1]) & (c["a_server"] == b[2])
-            & (c["b_suite"] == a[0]) & (c["b_scenario"] == a[1]) & (c["b_server"] == a[2])]
-    if not len(rev):
+def compare_runs(a: pd.DataFrame, b: pd.DataFrame, metric: str, confidence: float = DEFAULT_CONFIDENCE
+                 ) -> pd.Series | None:
+    """The comparisons row of `metric` between two cells given as their runs (each frame one
+    suite, scenario and server): the same computation as in comparisons_frame, on these two only
+    (no noise floor). None when a side is empty or spans several cells."""
+    ca, cb = cell_of(a), cell_of(b)
+    if ca is None or cb is None:
         return None
-    return invert(rev.iloc[0])
+    df = _frame(comparison_rows(Cells(pd.concat([a, b], ignore_index=True)), ca, cb, {}, confidence, [metric]))
+    return df.iloc[0] if len(df) else None
 
 
+def cell_of(runs: pd.DataFrame) -> Cell | None:
+    """The one (suite, scenario, server) of a frame's rows; None when empty or several."""
+    if runs.empty:
+        return None
+    keys = runs[["suite", "scenario", "server"]].drop_duplicates()
+    return tuple(keys.iloc[0]) if len(keys) == 1 else None  # type: ignore[return-value]
+
+
+# ---------------------------------------------------------------- lookups
 def invert(row: pd.Series) -> pd.Series:
     """B vs A from an A vs B row."""
     out = row.copy()
     for side in ("suite", "scenario", "server", "client_bound"):
         out[f"a_{side}"], out[f"b_{side}"] = row[f"b_{side}"], row[f"a_{side}"]
     out["n_a"], out["n_b"] = row["n_b"], row["n_a"]
-    with np.errstate(divide="ignore"):
-        out["ratio"] = 1.0 / row["ratio"]
-        out["lo"], out["hi"] = 1.0 / row["hi"], 1.0 / row["lo"]
+    out["ratio"] = 1.0 / row["ratio"] if row["ratio"] else math.nan
+    out["lo"], out["hi"] = (1.0 / row["hi"], 1.0 / row["lo"]) if row["lo"] > 0 else (math.nan, math.nan)
     m = METRICS[row["metric"]]
     swap = {m.better: m.worse, m.worse: m.better}
     out["verdict"] = swap.get(row["verdict"], row["verdict"])
     return out
+
+
+class RunStats:
+    """The estimates and comparisons of one run, indexed for the report layer's lookups."""
+
+    def __init__(self, estimates: pd.DataFrame, comparisons: pd.DataFrame):
+        self.estimates = estimates
+        self.comparisons = comparisons
+        self._est = {(r.suite, r.scenario, r.server, r.metric): i
+                     for i, r in enumerate(estimates[["suite", "scenario", "server", "metric"]].itertuples())}
+        cols = ["metric", "a_suite", "a_scenario", "a_server", "b_suite", "b_scenario", "b_server"]
+        self._cmp = {tuple(r[1:]): i for i, r in enumerate(comparisons[cols].itertuples())}
+
+    def estimate(self, cell: Cell, metric: str) -> pd.Series | None:
+        """The estimates row of a cell's metric; None when the run has no such value."""
+        i = self._est.get((*cell, metric))
+        return None if i is None else self.estimates.iloc[i]
+
+    def compare(self, metric: str, a: Cell, b: Cell) -> pd.Series | None:
+        """The comparisons row A vs B (a stored B vs A row inverted); None when there is none."""
+        i = self._cmp.get((metric, *a, *b))
+        if i is not None:
+            return self.comparisons.iloc[i]
+        i = self._cmp.get((metric, *b, *a))
+        return None if i is None else invert(self.comparisons.iloc[i])

@@ -19,14 +19,25 @@ class Metric:
 
     def values(self, runs: pd.DataFrame) -> np.ndarray:
         """This metric per run (row) of a runs frame, as float64 (NaN where unknown)."""
-        if self.name == "tail_ratio":
-            p99 = runs["lat_p99_us"].to_numpy(dtype=np.float64)
-            p50 = runs["lat_p50_us"].to_numpy(dtype=np.float64)
+        if self.name in _PER_RUN_RATIOS:
+            top, bottom = _PER_RUN_RATIOS[self.name]
+            if top not in runs or bottom not in runs:
+                return np.full(len(runs), np.nan)
+            hi = runs[top].to_numpy(dtype=np.float64)
+            lo = runs[bottom].to_numpy(dtype=np.float64)
             with np.errstate(divide="ignore", invalid="ignore"):
-                return np.where(p50 > 0, p99 / p50, np.nan)
+                return np.where(lo > 0, hi / lo, np.nan)
         if self.name not in runs:
             return np.full(len(runs), np.nan)
         return runs[self.name].to_numpy(dtype=np.float64)
+
+
+# Metrics that are a ratio of two columns of the same run: name -> (numerator, denominator).
+_PER_RUN_RATIOS = {
+    "tail_ratio": ("lat_p99_us", "lat_p50_us"),
+    # h2load points run twice per rep, without and with --log-file: the log's cost
+    "log_cost": ("req_per_s_with_log", "req_per_s"),
+}
 
 
 def _speed(name: str, label: str, unit: str, higher: bool) -> Metric:
@@ -39,6 +50,7 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
     _speed("lat_p99_us", "P99 latency", "µs", False),
     _speed("lat_p999_us", "P99.9 latency", "µs", False),
     Metric("tail_ratio", "P99/P50 (per run)", "ratio", False, "tighter tail", "wider tail"),
+    Metric("log_cost", "req/s with h2load's log ÷ without (per run)", "ratio", True, "higher", "lower"),
     Metric("cpu_us_per_req", "CPU-µs/req", "µs", False, "cheaper", "costlier"),
     Metric("capacity_rps", "capacity (req per CPU-second)", "1/s", True, "cheaper", "costlier"),
     Metric("cpu_pct", "server CPU", "% of a core", None, "higher", "lower"),

@@ -11,7 +11,7 @@ from httplab.report.tables import CLIENT_BOUND_MARK, delta_cell
 
 def frame(rows):
     df = pd.DataFrame(rows)
-    for col, default in (("status", "ok"), ("aa_of", None), ("client_bound", False), ("noisy", False),
+    for col, default in (("run_id", "test"), ("suite", "http1"), ("status", "ok"), ("aa_of", None), ("client_bound", False), ("noisy", False),
                          ("client_busy", 0.5), ("server_busy", 0.9), ("steal_pct", 0.0),
                          ("foreign_cpu_pct", 0.0), ("position", 1)):
         if col not in df:
