@@ -11,10 +11,10 @@ import pandas as pd
 
 from ..tidy.paths import repo_root, resolve
 from .quality import NoiseFloor, floor_sentence, noise_floor
-from ..tidy.rawrun import RawRun, load_run, write_tidy
+from ..tidy.rawrun import RawRun, load_run
 from ..tidy.runs_select import default_run_dir
 from ..stats.frames import RunStats
-from ..stats.write import run_stats
+from ..stats.write import run_stats, write_run
 from .method_words import statistics_line
 
 
@@ -60,20 +60,21 @@ class ReportContext:
 
 def open_report(suite: str, run_dir: str | Path | None = None, out_dir: str | Path | None = None,
                 raw_root: str | Path = "raw", data_root: str | Path = "data", confidence: float = 0.95, baseline: str = "go", write: bool = True,
-                start: str | Path | None = None, frames_prefix: str = "") -> ReportContext:
+                start: str | Path | None = None) -> ReportContext:
     """Resolve paths against the repo root (found by walking up to pyproject.toml from `start`
     or cwd), pick the run (run_dir or default_run_dir(raw_root)), load it, keep one suite, and
-    write its tidy frames to out_dir (default data_root/<run_id>) as <frames_prefix><name>.parquet
-    (.csv too on request, see rawrun.write_tidy; a prefix keeps two suites of one run from
-    overwriting each other's files). A packed run (httplab.tidy.rawpack) is read as it is."""
+    write the whole run's frames to out_dir (default data_root/<run_id>; stats.write.write_run:
+    runs, latency, estimates, comparisons, the same files whichever suite's report writes them).
+    A packed run (httplab.tidy.rawpack) is read as it is."""
     root = repo_root(start)
     rdir = resolve(run_dir, root) if run_dir else default_run_dir(resolve(raw_root, root), suite)
     full = load_run(rdir)
     run = full.suite(suite)
     odir = resolve(out_dir, root) if out_dir else resolve(data_root, root) / full.run_id
-    frames = {f"{frames_prefix}{name}": df for name, df in run.frames().items()}
-    written = tuple(write_tidy(frames, odir)) if write else ()
-    return ReportContext(root, run, suite, odir, written, confidence, baseline, full)
+    ctx = ReportContext(root, run, suite, odir, (), confidence, baseline, full)
+    if write:
+        object.__setattr__(ctx, "written", tuple(write_run(full, odir, ctx.stats)))
+    return ctx
 
 
 def _fmt_utc(value: Any) -> str:

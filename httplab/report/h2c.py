@@ -34,8 +34,7 @@ def open_h2_report(run_dir: str | Path | None = None, out_dir: str | Path | None
     """open_report for the h2c suite; tidy frames go to out_dir as h2c_runs.* and h2c_latency.*
     (so they do not overwrite the http1 notebook's runs.* / latency.* of the same run)."""
     return open_report(SUITE, run_dir=run_dir, out_dir=out_dir, raw_root=raw_root, data_root=data_root,
-                       confidence=confidence, baseline=baseline, write=write,
-                       frames_prefix=f"{SUITE}_")
+                       confidence=confidence, baseline=baseline, write=write)
 
 
 # ---------------------------------------------------------------- HTTP/2 vs HTTP/1.1

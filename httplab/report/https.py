@@ -38,8 +38,7 @@ def open_https_report(run_dir: str | Path | None = None, out_dir: str | Path | N
     """open_report for the https suite; tidy frames go to out_dir as https_runs.* and
     https_latency.* (beside the http1 and h2c notebooks' files of the same run)."""
     return open_report(SUITE, run_dir=run_dir, out_dir=out_dir, raw_root=raw_root, data_root=data_root,
-                       confidence=confidence, baseline=baseline, write=write,
-                       frames_prefix=f"{SUITE}_")
+                       confidence=confidence, baseline=baseline, write=write)
 
 
 # ---------------------------------------------------------------- seed tables, TLS wording

@@ -66,8 +66,7 @@ def open_languages_report(run_dir: str | Path | None = None, out_dir: str | Path
     """open_report for the languages suite; tidy frames go to out_dir as languages_runs.* and
     languages_latency.*. baseline: the server the per-endpoint Δ column compares with."""
     return open_report(SUITE, run_dir=run_dir, out_dir=out_dir, raw_root=raw_root, data_root=data_root,
-                       confidence=confidence, baseline=baseline, write=write,
-                       frames_prefix=f"{SUITE}_")
+                       confidence=confidence, baseline=baseline, write=write)
 
 
 def _ci_words(confidence: float) -> str:

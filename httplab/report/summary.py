@@ -59,7 +59,7 @@ def _peak(runs: pd.DataFrame, server: str, metric: str, confidence: float):
         return None
     scen = means.idxmax()
     grp = ok[ok["scenario"] == scen]
-    return grp.iloc[0], mean_ci(grp[metric].to_numpy(dtype=np.float64), confidence)
+    return grp.iloc[0], mean_ci(grp[metric].to_numpy(dtype=np.float64, na_value=np.nan), confidence)
 
 
 def _peak_text(peak, fmt, unit: str) -> str:

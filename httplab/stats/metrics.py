@@ -23,13 +23,13 @@ class Metric:
             top, bottom = _PER_RUN_RATIOS[self.name]
             if top not in runs or bottom not in runs:
                 return np.full(len(runs), np.nan)
-            hi = runs[top].to_numpy(dtype=np.float64)
-            lo = runs[bottom].to_numpy(dtype=np.float64)
+            hi = runs[top].to_numpy(dtype=np.float64, na_value=np.nan)
+            lo = runs[bottom].to_numpy(dtype=np.float64, na_value=np.nan)
             with np.errstate(divide="ignore", invalid="ignore"):
                 return np.where(lo > 0, hi / lo, np.nan)
         if self.name not in runs:
             return np.full(len(runs), np.nan)
-        return runs[self.name].to_numpy(dtype=np.float64)
+        return runs[self.name].to_numpy(dtype=np.float64, na_value=np.nan)
 
 
 # Metrics that are a ratio of two columns of the same run: name -> (numerator, denominator).

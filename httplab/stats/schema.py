@@ -1,19 +1,12 @@
-"""The published schema of the statistics frames (estimates, comparisons): one table the code
-validates against when it writes or reads a frame and docs/data.md prints (a test keeps the two
-in step). Column = (name, type, unit, meaning); types: str, int, float, bool."""
+"""The published schema of the statistics frames (estimates, comparisons), declared with
+httplab.tidy.schema's Column and checked by its functions: the code validates a frame when it
+writes or reads it, and docs/data.md prints the same tables (a test keeps the two in step)."""
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import pandas as pd
 
-
-@dataclass(frozen=True)
-class Column:
-    name: str
-    type: str
-    unit: str
-    meaning: str
+from ..tidy.schema import Column, check, empty_frame
+from ..tidy.schema import markdown as _markdown
 
 
 ESTIMATES: tuple[Column, ...] = (
@@ -21,7 +14,9 @@ ESTIMATES: tuple[Column, ...] = (
     Column("suite", "str", "", "http1, h2c, https or languages"),
     Column("scenario", "str", "", "the scenario id (route, method, size, connections, streams)"),
     Column("server", "str", "", "server id; '~aa' marks the A/A copy of a server"),
-    Column("metric", "str", "", "one of the metrics of httplab.stats.metrics (req_per_s, lat_p99_us, ...)"),
+    Column("metric", "str", "", "req_per_s, lat_p50_us, lat_p99_us, lat_p999_us, tail_ratio (P99/P50 per "
+           "run), log_cost (h2load: req/s with its log ÷ without, per run), cpu_us_per_req, capacity_rps, "
+           "cpu_pct, rss_peak_kb (httplab.stats.metrics)"),
     Column("unit", "str", "", "the metric's unit (1/s, µs, ratio, % of a core, KiB)"),
     Column("n", "int", "runs", "ok runs with a value of the metric"),
     Column("n_failed", "int", "runs", "failed runs of the point (never in the estimate)"),
@@ -69,41 +64,51 @@ COMPARISONS: tuple[Column, ...] = (
 
 FRAMES: dict[str, tuple[Column, ...]] = {"estimates": ESTIMATES, "comparisons": COMPARISONS}
 
-_CHECKS = {
-    "str": lambda s: s.map(lambda v: isinstance(v, str)).all(),
-    "int": lambda s: pd.api.types.is_integer_dtype(s),
-    "float": lambda s: pd.api.types.is_float_dtype(s),
-    "bool": lambda s: pd.api.types.is_bool_dtype(s),
-}
-
-
-class SchemaError(ValueError):
-    pass
-
 
 def validate(df: pd.DataFrame, frame: str, where: str = "") -> pd.DataFrame:
     """df unchanged when its columns are exactly the frame's, in order, with the schema's types;
-    SchemaError naming the frame, the place (file) and the column otherwise."""
-    cols = FRAMES[frame]
-    at = f" ({where})" if where else ""
-    names = [c.name for c in cols]
-    if list(df.columns) != names:
-        raise SchemaError(f"{frame}{at}: columns {list(df.columns)} are not the schema's {names}")
-    for c in cols:
-        if len(df) and not _CHECKS[c.type](df[c.name]):
-            raise SchemaError(f"{frame}{at}: column {c.name!r} is not of type {c.type} "
-                              f"(dtype {df[c.name].dtype})")
-    return df
+    tidy.schema.SchemaError naming the frame, the place (file) and the column otherwise."""
+    return check(df, frame, FRAMES[frame], where)
 
 
 def empty(frame: str) -> pd.DataFrame:
     """A frame with the schema's columns and no rows."""
-    dtypes = {"str": object, "int": "int64", "float": "float64", "bool": bool}
-    return pd.DataFrame({c.name: pd.Series(dtype=dtypes[c.type]) for c in FRAMES[frame]})
+    return empty_frame(FRAMES[frame])
 
 
 def markdown(frame: str) -> str:
     """The frame's schema as a Markdown table (docs/data.md)."""
-    lines = ["| column | type | unit | meaning |", "|---|---|---|---|"]
-    lines += [f"| `{c.name}` | {c.type} | {c.unit} | {c.meaning} |" for c in FRAMES[frame]]
-    return "\n".join(lines)
+    return _markdown(FRAMES[frame])
+
+
+# ---------------------------------------------------------------- docs/data.md
+def all_frames() -> dict[str, tuple[Column, ...]]:
+    """Every published frame: the tidy frames (runs, latency) and the statistics frames."""
+    from ..tidy.schema import FRAMES as TIDY
+    return {**TIDY, **FRAMES}
+
+
+def render_docs(text: str) -> str:
+    """`text` (docs/data.md) with the table after each `<!-- schema:NAME -->` marker replaced by
+    the current schema of frame NAME (up to the next blank line)."""
+    out, lines, i = [], text.splitlines(), 0
+    frames = all_frames()
+    while i < len(lines):
+        out.append(lines[i])
+        if lines[i].startswith("<!-- schema:") and lines[i].endswith("-->"):
+            name = lines[i][len("<!-- schema:"):-len("-->")].strip()
+            out.append(_markdown(frames[name]))
+            i += 1
+            while i < len(lines) and lines[i].strip():
+                i += 1
+            continue
+        i += 1
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    import sys
+    from pathlib import Path
+    doc = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/data.md")
+    doc.write_text(render_docs(doc.read_text()))
+    print(f"{doc}: schema tables rewritten")

@@ -33,7 +33,7 @@ def column(df: pd.DataFrame, col: str) -> np.ndarray:
     """A column as a float array; empty when the frame is empty or has no such column."""
     if df.empty or col not in df:
         return np.array([], dtype=np.float64)
-    return df[col].to_numpy(dtype=np.float64)
+    return df[col].to_numpy(dtype=np.float64, na_value=np.nan)
 
 
 def by_rep(df: pd.DataFrame, col: str) -> dict[int, float]:
@@ -42,5 +42,5 @@ def by_rep(df: pd.DataFrame, col: str) -> dict[int, float]:
     ok = ok_runs(df)
     if ok.empty or col not in ok:
         return {}
-    vals = ok[col].to_numpy(dtype=np.float64)
+    vals = ok[col].to_numpy(dtype=np.float64, na_value=np.nan)
     return {int(r): float(v) for r, v in zip(ok["rep"], vals) if np.isfinite(v)}

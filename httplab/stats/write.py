@@ -16,6 +16,7 @@ import pandas as pd
 
 from .frames import Cells, RunStats, comparisons_frame, estimates_frame
 from .schema import validate
+from ..tidy.rawrun import RawRun, load_run, write_tidy
 
 # (suite, scenario A, scenario B): one server's two scenarios, paired by rep (same server process).
 SCENARIO_PAIRS: tuple[tuple[str, str, str], ...] = (
@@ -47,10 +48,17 @@ def run_stats(runs: pd.DataFrame, confidence: float = 0.95) -> RunStats:
                     comparisons_frame(cells, SCENARIO_PAIRS, SUITE_PAIRS, confidence))
 
 
-def stats_frames(runs: pd.DataFrame, confidence: float = 0.95) -> dict[str, pd.DataFrame]:
-    """run_stats as the frames to write."""
-    rs = run_stats(runs, confidence)
-    return {"estimates": rs.estimates, "comparisons": rs.comparisons}
+def write_run(run: RawRun, out_dir: str | Path, stats: RunStats | None = None,
+              confidence: float = 0.95) -> list[Path]:
+    """All frames of a run into out_dir: runs and latency (tidy.rawrun.write_tidy: parquet, CSV on
+    request), estimates and comparisons (parquet and CSV), each validated against its schema. Frames
+    of the older per-suite layout (<suite>_runs.parquet, ...) are removed: they would disagree."""
+    out = Path(out_dir)
+    stats = stats or run_stats(run.runs, confidence)
+    for old in [*out.glob("*_runs.*"), *out.glob("*_latency.*")]:
+        old.unlink()
+    written = write_tidy(run.frames(), out)
+    return written + write_stats({"estimates": stats.estimates, "comparisons": stats.comparisons}, out)
 
 
 def write_stats(frames: dict[str, pd.DataFrame], out_dir: Path) -> list[Path]:
@@ -72,7 +80,6 @@ def read_stats(data_dir: str | Path, name: str) -> pd.DataFrame:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from ..tidy.rawrun import load_run
     ap = argparse.ArgumentParser(prog="python -m httplab.stats.write", description=__doc__.split("\n\n")[0])
     ap.add_argument("run_dir", type=Path)
     ap.add_argument("out_dir", type=Path, nargs="?", help="default: data/<run_id> beside raw/")
@@ -80,9 +87,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     run = load_run(args.run_dir)
     out = args.out_dir or args.run_dir.resolve().parent.parent / "data" / run.run_id
-    frames = stats_frames(run.runs, args.confidence)
-    write_stats(frames, out)
-    print(f"{out}: estimates {len(frames['estimates'])} rows, comparisons {len(frames['comparisons'])} rows")
+    rs = run_stats(run.runs, args.confidence)
+    write_run(run, out, rs)
+    print(f"{out}: runs {len(run.runs)} rows, estimates {len(rs.estimates)}, comparisons {len(rs.comparisons)}")
     return 0
 
 

@@ -25,67 +25,36 @@ from ..parse.errors import RawFormatError
 from ..parse.jsonio import read_json_object, require
 from ..parse.loaders import loader_for
 from ..parse.loadresult import LoadResult
-from . import bounds
+from . import bounds, schema
 from ..parse.cpuwindow import window_cpu
 from ..parse.percentiles import coarsen_histogram, weighted_percentiles
 from .rawpack import readable_view, relocate_error
 from .servers import aa_of
 
 # ---------------------------------------------------------------- frame schemas
-RUNS_COLUMNS: tuple[str, ...] = (
-    "run_id", "suite", "protocol", "tls", "server", "route", "method", "size_bytes", "connections",
-    "streams", "client_threads", "duration_s", "rep", "status", "requests", "req_per_s",
-    "bytes_per_s", "lat_mean_us", "lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_p999_us",
-    "lat_max_us", "errors", "server_cpu_s", "cpu_pct", "cpu_us_per_req", "rss_peak_kb", "raw_path",
-    "position", "client_cpu_s", "client_busy", "server_busy", "client_bound", "steal_pct",
-    "foreign_cpu_pct", "noisy", "rss_start_kb",
-    # beyond DESIGN §3:
-    "scenario", "pipeline", "fail_reason", "hist_kind", "capacity_rps", "rss_warm_kb",
-    "rss_peak_method", "noisy_reason", "aa_of", "start_utc", "window_s", "window_end",
-)
-# Units and meaning of the columns added for issue 11 (see httplab.tidy.bounds for the flags' rules):
-#   position         1-based slot of the server in its rep's order (order.json; inferred from the
-#                    points' start times in runs made before the order was recorded)
-#   client_cpu_s     the load tool's CPU seconds over the window (GNU time); client_busy and
-#                    server_busy: busy fraction of the client's and the server's cores (/proc/stat)
-#   client_bound     the client cores saturated while the server's were not (bounds.client_bound);
-#                    <NA> where the run did not record the cores
-#   steal_pct, foreign_cpu_pct: % of a pinned core; noisy (bounds.noisy) and noisy_reason
-#   rss_start_kb     the server tree's RSS right after start-up (same for every point of a rep),
-#   rss_warm_kb      after the warm-up, rss_peak_kb the peak of the measured window itself (its
-#                    high-water mark reset before it), rss_peak_method how: clear_refs or sampled;
-#                    in runs made before that, rss_peak_kb is NaN and the method "cumulative" (the
-#                    recorded VmHWM covered everything since the server started)
-#   capacity_rps     requests per server CPU-second (1e6 / cpu_us_per_req): throughput that does
-#                    not depend on the client
-#   aa_of            for an A/A copy ("evloop~aa"), the server it copies; None otherwise
-#   window_s         seconds of the window cpu_pct and the busy fractions are over; window_end
-#                    how it ended: load_end (wrk's end-of-load snapshot), tool_exit_corrected (an
-#                    older wrk window less wrk's post-load tail, window_tail_s) or tool_exit
+# The columns, their types and meaning: httplab.tidy.schema (published in docs/data.md).
+RUNS_COLUMNS: tuple[str, ...] = tuple(schema.columns(schema.RUNS))
 # Tool-specific float columns (LoadResult.extra), appended after RUNS_COLUMNS only when some run of
-# the frame comes from a tool that provides them (NaN in the other rows):
-#   req_per_s_with_log — h2load: req/s of the latency run (the one writing --log-file).
-EXTRA_COLUMNS: tuple[str, ...] = ("req_per_s_with_log",)
-# Text columns appended the same way (None in the other rows): the negotiated TLS parameters of
-# TLS points (scenario.json "tls": true), see tls_info.point_tls.
-TEXT_EXTRA_COLUMNS: tuple[str, ...] = ("tls_version", "tls_cipher", "alpn", "alpn_source")
+# the frame comes from a tool that provides them (NaN in the other rows); text columns appended the
+# same way (None in the other rows): the negotiated TLS parameters of TLS points (tls_info.point_tls).
+EXTRA_COLUMNS: tuple[str, ...] = tuple(c.name for c in schema.RUNS if c.optional and c.type == "float")
+TEXT_EXTRA_COLUMNS: tuple[str, ...] = tuple(c.name for c in schema.RUNS if c.optional and c.type == "str?")
 RUN_KEY: tuple[str, ...] = ("run_id", "suite", "server", "scenario", "rep")
-LATENCY_COLUMNS: tuple[str, ...] = RUN_KEY + ("latency_us", "count")
+LATENCY_COLUMNS: tuple[str, ...] = tuple(schema.columns(schema.LATENCY))
 VERIFY_COLUMNS: tuple[str, ...] = ("run_id", "suite", "server", "rep", "passed", "n_pass", "n_fail",
                                    "failed_checks", "lines", "raw_path")
 SUITE_COLUMNS: tuple[str, ...] = ("run_id", "suite", "status", "message", "end_utc")
 
-_INT_COLS = ("size_bytes", "connections", "streams", "client_threads", "rep", "pipeline")
-_NULLABLE_INT_COLS = ("position",)
-_NULLABLE_BOOL_COLS = ("client_bound", "noisy")
-_FLOAT_COLS = ("duration_s", "requests", "req_per_s", "bytes_per_s", "lat_mean_us", "lat_p50_us",
-               "lat_p90_us", "lat_p99_us", "lat_p999_us", "lat_max_us", "errors", "server_cpu_s",
-               "cpu_pct", "cpu_us_per_req", "rss_peak_kb", "client_cpu_s", "client_busy",
-               "server_busy", "steal_pct", "foreign_cpu_pct", "rss_start_kb", "capacity_rps",
-               "rss_warm_kb", "window_s")
-_TEXT_COLS = ("run_id", "suite", "protocol", "server", "route", "method", "status", "raw_path",
-              "scenario", "fail_reason", "hist_kind", "rss_peak_method", "noisy_reason", "window_end")
-_OPTIONAL_TEXT_COLS = ("aa_of", "start_utc")
+def _of_type(*types: str) -> tuple[str, ...]:
+    return tuple(c.name for c in schema.RUNS if c.type in types and not c.optional)
+
+
+_INT_COLS = _of_type("int")
+_NULLABLE_INT_COLS = _of_type("int?")
+_NULLABLE_BOOL_COLS = _of_type("bool?")
+_FLOAT_COLS = _of_type("float")
+_TEXT_COLS = _of_type("str")
+_OPTIONAL_TEXT_COLS = _of_type("str?")
 
 SCENARIO_KEYS: dict[str, type | tuple[type, ...]] = {
     "suite": str, "protocol": str, "tls": bool, "server": str, "scenario": str, "route": str,
@@ -520,6 +489,8 @@ def write_tidy(frames: Mapping[str, pd.DataFrame], out_dir: str | Path, csv: boo
     written: list[Path] = []
     for name, df in frames.items():
         pq, csv_path = out / f"{name}.parquet", out / f"{name}.csv"
+        if name in schema.FRAMES:
+            schema.validate(df, name, str(pq))
         df.to_parquet(pq, index=False)
         written.append(pq)
         if csv:

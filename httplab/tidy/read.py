@@ -1,0 +1,63 @@
+"""Read a run's tidy frames back from data/<run_id>/, validated against tidy.schema.
+
+    from httplab.tidy.read import read_frame
+    runs = read_frame("data/20261123T092401Z-vm", "runs")     # every suite of the run
+
+Current layout: one file per frame for the whole run (runs.parquet, latency.parquet; CSV beside
+them on request). Older layout (runs written per suite before issue 12): runs.parquet held the
+http1 suite and <suite>_runs.parquet each other suite; those files are read together, columns
+the older code did not write are added empty (NaN / <NA> / None), and the result is validated as
+a current frame. A frame that is neither raises SchemaError naming the file.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from .schema import DTYPES, FRAMES, SchemaError, columns, validate
+
+
+def _compat(df: pd.DataFrame, name: str) -> pd.DataFrame:
+    """An older frame with the current schema's columns, in order, typed."""
+    cols = FRAMES[name]
+    out = pd.DataFrame(index=df.index)
+    for c in cols:
+        if c.name in df:
+            s = df[c.name]
+        elif c.optional:
+            continue
+        else:
+            s = pd.Series([None] * len(df), index=df.index, dtype=object)
+        if c.type in ("str", "str?"):
+            s = s.astype(object).where(s.notna(), None)
+            if c.type == "str":
+                s = s.map(lambda v: "" if v is None else str(v))
+        elif c.type == "bool":
+            s = s.astype(bool)
+        else:
+            s = s.astype(DTYPES[c.type])
+        out[c.name] = s
+    return out.reset_index(drop=True)
+
+
+def read_frame(data_dir: str | Path, name: str) -> pd.DataFrame:
+    """The run's `name` frame (runs or latency), from either layout (module docstring)."""
+    d = Path(data_dir)
+    main = d / f"{name}.parquet"
+    older = sorted(d.glob(f"*_{name}.parquet"))
+    if not main.is_file() and not older:
+        raise FileNotFoundError(f"{d}: no {name}.parquet")
+    if not older:
+        return validate(pd.read_parquet(main), name, str(main))
+    parts = [pd.read_parquet(p) for p in ([main] if main.is_file() else []) + older]
+    df = pd.concat(parts, ignore_index=True)
+    try:
+        return validate(_compat(df, name), name, f"{d} (older per-suite layout)")
+    except (ValueError, TypeError) as exc:
+        if isinstance(exc, SchemaError):
+            raise
+        raise SchemaError(f"{name} ({d}, older per-suite layout): {exc}") from exc
+
+
+__all__ = ["read_frame", "columns"]

@@ -1,0 +1,170 @@
+"""The published schema of the lab's frames, in one table the code and the docs share: the code
+types the frames from it and validates them when it writes or reads them; docs/data.md is made
+from it (tests/unit/test_schema_docs.py keeps the two in step).
+
+A column is (name, type, unit, meaning). Types: str; str? (text or None); int; int? (nullable
+Int64); float (NaN where unknown); bool; bool? (nullable boolean). An optional column is present
+only when a run of the frame has it (tool- or protocol-specific), after the others.
+The statistics frames (estimates, comparisons) are declared in httplab.stats.schema with the same
+Column and checked by the same functions.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: str
+    unit: str
+    meaning: str
+    optional: bool = False
+
+
+def _c(name: str, type_: str, unit: str, meaning: str, optional: bool = False) -> Column:
+    return Column(name, type_, unit, meaning, optional)
+
+
+RUNS: tuple[Column, ...] = (
+    _c("run_id", "str", "", "the run: raw/<run_id>/"),
+    _c("suite", "str", "", "http1, h2c, https or languages"),
+    _c("protocol", "str", "", "h1 or h2"),
+    _c("tls", "bool", "", "the point ran over TLS"),
+    _c("server", "str", "", "server id (servers/<id>); '~aa' marks the A/A copy of a server"),
+    _c("route", "str", "", "request path"),
+    _c("method", "str", "", "GET or POST"),
+    _c("size_bytes", "int", "B", "response (GET) or request body (POST) size of the scenario"),
+    _c("connections", "int", "", "concurrent connections of the load tool"),
+    _c("streams", "int", "", "HTTP/2 streams per connection (1 for HTTP/1.1)"),
+    _c("client_threads", "int", "", "load tool threads"),
+    _c("duration_s", "float", "s", "the measured window's nominal length"),
+    _c("rep", "int", "", "repetition, 1-based; every server starts fresh in each rep"),
+    _c("status", "str", "", "ok, or failed (any error, non-2xx, timeout, dead server); failed runs "
+       "never enter a statistic"),
+    _c("requests", "int?", "requests", "completed requests in the window"),
+    _c("req_per_s", "float", "1/s", "completed requests per second, as the tool timed the window"),
+    _c("bytes_per_s", "float", "B/s", "bytes the client read per second"),
+    _c("lat_mean_us", "float", "µs", "mean latency"),
+    _c("lat_p50_us", "float", "µs", "median latency, from the run's full histogram"),
+    _c("lat_p90_us", "float", "µs", "90th percentile latency"),
+    _c("lat_p99_us", "float", "µs", "99th percentile latency"),
+    _c("lat_p999_us", "float", "µs", "99.9th percentile latency"),
+    _c("lat_max_us", "float", "µs", "largest latency"),
+    _c("errors", "int?", "requests", "socket errors, timeouts and non-2xx/3xx responses"),
+    _c("server_cpu_s", "float", "s", "utime + stime of the server's process tree over the window"),
+    _c("cpu_pct", "float", "% of a core", "server_cpu_s / window_s"),
+    _c("cpu_us_per_req", "float", "µs", "server CPU per completed request"),
+    _c("rss_peak_kb", "float", "KiB", "peak RSS of the window itself (VmHWM reset before it); NaN in "
+       "runs that recorded only the peak since start-up"),
+    _c("raw_path", "str", "", "the point's raw files: <run_id>/<suite>/<server>/<scenario>/r<rep>"),
+    _c("position", "int?", "", "1-based slot of the server in its rep's randomised order"),
+    _c("client_cpu_s", "float", "s", "the load tool's CPU time over the window"),
+    _c("client_busy", "float", "fraction", "busy share of the load tool's cores (/proc/stat)"),
+    _c("server_busy", "float", "fraction", "busy share of the server's cores (/proc/stat)"),
+    _c("client_bound", "bool?", "", "the tool's cores were saturated and the server's were not "
+       "(httplab.tidy.bounds); <NA> where the cores were not recorded"),
+    _c("steal_pct", "float", "% of a core", "the worst pinned core's CPU steal"),
+    _c("foreign_cpu_pct", "float", "% of a core", "CPU of other processes on the pinned cores"),
+    _c("noisy", "bool?", "", "steal or other processes above the thresholds of httplab.tidy.bounds"),
+    _c("rss_start_kb", "float", "KiB", "the server tree's RSS right after start-up"),
+    _c("scenario", "str", "", "scenario id (route, method, size, connections, streams, pipelining)"),
+    _c("pipeline", "int", "", "requests in flight per connection (wrk pipelining; 1 = none)"),
+    _c("fail_reason", "str", "", "why the run failed ('' when ok)"),
+    _c("hist_kind", "str", "", "exact (the whole histogram), quantiles (a dense grid) or none"),
+    _c("capacity_rps", "float", "1/s", "requests per server CPU-second (1e6 / cpu_us_per_req): a "
+       "throughput that does not depend on the client"),
+    _c("rss_warm_kb", "float", "KiB", "the server tree's RSS after the warm-up"),
+    _c("rss_peak_method", "str", "", "clear_refs, sampled (VmRSS every 20 ms), cumulative (old runs) "
+       "or none"),
+    _c("noisy_reason", "str", "", "why the run is noisy ('' when not)"),
+    _c("aa_of", "str?", "", "for an A/A copy, the server it copies"),
+    _c("start_utc", "str?", "", "when the measured run started (ISO 8601, UTC)"),
+    _c("window_s", "float", "s", "length of the window cpu_pct and the busy shares are over"),
+    _c("window_end", "str", "", "load_end (wrk's end-of-load snapshot), tool_exit_corrected (older wrk "
+       "windows less wrk's post-load tail) or tool_exit"),
+    _c("req_per_s_with_log", "float", "1/s", "h2load points: req/s of the rep's latency run (the one "
+       "writing --log-file)", optional=True),
+    _c("tls_version", "str?", "", "TLS points: negotiated protocol version", optional=True),
+    _c("tls_cipher", "str?", "", "TLS points: negotiated cipher suite", optional=True),
+    _c("alpn", "str?", "", "TLS points: negotiated ALPN protocol", optional=True),
+    _c("alpn_source", "str?", "", "TLS points: s_client or h2load (where ALPN was read)", optional=True),
+)
+
+LATENCY: tuple[Column, ...] = (
+    _c("run_id", "str", "", "as in runs"),
+    _c("suite", "str", "", "as in runs"),
+    _c("server", "str", "", "as in runs"),
+    _c("scenario", "str", "", "as in runs"),
+    _c("rep", "int", "", "as in runs; (run_id, suite, server, scenario, rep) is a runs row"),
+    _c("latency_us", "float", "µs", "a latency value of the run's histogram"),
+    _c("count", "int", "requests", "requests with that latency"),
+)
+
+FRAMES: dict[str, tuple[Column, ...]] = {"runs": RUNS, "latency": LATENCY}
+
+DTYPES = {"str": object, "str?": object, "int": "int64", "int?": "Int64", "float": "float64",
+          "bool": bool, "bool?": "boolean"}
+
+
+def _is_text(s: pd.Series, nullable: bool) -> bool:
+    return bool(s.map(lambda v: isinstance(v, str) or (nullable and v is None)).all())
+
+
+_CHECKS = {
+    "str": lambda s: _is_text(s, False),
+    "str?": lambda s: _is_text(s, True),
+    "int": lambda s: pd.api.types.is_integer_dtype(s) and not isinstance(s.dtype, pd.Int64Dtype),
+    "int?": lambda s: isinstance(s.dtype, pd.Int64Dtype),
+    "float": lambda s: pd.api.types.is_float_dtype(s),
+    "bool": lambda s: pd.api.types.is_bool_dtype(s) and not isinstance(s.dtype, pd.BooleanDtype),
+    "bool?": lambda s: isinstance(s.dtype, pd.BooleanDtype),
+}
+
+
+class SchemaError(ValueError):
+    """A frame whose columns or types are not its schema's; the message names the frame and file."""
+
+
+def columns(cols: tuple[Column, ...], optional: bool = False) -> list[str]:
+    """The names of the required columns (and with optional=True, of the optional ones too)."""
+    return [c.name for c in cols if optional or not c.optional]
+
+
+def check(df: pd.DataFrame, name: str, cols: tuple[Column, ...], where: str = "") -> pd.DataFrame:
+    """df unchanged when it has the schema's required columns in order, then only optional ones
+    (in the schema's order), each of its declared type; SchemaError otherwise."""
+    at = f" ({where})" if where else ""
+    required = columns(cols)
+    optional = [c.name for c in cols if c.optional]
+    got = list(df.columns)
+    if got[:len(required)] != required:
+        raise SchemaError(f"{name}{at}: columns {got} do not start with the schema's {required}")
+    extra = got[len(required):]
+    if extra != [c for c in optional if c in extra]:
+        raise SchemaError(f"{name}{at}: columns {extra} after the schema's are not its optional "
+                          f"columns {optional} in order")
+    for c in cols:
+        if c.name in df and len(df) and not _CHECKS[c.type](df[c.name]):
+            raise SchemaError(f"{name}{at}: column {c.name!r} is not of type {c.type} (dtype {df[c.name].dtype})")
+    return df
+
+
+def validate(df: pd.DataFrame, frame: str, where: str = "") -> pd.DataFrame:
+    """check() against a tidy frame's schema (runs, latency)."""
+    return check(df, frame, FRAMES[frame], where)
+
+
+def empty_frame(cols: tuple[Column, ...]) -> pd.DataFrame:
+    """A frame with the required columns, typed, and no rows."""
+    return pd.DataFrame({c.name: pd.Series(dtype=DTYPES[c.type]) for c in cols if not c.optional})
+
+
+def markdown(cols: tuple[Column, ...]) -> str:
+    """The schema as a Markdown table (docs/data.md)."""
+    lines = ["| column | type | unit | meaning |", "|---|---|---|---|"]
+    lines += [f"| `{c.name}` | {c.type} | {c.unit} | {c.meaning}{' (optional)' if c.optional else ''} |"
+              for c in cols]
+    return "\n".join(lines)
