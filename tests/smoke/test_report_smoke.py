@@ -23,14 +23,13 @@ def run_id() -> str:
     return runs[0]
 
 
-# report name → (suite, the tidy runs file its notebook writes, the seed tables whose C and Go
-# columns must carry n=5 and a Δ with its CI in the smoke run's scenarios)
+# report name → (suite, the seed tables whose C and Go columns must carry n=5 and a Δ with its CI
+# in the smoke run's scenarios)
 REPORTS = {
-    "http1": ("http1", "runs.parquet", ("GET /ping — minimal response", "POST /echo — request body")),
-    "http2": ("h2c", "h2c_runs.parquet", ("GET /ping — minimal response", "POST /echo — request body")),
-    "https": ("https", "https_runs.parquet", ("HTTPS/1.1 GET /ping — by connections",
-                                              "HTTPS/2 GET /ping — by connections")),
-    "languages": ("languages", "languages_runs.parquet", ()),
+    "http1": ("http1", ("GET /ping — minimal response", "POST /echo — request body")),
+    "http2": ("h2c", ("GET /ping — minimal response", "POST /echo — request body")),
+    "https": ("https", ("HTTPS/1.1 GET /ping — by connections", "HTTPS/2 GET /ping — by connections")),
+    "languages": ("languages", ()),
 }
 IMG_SRC = re.compile(r"<img\b[^>]*?\bsrc=\"([^\"]+)\"")
 MD_IMG = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
@@ -93,7 +92,7 @@ def test_every_gate_passed(markdown: str) -> None:
 
 
 def test_seed_tables_carry_intervals(markdown: str, report: str) -> None:
-    for title in REPORTS[report][2]:
+    for title in REPORTS[report][1]:
         header, *body = table_rows(markdown, title)
         assert any("C req/s" in h for h in header) and any("Go req/s" in h for h in header), header
         assert body, f"{title}: no rows"
@@ -123,7 +122,8 @@ def test_languages_report_lists_every_server_of_both_tiers(run_id: str) -> None:
 
 
 def test_https_runs_record_the_negotiated_tls(run_id: str) -> None:
-    runs = pd.read_parquet(Path(SMOKE) / "data" / run_id / "https_runs.parquet")
+    runs = pd.read_parquet(Path(SMOKE) / "data" / run_id / "runs.parquet")
+    runs = runs[runs["suite"] == "https"]
     assert set(runs.loc[runs["protocol"] == "h2", "alpn"]) == {"h2"}
     # The lab's client config (kept in raw/) makes every server agree on one version and cipher,
     # so the servers are compared on the same cryptography.
@@ -143,14 +143,17 @@ def test_complete_suites_are_packed(run_id: str, report: str) -> None:
 def test_tidy_frame_has_one_ok_row_per_finished_point(run_id: str, report: str) -> None:
     from httplab.tidy.rawpack import readable_view
 
-    suite, runs_file, _ = REPORTS[report]
+    suite, _ = REPORTS[report]
     raw = readable_view(Path(SMOKE) / "raw" / run_id)
     finished = list(raw.glob(f"{suite}/*/*/r*.run.json"))
     data = Path(SMOKE) / "data" / run_id
-    assert not list(data.glob("*.csv")), "one format per frame: parquet (CSV only on request)"
-    runs = pd.read_parquet(data / runs_file)
+    assert not list(data.glob("runs.csv")), "tidy frames as parquet (CSV only on request)"
+    assert {p.name for p in data.iterdir()} == {"runs.parquet", "latency.parquet", "estimates.parquet",
+                                                "estimates.csv", "comparisons.parquet", "comparisons.csv"}
+    runs = pd.read_parquet(data / "runs.parquet")
+    runs = runs[runs["suite"] == suite]
     assert len(runs) == len(finished) > 0
     assert set(runs["status"]) == {"ok"}, runs.loc[runs["status"] != "ok", ["server", "scenario", "fail_reason"]]
     assert (runs["server_cpu_s"] > 0).all() and (runs["cpu_us_per_req"] > 0).all()
-    latency = pd.read_parquet(data / runs_file.replace("runs", "latency"))
+    latency = pd.read_parquet(data / "latency.parquet")
     assert latency["count"].sum() > 0

@@ -183,9 +183,9 @@ def test_sections_and_tables(h2run):
 
 def test_report_context_and_summary(h2run, tmp_path):
     ctx = open_h2_report(run_dir=h2run, out_dir=tmp_path / "data")
-    assert sorted(p.name for p in ctx.written) == ["h2c_latency.parquet", "h2c_runs.parquet"]
-    back = pd.read_parquet(tmp_path / "data" / "h2c_runs.parquet")
-    assert set(back["suite"]) == {"h2c"}
+    assert {p.name for p in ctx.written} == {"comparisons.csv", "comparisons.parquet", "estimates.csv", "estimates.parquet", "latency.parquet", "runs.parquet"}
+    back = pd.read_parquet(tmp_path / "data" / "runs.parquet")   # the whole run, every suite
+    assert "h2c" in set(back["suite"])
     assert not protocol_table(ctx).empty
     text = summary_text(ctx)
     for needle in ("GET /ping:", "GET /echo:", "POST /echo:", "Peak throughput: C", "HTTP/2 vs HTTP/1.1",
@@ -228,4 +228,4 @@ def test_notebook_executes(tmp_path, monkeypatch, with_http1):
         assert "Δ HTTP/2 vs HTTP/1.1" in text
     else:
         assert "no http1 suite" in text
-    assert (tmp_path / "data" / "h2c_runs.parquet").is_file()
+    assert (tmp_path / "data" / "runs.parquet").is_file()
