@@ -61,9 +61,9 @@ make_reports() {
     run_id=$(basename "$RUN_DIR")
     out=$REPORTS_ROOT/$run_id
     mkdir -p "$out"
-    # The statistics frames of the whole run (every estimate and comparison the reports print;
-    # a statistics error stops here, before any report is made).
-    "$py" -m httplab.stats.write "$RUN_DIR" "$DATA_ROOT/$run_id"
+    # Each notebook writes the whole run's frames to data/<run_id>/ (runs, latency, estimates,
+    # comparisons: httplab.stats.write.write_run); a statistics error fails the notebook and stops
+    # here. `python -m httplab.stats.write raw/<run_id>` writes them without the reports.
     for suite in "${SUITES[@]}"; do
         nb=${NOTEBOOK_OF[$suite]}
         [[ -f $RUN_DIR/$suite/suite.json ]] || log "note: suite $suite is not complete; its report shows what was finished"

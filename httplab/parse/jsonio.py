@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import RawFormatError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def read_utf8(path: str | Path) -> str:
@@ -39,3 +42,20 @@ def require(doc: dict[str, Any], key: str, path: str | Path, types: type | tuple
         if bad_bool or not isinstance(value, types):
             raise RawFormatError(path, f"unexpected value {value!r}", key=key)
     return value
+
+
+def number_pairs(pairs: Any, integers: bool = False) -> "tuple[np.ndarray, np.ndarray] | None":
+    """A JSON histogram, [[value, count], ...], as (values float64, counts int64) when every entry
+    is a two-number list (integers only with integers=True; no booleans) with a count ≥ 0, checked
+    in bulk; None otherwise, for the caller to name the bad entry (the slow path)."""
+    import numpy as np
+
+    allowed = {int} if integers else {int, float}
+    if not isinstance(pairs, list) or not {type(p) for p in pairs} <= {list}:
+        return None
+    if not all(len(p) == 2 for p in pairs) or not {type(x) for p in pairs for x in p} <= allowed:
+        return None
+    arr = np.array(pairs, dtype=np.float64).reshape(len(pairs), 2)
+    if (arr[:, 1] < 0).any():
+        return None
+    return arr[:, 0], arr[:, 1].astype(np.int64)

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .h2load_loader import load_h2load_point
 from .wrk_loader import load_wrk_point
+from .loadresult import LoadResult
 
-if TYPE_CHECKING:
-    from .loadresult import LoadResult
-
-Loader = Callable[[Path, int], "LoadResult | None"]
+Loader = Callable[[Path, int], LoadResult | None]
 _LOADERS: dict[str, Loader] = {"wrk": load_wrk_point, "h2load": load_h2load_point}
 
 

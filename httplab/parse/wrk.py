@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .jsonio import number_pairs
 from .errors import RawFormatError
 
 # wrk prints times with format_time_us (us, ms, s, m, h), counts with format_metric (k, M, G, T,
@@ -256,7 +257,10 @@ def parse_wrk_json(text: str, path: str | Path = "<wrk json>") -> WrkJson:
         raise RawFormatError(path, "expected a list of [value, count] pairs", key="latency_hist")
     values = np.empty(len(hist), dtype=np.float64)
     counts = np.empty(len(hist), dtype=np.int64)
-    for i, pair in enumerate(hist):
+    fast = number_pairs(hist)
+    if fast is not None:
+        values, counts = fast
+    for i, pair in enumerate(hist if fast is None else ()):  # the slow path names the bad entry
         if (not isinstance(pair, list) or len(pair) != 2
                 or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in pair)
                 or pair[1] < 0):
