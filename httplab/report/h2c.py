@@ -85,7 +85,9 @@ def h2_vs_h1_table(h2_runs: pd.DataFrame, h1_runs: pd.DataFrame | None, connecti
     cap = (f"GET /ping, {connections} connections; HTTP/2 = h2c suite (h2load, "
            f"{'/'.join(map(str, streams))} streams per connection), HTTP/1.1 = http1 suite scenario "
            f"{H1_SCENARIO} (wrk, one request in flight per connection) of the same run. req/s: "
-           f"{ci_words(confidence)}; {between_suites_words(confidence)}. Both figures of a row are "
+           f"{ci_words(confidence)}; "
+           f"{between_suites_words(confidence, stats or run_stats(pd.concat([h2_runs, h1_runs]), confidence), ('h2c', 'http1'))}. "
+           "Both figures of a row are "
            "from the throughput runs (h2load's run without --log-file; wrk's only run). The two suites "
            "also use different load generators, so the ratio mixes protocol and tool.")
     return _with_meta(pd.DataFrame(rows), title, cap)
@@ -222,7 +224,9 @@ def section_table(ctx: ReportContext, key: str) -> pd.DataFrame:
     """report.section_table with h2load's wording (Transfer/s as h2load counts it)."""
     from .engine import section_table as generic
     return generic(ctx, key, transfer_source="h2load's traffic total, i.e. bodies, headers and HTTP/2 "
-                                             "framing; binary units")
+                                             "framing; binary units",
+                   latency_source="from the rep's latency run, h2load with --log-file; req/s, Transfer/s "
+                                  "and Δ from its throughput run, without the log")
 
 
 def latency_table(ctx: ReportContext) -> pd.DataFrame:

@@ -19,6 +19,7 @@ from ..tidy.servers import REFERENCE_SERVERS, display_name, short_name, sort_ser
 from .method_words import between_suites_words, ci_words
 from ..stats import RatioCI, format_delta, mean_ci
 from ..stats.frames import RunStats
+from ..stats.write import run_stats
 from .cells import delta
 from .summary import summary_block
 from .tables import _with_meta
@@ -103,7 +104,8 @@ def tls_cost_table(https_runs: pd.DataFrame, clear_runs: pd.DataFrame | None, ki
     cap = (f"GET /ping, 100 connections, {tool}: {clear_label} = the {clear_suite} suite's `{clear_scen}`, "
            f"{tls_label} = this suite's `{tls_scen}`, same run, same machine, each server with its own "
            f"cleartext and TLS port. req/s and CPU-µs/req: {ci_words(confidence)}; Δ (TLS/cleartext): "
-           f"{between_suites_words(confidence)}; 'no clear difference' when the interval holds 0. "
+           f"{between_suites_words(confidence, stats or run_stats(pd.concat([https_runs, clear_runs]), confidence), (SUITE, clear_suite))}; "
+           "'no clear difference' when the interval holds 0. "
            "Negative Δ req/s = TLS costs throughput; positive Δ CPU-µs/req = TLS costs server CPU. "
            "When the load generator is the bottleneck, the CPU column is the one that shows the cost.")
     return _with_meta(pd.DataFrame(rows), title, cap)

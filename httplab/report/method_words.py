@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..stats import MIN_RUNS
+from ..stats import MIN_RUNS, format_delta
+from ..stats.frames import RunStats
+from .cells import ratio_ci_of
 
 
 def ci_words(confidence: float) -> str:
@@ -19,11 +21,24 @@ def delta_words(confidence: float) -> str:
             "'no clear difference' when it holds 0")
 
 
-def between_suites_words(confidence: float) -> str:
-    """A Δ between two suites of one run: unpaired, and not a controlled comparison."""
-    return (f"Δ = ratio of geometric means − 1 with its {confidence:.0%} Welch t interval on the log "
-            "scale; the two suites ran one after the other, so this is a between-suite comparison: "
-            "drift between them is part of the Δ (see the A/A noise floor)")
+def between_suites_words(confidence: float, stats: RunStats | None = None,
+                         suites: tuple[str, ...] = ()) -> str:
+    """A Δ between two suites of one run: unpaired, and not a controlled comparison. With the run's
+    frames, the drift measured within each suite (its comparisons row of kind drift) is stated too."""
+    text = (f"Δ = ratio of geometric means − 1 with its {confidence:.0%} Welch t interval on the log "
+            "scale. The two suites ran one after the other, so this is a between-suite comparison, not "
+            "a controlled one: whatever changed between them is part of the Δ")
+    if stats is None or not suites:
+        return text
+    parts = []
+    for suite in suites:
+        row = stats.drift(suite)
+        if row is not None:
+            parts.append(f"{suite} {format_delta(ratio_ci_of(row))} over {int(row['n_pairs'])} points")
+    if not parts:
+        return text
+    return (text + ". Drift measured in this run, the last rep against the first (req/s, paired by "
+            "point): " + "; ".join(parts) + ". A between-suite Δ of that size can be drift alone")
 
 
 def statistics_line(confidence: float) -> str:

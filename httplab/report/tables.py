@@ -74,7 +74,8 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
                      references: Sequence[str] = REFERENCE_SERVERS, transfer: bool = False,
                      vary_label: str | None = None, title: str = "", confidence: float = 0.95,
                      stats: RunStats | None = None,
-                     transfer_source: str = "binary units as wrk prints them") -> pd.DataFrame:
+                     transfer_source: str = "binary units as wrk prints them",
+                     latency_source: str = "percentile from the run's full histogram") -> pd.DataFrame:
     """`Connections | C req/s | Go req/s | C latency | Go latency | Δ C vs Go | nginx req/s (ref) …`
 
     One row per value of `vary`. req/s cells: mean ± half-width of the t CI, with n. Latency: mean
@@ -123,7 +124,7 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
     lat_txt = (f"Transfer/s = mean bytes read per second by the client (responses; {transfer_source})"
                if transfer else
                f"latency = mean over runs of each run's {latency_metric.removeprefix('lat_').removesuffix('_us').upper()} "
-               "(percentile from the run's full histogram)")
+               f"({latency_source})")
     cap = (f"{METRIC_LABELS.get(metric, metric)}: mean ± half-width of the {_ci_words(confidence)}; {lat_txt}; "
            f"{_delta_words(confidence)}; {client_bound_words()}. Servers: "
            + ", ".join(f"{short_name(s)} = {display_name(s)}" for s in list(servers) + refs)

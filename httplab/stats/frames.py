@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..tidy.servers import aa_of, sort_servers
-from .methods import DEFAULT_CONFIDENCE, Ratio, center, ratio_by_rep
+from .methods import DEFAULT_CONFIDENCE, Ratio, center, ratio_by_rep, ratio_paired
 from .metrics import METRICS, Metric
 from .schema import empty, validate
 
@@ -219,7 +219,32 @@ def comparisons_frame(cells: Cells, scenario_pairs: Iterable[tuple[str, str, str
     for su_a, su_b, sa, sb in suite_pairs:
         pairs += [((su_a, sa, s), (su_b, sb, s)) for s in sort_servers(by_point.get((su_a, sa), []))
                   if (su_b, sb, s) in cells.values]
-    return _frame([row for a, b in pairs for row in comparison_rows(cells, a, b, floors, confidence)])
+    rows = [row for a, b in pairs for row in comparison_rows(cells, a, b, floors, confidence)]
+    rows += [drift_row(cells, suite, confidence) for suite in sorted({c[0] for c in cells.values})]
+    return _frame([r for r in rows if r is not None])
+
+
+DRIFT_CELLS = ("all points", "last rep", "first rep")   # scenario, A server, B server of a drift row
+
+
+def drift_row(cells: Cells, suite: str, confidence: float = DEFAULT_CONFIDENCE) -> dict | None:
+    """The comparisons row (kind "drift") of suite_drift: A = every point's last rep, B = its
+    first, req/s; None when no point has two reps."""
+    r = suite_drift(cells, suite, "req_per_s", confidence)
+    if r.n_pairs == 0:
+        return None
+    scen, last, first = DRIFT_CELLS
+    return {
+        "run_id": cells.run_id, "kind": "drift", "metric": "req_per_s",
+        "a_suite": suite, "a_scenario": scen, "a_server": last,
+        "b_suite": suite, "b_scenario": scen, "b_server": first,
+        "n_a": r.n_a, "n_b": r.n_b, "n_pairs": r.n_pairs, "paired": True,
+        "ratio": _f(r.ratio), "lo": _f(r.lo), "hi": _f(r.hi), "p_value": _f(r.p_value),
+        "confidence": r.confidence, "method": "paired by point, t interval on log ratios (last rep / first)",
+        "reason": r.reason or "", "noise_floor": math.nan,
+        "verdict": verdict(r, METRICS["req_per_s"], math.nan, False),
+        "a_client_bound": False, "b_client_bound": False,
+    }
 
 
 def compare_runs(a: pd.DataFrame, b: pd.DataFrame, metric: str, confidence: float = DEFAULT_CONFIDENCE
@@ -273,6 +298,11 @@ class RunStats:
         i = self._est.get((*cell, metric))
         return None if i is None else self.estimates.iloc[i]
 
+    def drift(self, suite: str) -> pd.Series | None:
+        """The suite's drift row (kind "drift"); None when it has none."""
+        return self.compare("req_per_s", (suite, DRIFT_CELLS[0], DRIFT_CELLS[1]),
+                            (suite, DRIFT_CELLS[0], DRIFT_CELLS[2]))
+
     def compare(self, metric: str, a: Cell, b: Cell) -> pd.Series | None:
         """The comparisons row A vs B (a stored B vs A row inverted); None when there is none."""
         i = self._cmp.get((metric, *a, *b))
@@ -280,3 +310,18 @@ class RunStats:
             return self.comparisons.iloc[i]
         i = self._cmp.get((metric, *b, *a))
         return None if i is None else invert(self.comparisons.iloc[i])
+
+
+def suite_drift(cells: Cells, suite: str, metric: str = "req_per_s",
+                confidence: float = DEFAULT_CONFIDENCE) -> Ratio:
+    """How far a suite's measurements moved while it ran: over every point (scenario × server) of
+    the suite with an ok run in both its first and its last rep, the ratio last / first, paired by
+    point (a t interval on the per-point log ratios). A between-suite Δ (suites run one after the
+    other) is read against this: drift of this size is in it too."""
+    firsts, lasts = [], []
+    for (s, _, _), metrics in sorted(cells.values.items()):
+        vals = metrics.get(metric) if s == suite else None
+        if vals and len(vals) >= 2:
+            firsts.append(vals[min(vals)])
+            lasts.append(vals[max(vals)])
+    return ratio_paired(lasts, firsts, confidence)

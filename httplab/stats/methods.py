@@ -12,7 +12,9 @@ the log scale and mapped back:
   order, so drift between reps cancels in the per-rep log ratio): a one-sample t interval on the
   per-rep log ratios, n_pairs − 1 d.f. Otherwise Welch's t on the two samples of logs
   (Welch–Satterthwaite d.f.), which keeps its coverage when the two spreads differ (3:1 is common
-  here). Both give the t-test's two-sided p-value, which the rankings correct for multiplicity.
+  here; Welch 1947, "The generalization of 'Student's' problem when several different population
+  variances are involved", Biometrika 34:28-35). Both give the t-test's two-sided p-value, which
+  the rankings correct for multiplicity.
 
 No small-sample correction is applied on top: t intervals are exact for normal log-values at any n,
 and the coverage simulation (normal and lognormal noise, n = 3, 5, 10, equal and 3:1 spreads)

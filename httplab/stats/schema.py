@@ -33,7 +33,9 @@ ESTIMATES: tuple[Column, ...] = (
 COMPARISONS: tuple[Column, ...] = (
     Column("run_id", "str", "", "the run"),
     Column("kind", "str", "", "server: two servers, same suite and scenario; scenario: one server, two "
-           "scenarios; suite: two suites (a between-suite comparison, not a controlled one)"),
+           "scenarios; suite: two suites (a between-suite comparison, not a controlled one); drift: a "
+           "suite's last rep against its first over all its points (a_scenario 'all points', a_server "
+           "'last rep', b_server 'first rep'), the drift a between-suite Δ also holds"),
     Column("metric", "str", "", "as in estimates"),
     Column("a_suite", "str", "", "A's suite"),
     Column("a_scenario", "str", "", "A's scenario"),
