@@ -16,6 +16,7 @@ from ..tidy.runs_select import default_run_dir
 from ..stats.frames import RunStats
 from ..stats.write import run_stats, write_run
 from .method_words import statistics_line
+from .wording import wording
 
 
 @dataclass(frozen=True, eq=False)
@@ -321,13 +322,20 @@ def sections(ctx: ReportContext) -> dict[str, Any]:
     return {s.key: s for s in suite_sections(ctx.suite, ctx.runs)}
 
 
-def section_table(ctx: ReportContext, key: str, **caption: str) -> pd.DataFrame:
-    """comparison_table of one section; `caption` overrides its caption's wording (transfer_source)."""
+def section_table(ctx: ReportContext, key: str) -> pd.DataFrame:
+    """comparison_table of one section, worded as its suite declares (report.wording)."""
     from .tables import comparison_table
     s = sections(ctx)[key]
     return comparison_table(ctx.runs, s.where, s.vary, servers=compared_servers(ctx), baseline=ctx.baseline,
-                            transfer=s.transfer, vary_label=s.vary_label, title=s.title, **caption,
-                            **ctx.stat_args())
+                            transfer=s.transfer, vary_label=s.vary_label, title=s.title,
+                            **wording(ctx.suite).section(key), **ctx.stat_args())
+
+
+def latency_table(ctx: ReportContext) -> pd.DataFrame:
+    """tables.latency_table of the suite (P50/P99/P99.9, P99/P50, Δ P99), worded as it declares."""
+    from .tables import latency_table as generic
+    return generic(ctx.runs, baseline=ctx.baseline, latency_note=wording(ctx.suite).latency_note,
+                   **ctx.stat_args())
 
 
 def section_plot(ctx: ReportContext, key: str, metric: str = "req_per_s"):

@@ -212,24 +212,3 @@ def summary_text(ctx: ReportContext) -> str:
     else:
         lines.append("h2load --log-file cost: no data")
     return "\n".join(lines)
-
-
-# ---------------------------------------------------------------- generic tables, h2c wording
-_H2_LAT_NOTE = ("Latency = duration of each request (stream), from the latency run's h2load log; with "
-                "-m streams per connection a request's time includes waiting behind the other streams "
-                "of its connection.")
-
-
-def section_table(ctx: ReportContext, key: str) -> pd.DataFrame:
-    """report.section_table with h2load's wording (Transfer/s as h2load counts it)."""
-    from .engine import section_table as generic
-    return generic(ctx, key, transfer_source="h2load's traffic total, i.e. bodies, headers and HTTP/2 "
-                                             "framing; binary units",
-                   latency_source="from the rep's latency run, h2load with --log-file; req/s, Transfer/s "
-                                  "and Δ from its throughput run, without the log")
-
-
-def latency_table(ctx: ReportContext) -> pd.DataFrame:
-    """tables.latency_table (P50/P99/P99.9, P99/P50, Δ P99) with the per-stream note."""
-    from .tables import latency_table as generic
-    return generic(ctx.runs, baseline=ctx.baseline, **ctx.stat_args(), latency_note=_H2_LAT_NOTE)

@@ -42,26 +42,6 @@ def open_https_report(run_dir: str | Path | None = None, out_dir: str | Path | N
                        confidence=confidence, baseline=baseline, write=write)
 
 
-# ---------------------------------------------------------------- seed tables, TLS wording
-_H2LOAD_TRANSFER = ("h2load's traffic total over TLS, i.e. decrypted bodies, headers and HTTP/2 framing as "
-                    "h2load counts them (not TLS record overhead); binary units")
-
-
-def section_table(ctx: ReportContext, key: str) -> pd.DataFrame:
-    """report.section_table; the HTTPS/2 POST table's Transfer/s worded as h2load counts it."""
-    from .engine import section_table as generic
-    return generic(ctx, key, **({"transfer_source": _H2LOAD_TRANSFER} if key.startswith("h2") else {}))
-
-
-def latency_table(ctx: ReportContext) -> pd.DataFrame:
-    """tables.latency_table with the HTTPS/1.1-vs-HTTPS/2 note."""
-    from .tables import latency_table as generic
-    return generic(ctx.runs, baseline=ctx.baseline, **ctx.stat_args(), latency_note=(
-        "HTTPS/1.1: wrk's per-request latency (one request in flight per connection); HTTPS/2: the "
-        "duration of each stream from the latency run's h2load log, which includes waiting behind the "
-        "other streams of its connection."))
-
-
 # ---------------------------------------------------------------- TLS cost
 def tls_cost_table(https_runs: pd.DataFrame, clear_runs: pd.DataFrame | None, kind: str = "h1",
                    servers: Sequence[str] | None = None, confidence: float = 0.95,

@@ -157,3 +157,12 @@ def test_tidy_frame_has_one_ok_row_per_finished_point(run_id: str, report: str) 
     assert (runs["server_cpu_s"] > 0).all() and (runs["cpu_us_per_req"] > 0).all()
     latency = pd.read_parquet(data / "latency.parquet")
     assert latency["count"].sum() > 0
+
+
+def test_every_delta_of_the_smoke_reports_is_a_comparisons_row(run_id: str) -> None:
+    """The smoke run's reports print only Δs that are rows of its statistics frames (issue 12)."""
+    from httplab.report.audit import unmatched_deltas
+
+    checked, bad = unmatched_deltas(Path(SMOKE) / "reports" / run_id, Path(SMOKE) / "data" / run_id)
+    assert checked > 0, "the smoke reports print no Δ with an interval"
+    assert not bad, "\n".join(bad[:20])

@@ -192,13 +192,14 @@ def test_tls_tables_and_summary(https_run):
 
 
 def test_https_report_context(https_run, tmp_path):
+    from httplab.report import engine as R
     from httplab.report import https as HS
     ctx = HS.open_https_report(run_dir=https_run.run_dir, out_dir=tmp_path / "out")
     assert {p.name for p in ctx.written} == {"comparisons.csv", "comparisons.parquet", "estimates.csv", "estimates.parquet", "latency.parquet", "runs.parquet"}
     assert [s for s in HS.sections(ctx)] == ["h1_ping", "h1_echo", "h2_ping", "h2_echo_get", "h2_echo_post"]
-    post = HS.section_table(ctx, "h2_echo_post")
+    post = R.section_table(ctx, "h2_echo_post")
     assert "C Transfer/s" in post.columns and "h2load's traffic total over TLS" in post.attrs["caption"]
-    ping = HS.section_table(ctx, "h1_ping")
+    ping = R.section_table(ctx, "h1_ping")
     assert "nginx req/s (ref)" in ping.columns and list(ping["Connections"]) == ["50", "100", "500"]
     text = HS.summary_text(ctx)
     assert "HTTPS/1.1 GET /ping:" in text and "HTTPS/2 POST /echo:" in text
