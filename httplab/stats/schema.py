@@ -5,64 +5,55 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..tidy.schema import Column, check, empty_frame
+from ..tidy.schema import Column, check, empty_frame, table
 from ..tidy.schema import markdown as _markdown
 
 
-ESTIMATES: tuple[Column, ...] = (
-    Column("run_id", "str", "", "the run (raw/<run_id>/)"),
-    Column("suite", "str", "", "http1, h2c, https or languages"),
-    Column("scenario", "str", "", "the scenario id (route, method, size, connections, streams)"),
-    Column("server", "str", "", "server id; '~aa' marks the A/A copy of a server"),
-    Column("metric", "str", "", "req_per_s, lat_p50_us, lat_p99_us, lat_p999_us, tail_ratio (P99/P50 per "
-           "run), log_cost (h2load: req/s with its log ÷ without, per run), cpu_us_per_req, capacity_rps, "
-           "cpu_pct, rss_peak_kb (httplab.stats.metrics)"),
-    Column("unit", "str", "", "the metric's unit (1/s, µs, ratio, % of a core, KiB)"),
-    Column("n", "int", "runs", "ok runs with a value of the metric"),
-    Column("n_failed", "int", "runs", "failed runs of the point (never in the estimate)"),
-    Column("estimate", "float", "unit", "geometric mean of the runs (mean where a value is ≤ 0)"),
-    Column("lo", "float", "unit", "lower bound of the interval; NaN without one (see reason)"),
-    Column("hi", "float", "unit", "upper bound of the interval"),
-    Column("confidence", "float", "", "nominal coverage of the interval (0.95)"),
-    Column("method", "str", "", "how the interval was computed (httplab.stats.methods)"),
-    Column("reason", "str", "", "why there is no interval ('' when there is one)"),
-    Column("client_bound_share", "float", "fraction", "share of the ok runs that were client-bound; NaN if not recorded"),
-    Column("noisy_share", "float", "fraction", "share of the ok runs flagged noisy; NaN if not recorded"),
-)
+ESTIMATES: tuple[Column, ...] = table("""
+run_id             | str   |          | the run (raw/<run_id>/)
+suite              | str   |          | http1, h2c, https or languages
+scenario           | str   |          | the scenario id (route, method, size, connections, streams)
+server             | str   |          | server id; '~aa' marks the A/A copy of a server
+metric             | str   |          | req_per_s, lat_p50_us, lat_p99_us, lat_p999_us, tail_ratio (P99/P50 per run), log_cost (h2load: req/s with its log ÷ without, per run), cpu_us_per_req, capacity_rps, cpu_pct, rss_peak_kb (httplab.stats.metrics)
+unit               | str   |          | the metric's unit (1/s, µs, ratio, % of a core, KiB)
+n                  | int   | runs     | ok runs with a value of the metric
+n_failed           | int   | runs     | failed runs of the point (never in the estimate)
+estimate           | float | unit     | geometric mean of the runs (mean where a value is ≤ 0)
+lo                 | float | unit     | lower bound of the interval; NaN without one (see reason)
+hi                 | float | unit     | upper bound of the interval
+confidence         | float |          | nominal coverage of the interval (0.95)
+method             | str   |          | how the interval was computed (httplab.stats.methods)
+reason             | str   |          | why there is no interval ('' when there is one)
+client_bound_share | float | fraction | share of the ok runs that were client-bound; NaN if not recorded
+noisy_share        | float | fraction | share of the ok runs flagged noisy; NaN if not recorded
+""")
 
-COMPARISONS: tuple[Column, ...] = (
-    Column("run_id", "str", "", "the run"),
-    Column("kind", "str", "", "server: two servers, same suite and scenario; scenario: one server, two "
-           "scenarios; suite: two suites (a between-suite comparison, not a controlled one); drift: a "
-           "suite's last rep against its first over all its points (a_scenario 'all points', a_server "
-           "'last rep', b_server 'first rep'), the drift a between-suite Δ also holds"),
-    Column("metric", "str", "", "as in estimates"),
-    Column("a_suite", "str", "", "A's suite"),
-    Column("a_scenario", "str", "", "A's scenario"),
-    Column("a_server", "str", "", "A's server"),
-    Column("b_suite", "str", "", "B's suite"),
-    Column("b_scenario", "str", "", "B's scenario"),
-    Column("b_server", "str", "", "B's server"),
-    Column("n_a", "int", "runs", "ok runs of A used"),
-    Column("n_b", "int", "runs", "ok runs of B used"),
-    Column("n_pairs", "int", "reps", "reps in which both A and B have an ok run"),
-    Column("paired", "bool", "", "True: paired by rep (t on per-rep log ratios); False: Welch t on logs"),
-    Column("ratio", "float", "", "A/B: ratio of geometric means (1.18 = A 18 % higher)"),
-    Column("lo", "float", "", "lower bound of the ratio's interval; NaN without one"),
-    Column("hi", "float", "", "upper bound of the ratio's interval"),
-    Column("p_value", "float", "", "two-sided p-value of ratio = 1 (unadjusted)"),
-    Column("confidence", "float", "", "nominal coverage of the interval"),
-    Column("method", "str", "", "the interval's method"),
-    Column("reason", "str", "", "why there is no interval ('' when there is one)"),
-    Column("noise_floor", "float", "fraction", "the suite's A/A noise floor for this metric (largest "
-           "|bound − 1| of the A/A ratios); NaN when no A/A copy ran"),
-    Column("verdict", "str", "", "A against B: the metric's better/worse word (faster, slower, cheaper, ...), "
-           "'no clear difference' (the interval holds 1), 'below the noise floor' (the interval excludes 1 "
-           "but lies within ±noise_floor), 'both client-bound' (req/s of two client-bound points measures "
-           "the load tool), or 'no interval'"),
-    Column("a_client_bound", "bool", "", "most of A's ok runs were client-bound"),
-    Column("b_client_bound", "bool", "", "most of B's ok runs were client-bound"),
-)
+COMPARISONS: tuple[Column, ...] = table("""
+run_id         | str   |          | the run
+kind           | str   |          | server: two servers, same suite and scenario; scenario: one server, two scenarios; suite: two suites (a between-suite comparison, not a controlled one); drift: a suite's last rep against its first over all its points (a_scenario 'all points', a_server 'last rep', b_server 'first rep'), the drift a between-suite Δ also holds
+metric         | str   |          | as in estimates
+a_suite        | str   |          | A's suite
+a_scenario     | str   |          | A's scenario
+a_server       | str   |          | A's server
+b_suite        | str   |          | B's suite
+b_scenario     | str   |          | B's scenario
+b_server       | str   |          | B's server
+n_a            | int   | runs     | ok runs of A used
+n_b            | int   | runs     | ok runs of B used
+n_pairs        | int   | reps     | reps in which both A and B have an ok run
+paired         | bool  |          | True: paired by rep (t on per-rep log ratios); False: Welch t on logs
+ratio          | float |          | A/B: ratio of geometric means (1.18 = A 18 % higher)
+lo             | float |          | lower bound of the ratio's interval; NaN without one
+hi             | float |          | upper bound of the ratio's interval
+p_value        | float |          | two-sided p-value of ratio = 1 (unadjusted)
+confidence     | float |          | nominal coverage of the interval
+method         | str   |          | the interval's method
+reason         | str   |          | why there is no interval ('' when there is one)
+noise_floor    | float | fraction | the suite's A/A noise floor for this metric (largest |bound − 1| of the A/A ratios); NaN when no A/A copy ran
+verdict        | str   |          | A against B: the metric's better/worse word (faster, slower, cheaper, ...), 'no clear difference' (the interval holds 1), 'below the noise floor' (the interval excludes 1 but lies within ±noise_floor), 'both client-bound' (req/s of two client-bound points measures the load tool), or 'no interval'
+a_client_bound | bool  |          | most of A's ok runs were client-bound
+b_client_bound | bool  |          | most of B's ok runs were client-bound
+""")
 
 FRAMES: dict[str, tuple[Column, ...]] = {"estimates": ESTIMATES, "comparisons": COMPARISONS}
 

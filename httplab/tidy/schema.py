@@ -24,84 +24,84 @@ class Column:
     optional: bool = False
 
 
-def _c(name: str, type_: str, unit: str, meaning: str, optional: bool = False) -> Column:
-    return Column(name, type_, unit, meaning, optional)
+def table(text: str) -> tuple[Column, ...]:
+    """Columns from lines `name | type[, optional] | unit | meaning` (blank lines skipped): the
+    schema reads as the table it is, in the code as in docs/data.md."""
+    cols = []
+    for line in text.strip().splitlines():
+        name, kind, unit, meaning = (part.strip() for part in line.split("|", 3))
+        type_, _, flag = kind.partition(",")
+        cols.append(Column(name, type_.strip(), unit, meaning, flag.strip() == "optional"))
+    return tuple(cols)
 
 
-RUNS: tuple[Column, ...] = (
-    _c("run_id", "str", "", "the run: raw/<run_id>/"),
-    _c("suite", "str", "", "http1, h2c, https or languages"),
-    _c("protocol", "str", "", "h1 or h2"),
-    _c("tls", "bool", "", "the point ran over TLS"),
-    _c("server", "str", "", "server id (servers/<id>); '~aa' marks the A/A copy of a server"),
-    _c("route", "str", "", "request path"),
-    _c("method", "str", "", "GET or POST"),
-    _c("size_bytes", "int", "B", "response (GET) or request body (POST) size of the scenario"),
-    _c("connections", "int", "", "concurrent connections of the load tool"),
-    _c("streams", "int", "", "HTTP/2 streams per connection (1 for HTTP/1.1)"),
-    _c("client_threads", "int", "", "load tool threads"),
-    _c("duration_s", "float", "s", "the measured window's nominal length"),
-    _c("rep", "int", "", "repetition, 1-based; every server starts fresh in each rep"),
-    _c("status", "str", "", "ok, or failed (any error, non-2xx, timeout, dead server); failed runs "
-       "never enter a statistic"),
-    _c("requests", "int?", "requests", "completed requests in the window"),
-    _c("req_per_s", "float", "1/s", "completed requests per second, as the tool timed the window"),
-    _c("bytes_per_s", "float", "B/s", "bytes the client read per second"),
-    _c("lat_mean_us", "float", "µs", "mean latency"),
-    _c("lat_p50_us", "float", "µs", "median latency, from the run's full histogram"),
-    _c("lat_p90_us", "float", "µs", "90th percentile latency"),
-    _c("lat_p99_us", "float", "µs", "99th percentile latency"),
-    _c("lat_p999_us", "float", "µs", "99.9th percentile latency"),
-    _c("lat_max_us", "float", "µs", "largest latency"),
-    _c("errors", "int?", "requests", "socket errors, timeouts and non-2xx/3xx responses"),
-    _c("server_cpu_s", "float", "s", "utime + stime of the server's process tree over the window"),
-    _c("cpu_pct", "float", "% of a core", "server_cpu_s / window_s"),
-    _c("cpu_us_per_req", "float", "µs", "server CPU per completed request"),
-    _c("rss_peak_kb", "float", "KiB", "peak RSS of the window itself (VmHWM reset before it); NaN in "
-       "runs that recorded only the peak since start-up"),
-    _c("raw_path", "str", "", "the point's raw files: <run_id>/<suite>/<server>/<scenario>/r<rep>"),
-    _c("position", "int?", "", "1-based slot of the server in its rep's randomised order"),
-    _c("client_cpu_s", "float", "s", "the load tool's CPU time over the window"),
-    _c("client_busy", "float", "fraction", "busy share of the load tool's cores (/proc/stat)"),
-    _c("server_busy", "float", "fraction", "busy share of the server's cores (/proc/stat)"),
-    _c("client_bound", "bool?", "", "the tool's cores were saturated and the server's were not "
-       "(httplab.tidy.bounds); <NA> where the cores were not recorded"),
-    _c("steal_pct", "float", "% of a core", "the worst pinned core's CPU steal"),
-    _c("foreign_cpu_pct", "float", "% of a core", "CPU of other processes on the pinned cores"),
-    _c("noisy", "bool?", "", "steal or other processes above the thresholds of httplab.tidy.bounds"),
-    _c("rss_start_kb", "float", "KiB", "the server tree's RSS right after start-up"),
-    _c("scenario", "str", "", "scenario id (route, method, size, connections, streams, pipelining)"),
-    _c("pipeline", "int", "", "requests in flight per connection (wrk pipelining; 1 = none)"),
-    _c("fail_reason", "str", "", "why the run failed ('' when ok)"),
-    _c("hist_kind", "str", "", "exact (the whole histogram), quantiles (a dense grid) or none"),
-    _c("capacity_rps", "float", "1/s", "requests per server CPU-second (1e6 / cpu_us_per_req): a "
-       "throughput that does not depend on the client"),
-    _c("rss_warm_kb", "float", "KiB", "the server tree's RSS after the warm-up"),
-    _c("rss_peak_method", "str", "", "clear_refs, sampled (VmRSS every 20 ms), cumulative (old runs) "
-       "or none"),
-    _c("noisy_reason", "str", "", "why the run is noisy ('' when not)"),
-    _c("aa_of", "str?", "", "for an A/A copy, the server it copies"),
-    _c("start_utc", "str?", "", "when the measured run started (ISO 8601, UTC)"),
-    _c("window_s", "float", "s", "length of the window cpu_pct and the busy shares are over"),
-    _c("window_end", "str", "", "load_end (wrk's end-of-load snapshot), tool_exit_corrected (older wrk "
-       "windows less wrk's post-load tail) or tool_exit"),
-    _c("req_per_s_with_log", "float", "1/s", "h2load points: req/s of the rep's latency run (the one "
-       "writing --log-file)", optional=True),
-    _c("tls_version", "str?", "", "TLS points: negotiated protocol version", optional=True),
-    _c("tls_cipher", "str?", "", "TLS points: negotiated cipher suite", optional=True),
-    _c("alpn", "str?", "", "TLS points: negotiated ALPN protocol", optional=True),
-    _c("alpn_source", "str?", "", "TLS points: s_client or h2load (where ALPN was read)", optional=True),
-)
+RUNS: tuple[Column, ...] = table("""
+run_id             | str             |             | the run: raw/<run_id>/
+suite              | str             |             | http1, h2c, https or languages
+protocol           | str             |             | h1 or h2
+tls                | bool            |             | the point ran over TLS
+server             | str             |             | server id (servers/<id>); '~aa' marks the A/A copy of a server
+route              | str             |             | request path
+method             | str             |             | GET or POST
+size_bytes         | int             | B           | response (GET) or request body (POST) size of the scenario
+connections        | int             |             | concurrent connections of the load tool
+streams            | int             |             | HTTP/2 streams per connection (1 for HTTP/1.1)
+client_threads     | int             |             | load tool threads
+duration_s         | float           | s           | the measured window's nominal length
+rep                | int             |             | repetition, 1-based; every server starts fresh in each rep
+status             | str             |             | ok, or failed (any error, non-2xx, timeout, dead server); failed runs never enter a statistic
+requests           | int?            | requests    | completed requests in the window
+req_per_s          | float           | 1/s         | completed requests per second, as the tool timed the window
+bytes_per_s        | float           | B/s         | bytes the client read per second
+lat_mean_us        | float           | µs          | mean latency
+lat_p50_us         | float           | µs          | median latency, from the run's full histogram
+lat_p90_us         | float           | µs          | 90th percentile latency
+lat_p99_us         | float           | µs          | 99th percentile latency
+lat_p999_us        | float           | µs          | 99.9th percentile latency
+lat_max_us         | float           | µs          | largest latency
+errors             | int?            | requests    | socket errors, timeouts and non-2xx/3xx responses
+server_cpu_s       | float           | s           | utime + stime of the server's process tree over the window
+cpu_pct            | float           | % of a core | server_cpu_s / window_s
+cpu_us_per_req     | float           | µs          | server CPU per completed request
+rss_peak_kb        | float           | KiB         | peak RSS of the window itself (VmHWM reset before it); NaN in runs that recorded only the peak since start-up
+raw_path           | str             |             | the point's raw files: <run_id>/<suite>/<server>/<scenario>/r<rep>
+position           | int?            |             | 1-based slot of the server in its rep's randomised order
+client_cpu_s       | float           | s           | the load tool's CPU time over the window
+client_busy        | float           | fraction    | busy share of the load tool's cores (/proc/stat)
+server_busy        | float           | fraction    | busy share of the server's cores (/proc/stat)
+client_bound       | bool?           |             | the tool's cores were saturated and the server's were not (httplab.tidy.bounds); <NA> where the cores were not recorded
+steal_pct          | float           | % of a core | the worst pinned core's CPU steal
+foreign_cpu_pct    | float           | % of a core | CPU of other processes on the pinned cores
+noisy              | bool?           |             | steal or other processes above the thresholds of httplab.tidy.bounds
+rss_start_kb       | float           | KiB         | the server tree's RSS right after start-up
+scenario           | str             |             | scenario id (route, method, size, connections, streams, pipelining)
+pipeline           | int             |             | requests in flight per connection (wrk pipelining; 1 = none)
+fail_reason        | str             |             | why the run failed ('' when ok)
+hist_kind          | str             |             | exact (the whole histogram), quantiles (a dense grid) or none
+capacity_rps       | float           | 1/s         | requests per server CPU-second (1e6 / cpu_us_per_req): a throughput that does not depend on the client
+rss_warm_kb        | float           | KiB         | the server tree's RSS after the warm-up
+rss_peak_method    | str             |             | clear_refs, sampled (VmRSS every 20 ms), cumulative (old runs) or none
+noisy_reason       | str             |             | why the run is noisy ('' when not)
+aa_of              | str?            |             | for an A/A copy, the server it copies
+start_utc          | str?            |             | when the measured run started (ISO 8601, UTC)
+window_s           | float           | s           | length of the window cpu_pct and the busy shares are over
+window_end         | str             |             | load_end (wrk's end-of-load snapshot), tool_exit_corrected (older wrk windows less wrk's post-load tail) or tool_exit
+req_per_s_with_log | float, optional | 1/s         | h2load points: req/s of the rep's latency run (the one writing --log-file)
+tls_version        | str?, optional  |             | TLS points: negotiated protocol version
+tls_cipher         | str?, optional  |             | TLS points: negotiated cipher suite
+alpn               | str?, optional  |             | TLS points: negotiated ALPN protocol
+alpn_source        | str?, optional  |             | TLS points: s_client or h2load (where ALPN was read)
+""")
 
-LATENCY: tuple[Column, ...] = (
-    _c("run_id", "str", "", "as in runs"),
-    _c("suite", "str", "", "as in runs"),
-    _c("server", "str", "", "as in runs"),
-    _c("scenario", "str", "", "as in runs"),
-    _c("rep", "int", "", "as in runs; (run_id, suite, server, scenario, rep) is a runs row"),
-    _c("latency_us", "float", "µs", "a latency value of the run's histogram"),
-    _c("count", "int", "requests", "requests with that latency"),
-)
+LATENCY: tuple[Column, ...] = table("""
+run_id     | str   |          | as in runs
+suite      | str   |          | as in runs
+server     | str   |          | as in runs
+scenario   | str   |          | as in runs
+rep        | int   |          | as in runs; (run_id, suite, server, scenario, rep) is a runs row
+latency_us | float | µs       | a latency value of the run's histogram
+count      | int   | requests | requests with that latency
+""")
 
 FRAMES: dict[str, tuple[Column, ...]] = {"runs": RUNS, "latency": LATENCY}
 
