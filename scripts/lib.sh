@@ -17,6 +17,18 @@ VENV_DIR=${VENV_DIR:-$LAB_ROOT/.venv}
 
 log() { printf '%s %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# need_value FLAG ARGC [WHAT]: dies unless the flag has a value after it (ARGC = "$#" where the flag
+# is $1), naming what it takes.
+need_value() { (( $2 >= 2 )) || die "$1 needs a value${3:+: $3}"; }
+
+# header_usage FILE: the comment block at the top of FILE (after the #! line), without the '#'.
+header_usage() { awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$1" >&2; }
+
+# check_count FLAG VALUE MIN: dies unless VALUE is a whole number ≥ MIN.
+check_count() {
+    [[ $2 =~ ^[0-9]+$ ]] && (( $2 >= $3 )) || die "$1 takes a whole number ≥ $3 (got '$2')"
+}
 utc_now() { date -u +%Y-%m-%dT%H:%M:%SZ; }
 
 # lab_python: the Python that has the lab's packages (the venv, else a conda env).
@@ -845,15 +857,27 @@ gate() {
     return $ok
 }
 
-# progress DONE TOTAL LABEL: one line with an ETA from the pace so far.
+# eta_text T0 DONE LEFT: "ETA 3m05s" from the pace since T0 over DONE measured points.
+eta_text() {
+    local t
+    (( $2 > 0 )) || return 0
+    t=$(( ($(date +%s) - $1) * $3 / $2 ))
+    printf 'ETA %dm%02ds' $(( t / 60 )) $(( t % 60 ))
+}
+
+# progress DONE SKIPPED TOTAL LABEL: one line for the suite (points measured and skipped of its
+# total, with an ETA from its pace) and, under run_all.sh, for the whole run: RUN_PROGRESS_FILE holds
+# the run's measured and skipped points before this suite, RUN_TOTAL and RUN_T0 the run's total and
+# start. Points skipped by a failed verify gate count as skipped, not done, so the ETA stays honest.
 progress() {
-    local done=$1 total=$2 now eta=""
-    now=$(date +%s)
-    if (( done > 0 )); then
-        eta=$(( (now - SUITE_T0) * (total - done) / done ))
-        eta=$(printf 'ETA %dm%02ds' $(( eta / 60 )) $(( eta % 60 )))
+    local done=$1 skipped=$2 total=$3 label=$4 line run_done run_skipped
+    line="[$SUITE $done/$total$( (( skipped )) && echo ", $skipped skipped")] $label $(eta_text "$SUITE_T0" "$done" "$(( total - done - skipped ))")"
+    if [[ -n ${RUN_PROGRESS_FILE:-} && -n ${RUN_TOTAL:-} ]]; then
+        run_done=$(( RUN_BASE_DONE + done )) run_skipped=$(( RUN_BASE_SKIPPED + skipped ))
+        echo "$run_done $run_skipped" >"$RUN_PROGRESS_FILE"
+        line+=" | run $run_done/$RUN_TOTAL$( (( run_skipped )) && echo ", $run_skipped skipped"), $(( ($(date +%s) - RUN_T0) / 60 ))m elapsed, $(eta_text "$RUN_T0" "$run_done" "$(( RUN_TOTAL - run_done - run_skipped ))")"
     fi
-    log "[$SUITE $done/$total] $3 $eta"
+    log "$line"
 }
 
 # abort_suite MESSAGE: a server died or misbehaved; the finished raw files stay.
@@ -866,8 +890,23 @@ abort_suite() {
     return 1
 }
 
+# suite_points: the number of points suite_run would measure now (0 for a complete suite).
+suite_points() {
+    local rep server total=0
+    [[ -f $RUN_DIR/$SUITE/suite.json ]] && { echo 0; return 0; }
+    for (( rep = 1; rep <= REPS; rep++ )); do
+        for server in "${SUITE_SERVERS[@]}"; do
+            total=$(( total + $(todo_for "$server" "$rep" | grep -c . || true) ))
+        done
+    done
+    echo "$total"
+}
+
+# suite_run: the suite's points, rep by rep. With LAB_COUNT_POINTS=1 it only prints how many points
+# it would measure (run_all.sh adds them up for the run's progress line) and touches nothing.
 suite_run() {
-    local rep server line total=0 done=0 i order
+    local rep server line total=0 done=0 skipped=0 i order
+    if [[ -n ${LAB_COUNT_POINTS:-} ]]; then suite_points; return 0; fi
     if [[ -f $RUN_DIR/$SUITE/suite.json ]]; then
         log "suite $SUITE of $(basename "$RUN_DIR") is already complete; nothing to do"
         return 0
@@ -877,6 +916,9 @@ suite_run() {
     make_gate_payloads
     trap 'rss_sampler_stop; stop_server; rm -rf "$GATE_TMP"' EXIT
     trap 'exit 130' INT TERM
+    if [[ -n ${RUN_PROGRESS_FILE:-} ]]; then
+        read -r RUN_BASE_DONE RUN_BASE_SKIPPED <"$RUN_PROGRESS_FILE" || RUN_BASE_DONE=0 RUN_BASE_SKIPPED=0
+    fi
     # Checked here, in this shell: a mistake found inside todo_for's process
     # substitution would be lost and the suite would look complete.
     local selected=0
@@ -891,11 +933,7 @@ suite_run() {
         log "suite $SUITE: nothing selected (--scenarios '${SCENARIO_FILTER:-}', servers ${SUITE_SERVERS[*]}); skipped"
         return 0
     fi
-    for (( rep = 1; rep <= REPS; rep++ )); do
-        for server in "${SUITE_SERVERS[@]}"; do
-            total=$(( total + $(todo_for "$server" "$rep" | grep -c . || true) ))
-        done
-    done
+    total=$(suite_points)
     log "suite $SUITE: $total points to run (${REPS} reps, ${DURATION}s + ${WARMUP}s warm-up each), server CPUs $SERVER_CPUS, client CPUs $CLIENT_CPUS"
     suite_order
     host_state start
@@ -911,7 +949,8 @@ suite_run() {
             if ! gate "$server" "$rep"; then
                 log "$server failed the verify gate in rep $rep (see $RUN_DIR/$SUITE/$server/verify.r$rep*.txt); not loading it"
                 stop_server
-                done=$(( done + ${#todo[@]} ))
+                skipped=$(( skipped + ${#todo[@]} ))
+                progress "$done" "$skipped" "$total" "$server r$rep skipped (verify gate)"
                 continue
             fi
             for line in "${todo[@]}"; do
@@ -921,7 +960,7 @@ suite_run() {
                 write_scenario_json "$(scenario_dir "$server")" "$server"
                 measure_point "$(scenario_dir "$server")" "$rep" "$SC_TOOL"
                 done=$(( done + 1 ))
-                progress "$done" "$total" "$server $SC_ID r$rep"
+                progress "$done" "$skipped" "$total" "$server $SC_ID r$rep"
                 server_alive || { abort_suite "$server died during $SC_ID (rep $rep); its log: $RUN_DIR/$SUITE/$server/server.r$rep.log"; return 1; }
             done
             stop_server
@@ -975,6 +1014,8 @@ parse_suite_flags() {
     local profile=full servers=""
     while (( $# )); do
         case $1 in
+            --run-dir|--duration|--warmup|--reps|--servers|--scenarios|--order-seed)
+                need_value "$1" "$#" ;;&
             --run-dir)   RUN_DIR=$2; shift ;;
             --quick)     profile=quick ;;
             --duration)  DURATION=$2; shift ;;

@@ -18,9 +18,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 declare -A NOTEBOOK_OF=([http1]=http1 [h2c]=http2 [https]=https [languages]=languages)
 ALL_SUITES=(http1 h2c https languages)
 
-usage() {
-    sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
-}
+usage() { header_usage "${BASH_SOURCE[0]}"; }
 
 # newest_unfinished PROFILE: the run to resume, if any.
 newest_unfinished() {
@@ -32,13 +30,31 @@ newest_unfinished() {
     done
 }
 
+# count_points: how many points the run's suites have left, summed (each bench script counts its
+# own with LAB_COUNT_POINTS=1, touching nothing), for the run-wide progress line.
+count_points() {
+    local suite total=0 n
+    for suite in "${SUITES[@]}"; do
+        n=$(LAB_COUNT_POINTS=1 "$LAB_ROOT/scripts/bench_$suite.sh" --run-dir "$RUN_DIR" "${SUITE_FLAGS[@]}" 2>/dev/null) \
+            || die "could not count the points of suite $suite (run scripts/bench_$suite.sh --help)"
+        total=$(( total + n ))
+    done
+    echo "$total"
+}
+
 run_suites() {
     local suite failed=()
+    RUN_PROGRESS_FILE=$(mktemp) RUN_T0=$(date +%s)
+    echo "0 0" >"$RUN_PROGRESS_FILE"
+    RUN_TOTAL=$(count_points)
+    export RUN_PROGRESS_FILE RUN_T0 RUN_TOTAL
+    log "run $(basename "$RUN_DIR"): $RUN_TOTAL points to run in ${#SUITES[@]} suite(s): ${SUITES[*]}"
     for suite in "${SUITES[@]}"; do
         log "=== suite $suite → $RUN_DIR"
         "$LAB_ROOT/scripts/bench_$suite.sh" --run-dir "$RUN_DIR" "${SUITE_FLAGS[@]}" || failed+=("$suite")
     done
     FAILED_SUITES=("${failed[@]}")
+    rm -f "$RUN_PROGRESS_FILE"
 }
 
 # pack_raw: every complete suite of the run becomes one .tar.xz per server
@@ -79,11 +95,39 @@ make_reports() {
     log "reports: $out/ and $REPORTS_ROOT/index.html"
 }
 
+# flag_values FLAG: what a flag takes, for the error when its value is missing.
+flag_values() {
+    case $1 in
+        --suites)    echo "a comma list of ${ALL_SUITES[*]}" ;;
+        --run-id)    echo "a run under $RAW_ROOT" ;;
+        --servers)   echo "a comma list of ${LAB_SERVERS[*]}" ;;
+        --scenarios) echo "a comma list of scenario id globs" ;;
+        *)           echo "a whole number" ;;
+    esac
+}
+
+# check_suite_flags FLAGS...: the values of the flags passed on to the bench scripts.
+check_suite_flags() {
+    local s
+    while (( $# )); do
+        case $1 in
+            --servers)    IFS=, read -ra list <<<"$2"
+                          for s in "${list[@]}"; do known_server "$s" || die "unknown server '$s' (known: ${LAB_SERVERS[*]})"; done
+                          shift ;;
+            --order-seed) check_count --order-seed "$2" 0; shift ;;
+            --scenarios)  [[ -n $2 ]] || die "--scenarios needs at least one glob"; shift ;;
+        esac
+        shift
+    done
+}
+
 main() {
     local profile=full run_id="" new=false skip_setup=false reports_only=false t0 s
     SUITES=("${ALL_SUITES[@]}") SUITE_FLAGS=()
     while (( $# )); do
         case $1 in
+            --suites|--run-id|--duration|--warmup|--reps|--servers|--scenarios|--order-seed)
+                need_value "$1" "$#" "$(flag_values "$1")" ;;&
             --quick)      profile=quick; SUITE_FLAGS+=(--quick) ;;
             --suites)     IFS=, read -ra SUITES <<<"$2"; shift ;;
             --run-id)     run_id=$2; shift ;;
@@ -101,7 +145,15 @@ main() {
         esac
         shift
     done
+    # Every flag is checked here, before setup and build take minutes.
+    (( ${#SUITES[@]} )) || die "--suites names no suite (known: ${ALL_SUITES[*]})"
     for s in "${SUITES[@]}"; do [[ -n ${NOTEBOOK_OF[$s]:-} ]] || die "unknown suite '$s' (known: ${ALL_SUITES[*]})"; done
+    [[ -z ${DURATION:-} ]] || check_count --duration "$DURATION" 1
+    [[ -z ${WARMUP:-} ]] || check_count --warmup "$WARMUP" 0
+    [[ -z ${REPS:-} ]] || check_count --reps "$REPS" 1
+    check_suite_flags "${SUITE_FLAGS[@]}"
+    [[ -z $run_id || $run_id =~ ^[A-Za-z0-9._-]+$ ]] || die "--run-id takes a run id like 20261123T092401Z-vm (got '$run_id')"
+    $new && [[ -n $run_id ]] && die "--new and --run-id exclude each other"
     t0=$(date +%s)
     if $reports_only; then
         [[ -n $run_id && -f $RAW_ROOT/$run_id/meta.json ]] || die "--reports-only needs --run-id of a run in $RAW_ROOT"

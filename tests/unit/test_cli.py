@@ -1,0 +1,57 @@
+"""scripts/run_all.sh's command line (issue 13, item 5): a flag without its value, a bad value and
+--help are answered before setup or build start; the progress line counts the whole run and shows
+points skipped by a failed verify gate as skipped."""
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_all(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", str(ROOT / "scripts" / "run_all.sh"), *args], capture_output=True,
+                          text=True, timeout=60, env={**os.environ, "RAW_ROOT": "/nonexistent/raw"})
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--suites"], "--suites needs a value: a comma list of http1 h2c https languages"),
+    (["--reps"], "--reps needs a value"),
+    (["--reps", "0"], "--reps takes a whole number ≥ 1 (got '0')"),
+    (["--duration", "1.5"], "--duration takes a whole number ≥ 1 (got '1.5')"),
+    (["--suites", "http9"], "unknown suite 'http9' (known: http1 h2c https languages)"),
+    (["--servers", "nope"], "unknown server 'nope' (known: evloop"),
+    (["--order-seed", "x"], "--order-seed takes a whole number ≥ 0 (got 'x')"),
+    (["--new", "--run-id", "20261123T092401Z-vm"], "--new and --run-id exclude each other"),
+    (["--bogus"], "unknown flag '--bogus'"),
+])
+def test_bad_flags_are_refused_before_any_work(args, says):
+    r = run_all(*args)
+    assert r.returncode != 0
+    assert says in r.stderr, r.stderr
+    assert "unbound variable" not in r.stderr
+
+
+def test_help_is_the_usage_not_the_source():
+    r = run_all("--help")
+    assert r.returncode == 0
+    assert "scripts/run_all.sh [--quick]" in r.stderr and "--reports-only" in r.stderr
+    assert "set -euo pipefail" not in r.stderr and "source " not in r.stderr
+
+
+def test_progress_counts_the_run_and_the_skipped_points(tmp_path):
+    state = tmp_path / "progress"
+    state.write_text("10 0\n")
+    script = f"""
+        source "{ROOT}/scripts/lib.sh"
+        SUITE=h2c SUITE_T0=$(( $(date +%s) - 60 ))
+        RUN_PROGRESS_FILE={state} RUN_TOTAL=40 RUN_T0=$(( $(date +%s) - 120 ))
+        RUN_BASE_DONE=10 RUN_BASE_SKIPPED=0
+        progress 5 3 20 "go r2 skipped (verify gate)"
+    """
+    r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30)
+    line = r.stderr.strip().splitlines()[-1]
+    assert "[h2c 5/20, 3 skipped] go r2 skipped (verify gate) ETA 2m24s" in line, line
+    assert "run 15/40, 3 skipped, 2m elapsed, ETA 2m56s" in line, line
+    assert state.read_text().split() == ["15", "3"]
