@@ -72,7 +72,8 @@ def fmt_float(x: float | None, digits: int = 1) -> str:
 
 
 def fmt_mean_ci(ci: MeanCI, fmt=fmt_count, show_n: bool = True) -> str:
-    """'151,935 ± 1,204 (n=5)'; '4.1 [2.9, 5.8] (n=5)' for a clearly asymmetric interval;
+    """'151,935 ± 1,204 (n=5)'; '153,326 [137,339 – 171,173] (n=5)' for a clearly asymmetric
+    interval (a dash between the bounds: the numbers carry thousands separators);
     '151,935 (n=3, CI needs ≥ 5 runs)'; 'no data'."""
     if ci.mean is None:
         return "no data"
@@ -80,16 +81,7 @@ def fmt_mean_ci(ci: MeanCI, fmt=fmt_count, show_n: bool = True) -> str:
         # A log-scale interval is a little asymmetric: `±` (its larger side) where the two sides
         # are within 10 % of each other, the bounds otherwise.
         body = (f"{fmt(ci.mean)} ± {fmt(ci.half_width)}" if ci.symmetric
-                else f"{fmt(ci.mean)} [{fmt(ci.low)}, {fmt(ci.high)}]")
+                else f"{fmt(ci.mean)} [{fmt(ci.low)} – {fmt(ci.high)}]")
         return f"{body} (n={ci.n})" if show_n else body
     reason = ci.reason or NEEDS_RUNS
     return f"{fmt(ci.mean)} (n={ci.n}, {reason})"
-
-
-def fmt_mean_range(ci: MeanCI, fmt=fmt_count) -> str:
-    """'151,935 [150,731, 153,139]' (for asymmetric or unit-carrying values)."""
-    if ci.mean is None:
-        return "no data"
-    if ci.has_interval:
-        return f"{fmt(ci.mean)} [{fmt(ci.low)}, {fmt(ci.high)}]"
-    return f"{fmt(ci.mean)} (n={ci.n}, {ci.reason or NEEDS_RUNS})"
