@@ -551,7 +551,7 @@ point_done() { [[ -f $1/r$2.run.json ]]; }
 # REP and the part-file prefix; the scenario fields come from the SC_* variables.
 measure_point() {
     local dir=$1 rep=$2 tool=$3 part="$1/.r$2" pids t0 t1 w0 w1 rc=0 start alive f
-    local rss_warm peak_method stat0 stat1 hwm up0 tool_wall window_end client_ticks wall pids_after
+    local rss_warm peak_method stat0 stat1 hwm up0 tool_wall window_end client_ticks wall
     "${tool}_warmup" "$dir" "$rep"
     [[ $TLS == true ]] && tls_probe "$part"
     mapfile -t pids < <(tree_pids "$SERVER_PID")
@@ -567,6 +567,7 @@ measure_point() {
         "${tool}_measure" "$dir" "$rep" "$part" || rc=$?
     w1=$(date +%s.%N)
     tool_wall=$(awk -v a="$w0" -v b="$w1" 'BEGIN { printf "%.6f", b - a }')
+    mapfile -t pids < <(tree_pids "$SERVER_PID")
     if [[ -s $part.end.snapshot ]]; then
         # The window ends where the load ended (the tool's snapshot), not where
         # the tool exited after its own post-processing.
@@ -577,13 +578,11 @@ measure_point() {
         wall=$(awk -v a="$up0" -v b="$(snapshot_uptime "$part.end.snapshot")" 'BEGIN { printf "%.6f", b - a }')
     else
         window_end=tool_exit
-        mapfile -t pids_after < <(tree_pids "$SERVER_PID")
-        t1=$(cpu_ticks "${pids_after[@]}")
+        t1=$(cpu_ticks "${pids[@]}")
         stat1=$(proc_stat_json)
         client_ticks=null
         wall=$tool_wall
     fi
-    mapfile -t pids < <(tree_pids "$SERVER_PID")
     rss_sampler_stop
     if [[ $peak_method == sampled ]]; then
         hwm=$(sort -n "$part.rss.samples" | tail -n 1)

@@ -3,7 +3,7 @@ five-language shoot-out, stdlib and production tiers, plus the lab's C event loo
 
 Methods (stated again in every caption):
 * Per endpoint: geometric mean over ok runs with a log-scale t interval (stats.mean_ci); Δ between
-  servers: ratio of geometric means − 1, paired by rep (stats.ratio_ci_by_rep).
+  servers: ratio of geometric means − 1, paired by rep (the comparisons rows of stats.frames).
 * Ranking score of a server = the mean req/s over the four keep-alive endpoints. It is formed PER
   REP (a rep's four runs come from the same server process, back to back), only from reps whose four
   runs are all ok, then averaged over reps. Two servers tie when the Holm-adjusted paired comparison
@@ -36,7 +36,7 @@ from .method_words import ci_words, delta_words
 from .plots import ci_bar
 from ..stats.frames import RunStats
 from ..stats.multiple import rank
-from ..stats.write import KEEPALIVE_SCORE, run_stats
+from ..stats.write import COMPOSITES, KEEPALIVE_SCORE, run_stats
 from .cells import comparison, mean_ci_of, ratio_ci_of
 from ..stats import (MIN_RUNS, MINUS, MeanCI, RatioCI, format_delta, mean_ci, ratio_by_rep,
                     tail_ratio)
@@ -45,7 +45,7 @@ from .tables import _with_meta
 SUITE = "languages"
 ROOT, QUERY, JSON, POST, CLOSE = ("get_root_c100", "get_query_c100", "get_json_c100", "post_json_c100",
                                   "get_root_close_c100")
-KEEPALIVE: tuple[str, ...] = (ROOT, POST, JSON, QUERY)  # seed 003's four endpoints, its order
+KEEPALIVE: tuple[str, ...] = COMPOSITES[(SUITE, KEEPALIVE_SCORE)]  # seed 003's four endpoints, its order
 ENDPOINT_SHORT = {ROOT: "Root", POST: "POST", JSON: "JSON", QUERY: "Query", CLOSE: "Root, Connection: close"}
 TAIL_THRESHOLD = 10.0
 LANGUAGE_ORDER = ("Go", "Rust", "JavaScript", "C++", "Python", "C")

@@ -11,8 +11,6 @@ from .cells import (MINUS, MIN_RUNS, NEEDS_RUNS, MeanCI, RatioCI, format_delta, 
                     ratio_ci_by_rep, signed_mean_ci, tail_ratio, tail_ratio_ci)
 from .methods import DEFAULT_CONFIDENCE, Estimate, Ratio, center, ratio_by_rep, ratio_paired, ratio_welch
 
-DEFAULT_SEED = 20261121  # kept for callers that still pass a seed; the t methods need none
-
 __all__ = ["MINUS", "MIN_RUNS", "NEEDS_RUNS", "MeanCI", "RatioCI", "format_delta", "mean_ci", "ratio_ci",
            "ratio_ci_by_rep", "signed_mean_ci", "tail_ratio", "tail_ratio_ci", "DEFAULT_CONFIDENCE", "Estimate", "Ratio",
-           "center", "ratio_by_rep", "ratio_paired", "ratio_welch", "DEFAULT_SEED"]
+           "center", "ratio_by_rep", "ratio_paired", "ratio_welch"]

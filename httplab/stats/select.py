@@ -34,13 +34,3 @@ def column(df: pd.DataFrame, col: str) -> np.ndarray:
     if df.empty or col not in df:
         return np.array([], dtype=np.float64)
     return df[col].to_numpy(dtype=np.float64, na_value=np.nan)
-
-
-def by_rep(df: pd.DataFrame, col: str) -> dict[int, float]:
-    """rep -> value of a column over a frame's ok runs (finite values only): the input of a
-    comparison paired by rep (stats.ratio_ci_by_rep)."""
-    ok = ok_runs(df)
-    if ok.empty or col not in ok:
-        return {}
-    vals = ok[col].to_numpy(dtype=np.float64, na_value=np.nan)
-    return {int(r): float(v) for r, v in zip(ok["rep"], vals) if np.isfinite(v)}
