@@ -6,7 +6,6 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 SUITE=h2c PROTOCOL=h2 TLS=false SCHEME=http SERVER_MODE=h2c
-SUITE_SERVERS=(evloop go h2o nginx)
 # id                     kind      method route size connections streams lua
 SCENARIOS=(
     "get_ping_c50          ping      GET  /ping 0     50  10 -"
@@ -23,7 +22,7 @@ SCENARIOS=(
     "post_echo_b65536_c100 echo_post POST /echo 65536 100 10 -"
 )
 
-# The seed's first table: the A/A copy of evloop runs these (the run's noise floor)
+# The seed's first table: the A/A copy of the contestant runs these (the run's noise floor)
 HEADLINE_SCENARIOS=get_ping_c50,get_ping_c100,get_ping_c200,get_ping_c500
 
 # --quick runs only these (the pipeline check, not the comparison)

@@ -5,7 +5,6 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 SUITE=http1 PROTOCOL=h1 TLS=false SCHEME=http SERVER_MODE=h1
-SUITE_SERVERS=(evloop go nginx floor)
 # id                     kind      method route size connections depth lua
 SCENARIOS=(
     "get_ping_c50          ping      GET  /ping 0     50  1  report.lua"
@@ -23,7 +22,7 @@ SCENARIOS=(
     "get_ping_pipe16_c100  pipeline  GET  /ping 0     100 16 pipeline.lua"
 )
 
-# The seed's first table: the A/A copy of evloop runs these (the run's noise floor)
+# The seed's first table: the A/A copy of the contestant runs these (the run's noise floor)
 HEADLINE_SCENARIOS=get_ping_c50,get_ping_c100,get_ping_c200,get_ping_c500
 
 # --quick runs only these (the pipeline check, not the comparison)

@@ -10,7 +10,6 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 SUITE=https TLS=true SCHEME=https SERVER_MODE=tls
-SUITE_SERVERS=(evloop go h2o nginx)
 # id                        kind          method route size connections depth lua
 SCENARIOS=(
     "h1_get_ping_c50           h1:ping       GET  /ping 0     50  1  report.lua"
@@ -30,7 +29,7 @@ SCENARIOS=(
     "h2_post_echo_b65536_c100  h2:echo_post  POST /echo 65536 100 10 -"
 )
 
-# The seed's first table: the A/A copy of evloop runs these (the run's noise floor)
+# The seed's first table: the A/A copy of the contestant runs these (the run's noise floor)
 HEADLINE_SCENARIOS=h1_get_ping_c50,h1_get_ping_c100,h1_get_ping_c200,h1_get_ping_c500
 
 # --quick runs only these (the pipeline check, not the comparison)

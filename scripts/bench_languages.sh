@@ -7,8 +7,6 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 SUITE=languages PROTOCOL=h1 TLS=false SCHEME=http SERVER_MODE=h1
-SUITE_SERVERS=(lang_go_std lang_rust_std lang_node_std lang_cpp_std lang_python_std evloop
-               lang_go_fasthttp lang_rust_axum lang_node_fastify lang_python_uvicorn lang_cpp_beast)
 # id                   kind        method route                size connections depth lua
 SCENARIOS=(
     "get_root_c100        root        GET  /                   0 100 1 report.lua"
@@ -18,7 +16,7 @@ SCENARIOS=(
     "get_root_close_c100  root_close  GET  /                   0 100 1 close.lua"
 )
 
-# The seed's first table: the A/A copy of evloop runs these (the run's noise floor)
+# The seed's first table: the A/A copy of the contestant runs these (the run's noise floor)
 HEADLINE_SCENARIOS=get_root_c100
 
 # --quick runs only these (the pipeline check, not the comparison)

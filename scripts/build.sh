@@ -1,33 +1,17 @@
 #!/usr/bin/env bash
-# build.sh [--asan]: builds every server of the lab into build/ (BUILD_DIR overrides).
-# --asan also builds the C server with AddressSanitizer and UBSan for the tests.
+# build.sh [--servers a,b]: builds the lab's servers into build/ (BUILD_DIR overrides):
+# each manifest's (servers/**/lab.toml) `build` command, run in its folder; a command
+# two variants share (one Makefile for both) runs once. Then the static files the
+# servers with a config template serve (build/www).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# The sizes GET /echo?size=N is loaded with; nginx serves them from files.
+# The sizes GET /echo?size=N is loaded with; a static-file server serves them from files.
 ECHO_SIZES=(64 256 1024 4096)
 
-build_c() {
-    make -s -C "$LAB_ROOT/servers/evloop" BUILD="$BUILD_DIR"
-    make -s -C "$LAB_ROOT/servers/floor" BUILD="$BUILD_DIR"
-}
-
-build_go() {
-    (cd "$LAB_ROOT/servers/go" && go build -o "$BUILD_DIR/bench/" ./cmd/...)
-}
-
-# The five-language shoot-out's servers (stdlib and production tiers); each
-# folder's Makefile is quick when nothing changed and uses its lock file.
-build_languages() {
-    local lang
-    for lang in rust cpp node python; do
-        make -s -C "$LAB_ROOT/servers/$lang" BUILD="$BUILD_DIR"
-    done
-}
-
-# The files h2o (/ping) and nginx (/echo?size=N) serve. Both read them as nobody,
-# which cannot enter a checkout in a private directory: render_conf serves a copy
-# made in the runtime directory (runtime_dir in lib.sh), not these.
+# The files static-file servers serve (/ping, /echo?size=N). They read them as nobody,
+# which cannot enter a checkout in a private directory: runtime_files (lib/servers.sh)
+# serves a copy made in the runtime directory, not these.
 build_www() {
     local n dir=$BUILD_DIR/www/echo
     mkdir -p "$dir"
@@ -39,14 +23,20 @@ build_www() {
 }
 
 main() {
-    local asan=false
-    [[ ${1:-} == --asan ]] && asan=true
+    local servers=()
+    while (( $# )); do
+        case $1 in
+            --servers) need_value "$1" "$#" "a comma list of servers"; IFS=, read -ra servers <<<"$2"; shift ;;
+            -h|--help) header_usage "$0"; exit 0 ;;
+            *)         header_usage "$0"; die "unknown flag '$1'" ;;
+        esac
+        shift
+    done
+    load_servers
+    local s; for s in "${servers[@]}"; do known_server "$s" || die "unknown server '$s' (known: ${LAB_SERVERS[*]})"; done
     mkdir -p "$BUILD_DIR/bench"
-    build_c
-    build_go
-    build_languages
+    run_jobs builds "${servers[@]}"
     build_www
-    if $asan; then make -s -C "$LAB_ROOT/servers/evloop" BUILD="$BUILD_DIR" asan; fi
     log "built: $(ls "$BUILD_DIR/bench" | tr '\n' ' ')"
 }
 

@@ -1,8 +1,8 @@
 # scripts/lib.sh: the functions every lab script shares. Source it; it runs nothing.
 #
-# Sections: paths and logging; CPU pinning; the server registry; starting and
-# stopping servers; /proc accounting; the verify gate; the raw run directory;
-# measuring one point; the suite driver. Suites (bench_*.sh) only declare their
+# Sections: paths and logging; CPU pinning; the servers (lib/servers.sh: the
+# registry read from the manifests, starting and stopping); /proc accounting; the
+# verify gate; the raw run directory; measuring one point; the suite driver. Suites (bench_*.sh) only declare their
 # scenario matrix and call suite_run.
 
 LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -81,187 +81,9 @@ on_client() {
     fi
 }
 
-# ---------------------------------------------------------------- server registry
+# ---------------------------------------------------------------- servers
 
-# Every server the lab can start, in the order suites list them.
-LAB_SERVERS=(evloop go nginx h2o floor
-             lang_go_std lang_rust_std lang_node_std lang_cpp_std lang_python_std
-             lang_go_fasthttp lang_rust_axum lang_node_fastify lang_python_uvicorn lang_cpp_beast)
-
-# An A/A copy ("evloop~aa") is a second, independent instance of a server: started
-# fresh in its own slot of each rep's order and loaded with the suite's headline
-# scenarios only (HEADLINE_SCENARIOS). Its difference from the original is what two
-# identical servers show in this run: the noise floor every other Δ is read against.
-AA_SUFFIX="~aa"
-base_server() { echo "${1%"$AA_SUFFIX"}"; }
-is_aa_copy() { [[ $1 == *"$AA_SUFFIX" ]]; }
-
-# The shoot-out's routes (seed 003): GET /, GET /something?foo=bar, GET
-# /something?json=true, POST /something (JSON), GET / with Connection: close.
-LANG_CAPS="h1:root h1:query h1:json h1:post_json h1:root_close"
-
-# What each server can serve: <protocol>:<route kind>, protocol h1 or h2. The
-# suites ask server_serves before putting a server into a scenario.
-server_caps() {
-    case $(base_server "$1") in
-        evloop)    echo "h1:ping h1:pipeline h1:echo_get h1:echo_post h2:ping h2:echo_get h2:echo_post $LANG_CAPS" ;;
-        go)        echo "h1:ping h1:pipeline h1:echo_get h1:echo_post h2:ping h2:echo_get h2:echo_post" ;;
-        nginx)     echo "h1:ping h1:pipeline h1:echo_get h2:ping h2:echo_get" ;;
-        h2o)       echo "h1:ping h1:echo_get h2:ping h2:echo_get" ;;
-        floor)     echo "h1:ping h1:pipeline" ;;
-        lang_*)    [[ " ${LAB_SERVERS[*]} " == *" $(base_server "$1") "* ]] && echo "$LANG_CAPS" ;;
-        *)         return 1 ;;
-    esac
-}
-
-server_serves() { [[ " $(server_caps "$1") " == *" $2 "* ]]; }
-
-known_server() { server_caps "$1" >/dev/null 2>&1; }
-
-# A fixed port per server, so a server that lingers never answers for another
-# (an A/A copy gets its own, after all the originals').
-server_port() {
-    local i base offset=0
-    base=$(base_server "$1")
-    is_aa_copy "$1" && offset=${#LAB_SERVERS[@]}
-    for i in "${!LAB_SERVERS[@]}"; do
-        [[ ${LAB_SERVERS[$i]} == "$base" ]] && { echo $(( ${LAB_PORT_BASE:-18080} + offset + i )); return; }
-    done
-    die "unknown server '$1' (known: ${LAB_SERVERS[*]})"
-}
-
-# server_command NAME PORT MODE: fills the array SERVER_CMD with the command line.
-# MODE is how the suite talks to it: h1 (HTTP/1.1), h2c (cleartext HTTP/2 by prior
-# knowledge) or tls (TLS with ALPN h2 and http/1.1; needs LAB_CERT and LAB_KEY).
-server_command() {
-    local name=$1 port=$2 mode=${3:-h1}
-    [[ $mode == tls && ( -z ${LAB_CERT:-} || -z ${LAB_KEY:-} ) ]] && die "tls mode needs LAB_CERT and LAB_KEY"
-    case $name:$mode in
-        evloop:h1|evloop:h2c) SERVER_CMD=("$BUILD_DIR/bench/http_bench_server" "$port") ;;
-        evloop:tls) SERVER_CMD=("$BUILD_DIR/bench/https_bench_server" "$port" "$LAB_CERT" "$LAB_KEY") ;;
-        go:h1)      SERVER_CMD=("$BUILD_DIR/bench/go_http_bench" "$port") ;;
-        go:h2c)     SERVER_CMD=("$BUILD_DIR/bench/go_h2c_bench" "$port") ;;
-        go:tls)     SERVER_CMD=("$BUILD_DIR/bench/go_https_bench" "$port" "$LAB_CERT" "$LAB_KEY") ;;
-        floor:h1)   SERVER_CMD=("$BUILD_DIR/bench/floor" "$port") ;;
-        lang_go_*:h1|lang_rust_*:h1|lang_cpp_*:h1)
-                    SERVER_CMD=("$BUILD_DIR/bench/$name" "$port") ;;
-        lang_node_std:h1)       SERVER_CMD=(node "$LAB_ROOT/servers/node/std/server.js" "$port") ;;
-        lang_node_fastify:h1)   SERVER_CMD=(node "$LAB_ROOT/servers/node/prod/server.js" "$port") ;;
-        lang_python_std:h1)     SERVER_CMD=(python3 "$LAB_ROOT/servers/python/std/server.py" "$port") ;;
-        lang_python_uvicorn:h1) SERVER_CMD=("$BUILD_DIR/pyservers/bin/python" "$LAB_ROOT/servers/python/prod/server.py" "$port") ;;
-        nginx:*)    render_conf nginx "$port" "$mode"
-                    SERVER_CMD=(nginx -p "$CONF_DIR" -c "$CONF_DIR/nginx.conf" -e stderr) ;;
-        h2o:*)      render_conf h2o "$port" "$mode"
-                    SERVER_CMD=(h2o -c "$CONF_DIR/h2o.conf") ;;
-        *)          die "server '$name' has no mode '$mode' (servers: ${LAB_SERVERS[*]}; modes: h1 h2c tls)" ;;
-    esac
-    [[ ${SERVER_CMD[0]} == */* && ! -x ${SERVER_CMD[0]} ]] &&
-        die "$name: ${SERVER_CMD[0]} is not built; run scripts/build.sh"
-    return 0
-}
-
-# runtime_dir: sets LAB_RUNTIME_DIR, where the reference servers' files live.
-# h2o and nginx's worker run as nobody, and nobody cannot enter a checkout in a
-# private directory (mode 0700, as home directories and `mktemp -d` are): h2o
-# answered 403 and nginx 404 on every file under build/. So everything they open
-# (config, nginx's prefix and temp paths, the www files, the certificate) goes
-# to /run/httplab/<hash> (as root; else /tmp/httplab-<uid>/<hash>), <hash> a
-# short hash of BUILD_DIR's path, so two checkouts never share one. Every level
-# is 0755, ours and not a symlink (a name someone else made first is refused).
-runtime_dir() {
-    local root=/tmp/httplab-$(id -u) d
-    [[ -d /run && -w /run ]] && root=/run/httplab
-    LAB_RUNTIME_DIR=$root/$(realpath -m "$BUILD_DIR" | sha256sum | cut -c1-12)
-    for d in "$root" "$LAB_RUNTIME_DIR"; do
-        mkdir -p "$d"
-        [[ ! -L $d && -O $d ]] || die "$d is not a directory of ours; remove it or run as its owner"
-        chmod 0755 "$d"
-    done
-}
-
-# runtime_copy SRC DEST MODE: DEST becomes a copy of SRC with MODE, replaced by
-# a rename only when it differs (a running server never reads a half file).
-runtime_copy() {
-    cmp -s "$1" "$2" && [[ $(stat -c %a "$2") == "${3#0}" ]] && return 0
-    install -m "$3" "$1" "$2.tmp.$$" && mv -f "$2.tmp.$$" "$2"
-}
-
-# render_conf nginx|h2o PORT MODE: the reference servers read a config with
-# absolute paths, made from servers/<name>/<name>.conf.in per port and mode, in
-# the runtime directory (runtime_dir) with copies of build/www and, for tls, of
-# the certificate (0644: h2o's OCSP updater reads it as nobody) and key (0600:
-# both servers load it as root, before dropping privileges).
-render_conf() {
-    local name=$1 port=$2 mode=$3 listen="" extra="" f cert key
-    [[ -f $BUILD_DIR/www/ping ]] || die "$BUILD_DIR/www is missing; run scripts/build.sh"
-    runtime_dir
-    CONF_DIR=$LAB_RUNTIME_DIR/run/$name-$port-$mode
-    mkdir -p "$CONF_DIR" "$LAB_RUNTIME_DIR/www"
-    chmod 0755 "$LAB_RUNTIME_DIR/run" "$CONF_DIR" "$LAB_RUNTIME_DIR/www"
-    while IFS= read -r f; do
-        [[ -d $BUILD_DIR/www/$f ]] && { mkdir -p "$LAB_RUNTIME_DIR/www/$f"; chmod 0755 "$LAB_RUNTIME_DIR/www/$f"; continue; }
-        runtime_copy "$BUILD_DIR/www/$f" "$LAB_RUNTIME_DIR/www/$f" 0644
-    done < <(cd "$BUILD_DIR/www" && find . -mindepth 1 -printf '%P\n' | sort)
-    if [[ $mode == tls ]]; then
-        cert=$CONF_DIR/cert.pem key=$CONF_DIR/key.pem
-        runtime_copy "$LAB_CERT" "$cert" 0644
-        runtime_copy "$LAB_KEY" "$key" 0600
-    fi
-    case $name:$mode in
-        nginx:h2c) listen=" http2" ;;
-        nginx:tls) listen=" ssl http2"
-                   extra="ssl_certificate $cert; ssl_certificate_key $key; ssl_protocols TLSv1.2 TLSv1.3;" ;;
-        h2o:tls)   extra=$(printf '  ssl:\\n    certificate-file: %s\\n    key-file: %s' "$cert" "$key") ;;
-    esac
-    sed -e "s|@PORT@|$port|g" -e "s|@PREFIX@|$CONF_DIR|g" -e "s|@WWW@|$LAB_RUNTIME_DIR/www|g" \
-        -e "s|@LISTEN_FLAGS@|$listen|g" -e "s|@LISTEN_EXTRA@|$extra|g" \
-        "$LAB_ROOT/servers/$name/$name.conf.in" >"$CONF_DIR/$name.conf.tmp"
-    chmod 0644 "$CONF_DIR/$name.conf.tmp"
-    mv -f "$CONF_DIR/$name.conf.tmp" "$CONF_DIR/$name.conf"
-}
-
-# ---------------------------------------------------------------- start and stop
-
-# port_open PORT: true when something accepts connections on 127.0.0.1:PORT.
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-# start_server NAME LOGFILE: (appends to LOGFILE) starts NAME pinned to SERVER_CPUS through serve.sh
-# (which execs, so the PID is the server's), waits until its port accepts.
-# Sets SERVER_PID and SERVER_PORT.
-start_server() {
-    local name=$1 logfile=$2 i
-    SERVER_PORT=$(server_port "$name")
-    port_open "$SERVER_PORT" && die "port $SERVER_PORT is already in use; is an old server still running?"
-    "$LAB_ROOT/scripts/serve.sh" "$(base_server "$name")" "$SERVER_PORT" --mode "${SERVER_MODE:-h1}" >>"$logfile" 2>&1 &
-    SERVER_PID=$!
-    for (( i = 0; i < 200; i++ )); do
-        kill -0 "$SERVER_PID" 2>/dev/null || { wait "$SERVER_PID" 2>/dev/null || true
-            die "$name exited while starting; its log ($logfile) says: $(tail -n 5 "$logfile")"; }
-        if port_open "$SERVER_PORT"; then
-            SERVER_RSS_START=$(mem_kb VmRSS $(tree_pids "$SERVER_PID"))
-            return 0
-        fi
-        sleep 0.05
-    done
-    stop_server
-    die "$name did not open port $SERVER_PORT within 10 s (log: $logfile)"
-}
-
-# stop_server: SIGTERM (graceful), then SIGKILL after 5 s.
-stop_server() {
-    [[ -n ${SERVER_PID:-} ]] || return 0
-    local i
-    kill -TERM "$SERVER_PID" 2>/dev/null || true
-    for (( i = 0; i < 100; i++ )); do
-        kill -0 "$SERVER_PID" 2>/dev/null || break
-        sleep 0.05
-    done
-    kill -KILL "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-    SERVER_PID=
-}
-
-server_alive() { [[ -n ${SERVER_PID:-} ]] && kill -0 "$SERVER_PID" 2>/dev/null; }
+source "$LAB_ROOT/scripts/lib/servers.sh"
 
 # ---------------------------------------------------------------- /proc accounting
 
@@ -432,24 +254,24 @@ tool_version() {
         python)  python3 --version ;;
         openssl) openssl version ;;
         nghttp2) pkg-config --modversion libnghttp2 ;;
-        nginx)   nginx -v 2>&1 ;;
-        h2o)     h2o --version | head -n 1 ;;
         curl)    curl --version | head -n 1 ;;
     esac 2>/dev/null || echo "not found"
 }
 
 # create_run_meta RUN_DIR PROFILE SUITES PARAMS_JSON: writes meta.json once.
 create_run_meta() {
-    local dir=$1 profile=$2 suites=$3 params=$4 tools='{}' t commit dirty state
-    for t in wrk h2load gcc go rustc node python openssl nghttp2 nginx h2o curl; do
+    local dir=$1 profile=$2 suites=$3 params=$4 tools='{}' t commit dirty state versions
+    for t in wrk h2load gcc go rustc node python openssl nghttp2 curl; do
         tools=$(jq --arg k "$t" --arg v "$(tool_version "$t")" '. + {($k): $v}' <<<"$tools")
     done
     commit=$(git -C "$LAB_ROOT" rev-parse --verify -q HEAD 2>/dev/null || echo none)
     dirty=$( [[ -n $(git -C "$LAB_ROOT" status --porcelain --untracked-files=no 2>/dev/null) ]] && echo true || echo false)
     mkdir -p "$dir"
     state=$("$(lab_python)" -m httplab.parse.hoststate --exclude-pid $$ 2>/dev/null) || state=null
+    # each server's own version line (its manifest's `version` command)
+    versions=$(manifest_tool versions 2>/dev/null) || versions=null
     jq -n --arg run_id "$(basename "$dir")" --arg profile "$profile" --arg start "$(utc_now)" \
-        --argjson host_state "$state" \
+        --argjson host_state "$state" --argjson versions "$versions" \
         --arg suites "$suites" --arg scpu "$SERVER_CPUS" --arg ccpu "$CLIENT_CPUS" \
         --argjson cthreads "$CLIENT_THREADS" --argjson params "$params" --argjson tools "$tools" \
         --arg cpu "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)" \
@@ -459,7 +281,7 @@ create_run_meta() {
           suites: ($suites | split(" ")), server_cpus: $scpu, client_cpus: $ccpu,
           client_threads: $cthreads, params: $params,
           host: {cpu_model: $cpu, cores: $cores, kernel: $kernel, hostname: $host},
-          host_state: $host_state, tools: $tools, git: {commit: $commit, dirty: $dirty}}' >"$dir/meta.json.tmp"
+          host_state: $host_state, tools: $tools, servers: $versions, git: {commit: $commit, dirty: $dirty}}' >"$dir/meta.json.tmp"
     mv "$dir/meta.json.tmp" "$dir/meta.json"
 }
 
@@ -690,10 +512,11 @@ h2load_after() {
 # ---------------------------------------------------------------- the suite driver
 
 # A suite declares SUITE, PROTOCOL (h1|h2, the default of its scenarios), TLS,
-# SCHEME, SERVER_MODE (h1|h2c|tls), SUITE_SERVERS and SCENARIOS: one line per
-# scenario, "id kind method route size connections depth lua", where kind is a
-# capability as in server_caps, optionally prefixed with its protocol ("h2:ping")
-# when a suite mixes them; size is the payload, depth the pipeline depth over
+# SCHEME, SERVER_MODE (h1|h2c|tls) and SCENARIOS: one line per scenario, "id kind
+# method route size connections depth lua", where kind is a route kind (the
+# manifests' `serves`, httplab.parse.manifest.ROUTE_KINDS), optionally prefixed with
+# its protocol ("h2:ping") when a suite mixes them; its servers are those whose
+# manifests start in SERVER_MODE and serve one of its kinds (suite_servers); size is the payload, depth the pipeline depth over
 # HTTP/1.1 or the concurrent streams per connection over HTTP/2, and lua wrk's
 # script ("-" for h2load). HTTP/1.1 is loaded with wrk, HTTP/2 with h2load.
 # suite_run then runs rep after rep; within a rep each server (started fresh, gated,
@@ -717,11 +540,15 @@ scenario_dir() { echo "$RUN_DIR/$SUITE/$1/$SC_ID"; }
 # (the seed's first table), the ones the A/A copy runs.
 headline_scenario() { [[ ",${HEADLINE_SCENARIOS:-}," == *",$SC_ID,"* ]]; }
 
-# add_aa_copy: with AA=1, the A/A copy of AA_BASE (default evloop) joins the
-# suite's servers when AA_BASE is among them and a headline scenario is selected.
+# add_aa_copy: with AA=1, the A/A copy of AA_BASE joins the suite's servers when AA_BASE is
+# among them and a headline scenario is selected. AA_BASE defaults to the suite's first server
+# of tier "contestant" (its manifest's tier): the one every report's Δs are about.
 add_aa_copy() {
-    local base=${AA_BASE:-evloop} line
-    [[ ${AA:-0} == 1 && " ${SUITE_SERVERS[*]} " == *" $base "* ]] || return 0
+    local base=${AA_BASE:-} line s
+    if [[ -z $base ]]; then
+        for s in "${SUITE_SERVERS[@]}"; do [[ $(server_tier "$s") == contestant ]] && { base=$s; break; }; done
+    fi
+    [[ ${AA:-0} == 1 && -n $base && " ${SUITE_SERVERS[*]} " == *" $base "* ]] || return 0
     for line in "${SCENARIOS[@]}"; do
         parse_scenario "$line"
         if scenario_selected && headline_scenario; then SUITE_SERVERS+=("$base$AA_SUFFIX"); return 0; fi
@@ -1001,9 +828,10 @@ usage: $(basename "$0") [--run-dir DIR] [--quick] [--duration S] [--warmup S] [-
   --duration S    seconds per measured run (whole seconds)
   --warmup S      seconds of unrecorded warm-up before each measured run
   --reps N        repetitions of every point
-  --servers LIST  servers to run (default: all that serve the suite: ${SUITE_SERVERS[*]})
+  --servers LIST  servers to run (default: every server whose manifest starts in mode
+                  $SERVER_MODE and serves a route of this suite: ${SUITE_SERVERS[*]})
   --scenarios L   only scenario ids matching these globs (e.g. 'get_ping_*')
-  --aa, --no-aa   with / without the A/A copy of evloop on the headline scenarios
+  --aa, --no-aa   with / without the A/A copy of the contestant on the headline scenarios
                   (${HEADLINE_SCENARIOS:-none}); default: with in the full profile
   --order-seed N  the seed of the servers' random order (default: from the run id and suite)
 EOF
@@ -1011,6 +839,7 @@ EOF
 
 parse_suite_flags() {
     local profile=full servers=""
+    suite_servers
     while (( $# )); do
         case $1 in
             --run-dir|--duration|--warmup|--reps|--servers|--scenarios|--order-seed)
@@ -1038,7 +867,7 @@ parse_suite_flags() {
     [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps takes a number ≥ 1 (got '$REPS')"
     if [[ -n $servers ]]; then
         IFS=, read -ra SUITE_SERVERS <<<"$servers"
-        local s; for s in "${SUITE_SERVERS[@]}"; do known_server "$s" || die "unknown server '$s' (known: ${LAB_SERVERS[*]})"; done
+        local s; for s in "${SUITE_SERVERS[@]}"; do check_suite_server "$s"; done
     fi
     [[ -z ${ORDER_SEED:-} || $ORDER_SEED =~ ^[0-9]+$ ]] || die "--order-seed takes a number (got '$ORDER_SEED')"
     add_aa_copy

@@ -100,7 +100,7 @@ flag_values() {
     case $1 in
         --suites)    echo "a comma list of ${ALL_SUITES[*]}" ;;
         --run-id)    echo "a run under $RAW_ROOT" ;;
-        --servers)   echo "a comma list of ${LAB_SERVERS[*]}" ;;
+        --servers)   load_servers; echo "a comma list of ${LAB_SERVERS[*]}" ;;
         --scenarios) echo "a comma list of scenario id globs" ;;
         *)           echo "a whole number" ;;
     esac

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # serve.sh NAME PORT [--mode h1|h2c|tls]: start one of the lab's servers in the
 # foreground, pinned to the server CPUs exactly as the suites pin it (SERVER_CPUS
-# overrides). The mode picks the protocol front end (default h1; tls needs
-# LAB_CERT and LAB_KEY).
-# serve.sh --list: the server names and the routes each serves.
+# overrides), with its manifest's (servers/**/lab.toml) start command for the mode
+# (default h1; tls needs LAB_CERT and LAB_KEY).
+# serve.sh --list: every server: name, tier, modes and the route kinds it serves.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 if [[ ${1:-} == --list ]]; then
-    for s in "${LAB_SERVERS[@]}"; do printf '%-8s %s\n' "$s" "$(server_caps "$s")"; done
+    manifest_tool list
     exit 0
 fi
 mode=h1

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # setup.sh: installs what the lab needs, idempotently; fast when all is present.
-#   - Debian packages (load tools, build tools, libraries, nginx, h2o) with apt;
+#   - Debian packages with apt: the lab's (load tools, build tools) and those the
+#     server manifests list (servers/**/lab.toml `apt`);
 #   - the Python environment from environment.yml: a conda env when conda is on
 #     PATH and LAB_USE_CONDA=1, else .venv with pip; the lab's package editable;
 #   - the Jupyter kernel "httplab" that the notebooks name;
@@ -9,10 +10,21 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-APT_PACKAGES=(wrk nghttp2-client libnghttp2-dev libssl-dev pkg-config build-essential
-              nginx-light h2o jq curl ca-certificates libboost-dev time xz-utils strace iproute2)
+LAB_APT_PACKAGES=(wrk nghttp2-client build-essential jq curl ca-certificates time xz-utils strace iproute2)
 # Toolchains that come with the machine image rather than apt (Debian's Go is too old).
 TOOLCHAINS=(gcc g++ make go cargo node npm python3)
+
+# server_manifests: checks that the manifest reader can run here (Python 3.11's tomllib, from
+# the machine's python3: the lab's environment does not exist yet), then reads the packages
+# and services the servers need.
+server_manifests() {
+    python3 -c 'import tomllib' 2>/dev/null ||
+        die "python3 with tomllib (Python ≥ 3.11) is needed to read the server manifests (found: $(python3 --version 2>&1))"
+    manifest_tool validate >/dev/null || die "the server manifests are not usable (above)"
+    mapfile -t SERVER_APT < <(manifest_tool apt)
+    mapfile -t SERVER_SERVICES < <(manifest_tool services)
+    APT_PACKAGES=("${LAB_APT_PACKAGES[@]}" "${SERVER_APT[@]}")
+}
 
 missing_apt() {
     local p
@@ -21,8 +33,9 @@ missing_apt() {
     done
 }
 
-# Debian starts nginx and h2o as services on install (port 80); the lab starts
-# its own instances, so keep the packaged services from starting.
+# Debian starts packaged servers (nginx, h2o) as services on install (port 80); the lab
+# starts its own instances, so keep the packaged services (manifests' `services`) from
+# starting, and stop any that did.
 install_apt() {
     local missing=("$@") blocker=/usr/sbin/policy-rc.d ours=false
     if [[ $(id -u) != 0 ]] || ! command -v apt-get >/dev/null; then
@@ -34,7 +47,7 @@ install_apt() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     $ours && rm -f "$blocker"
     local svc
-    for svc in nginx h2o; do service "$svc" stop >/dev/null 2>&1 || true; done
+    for svc in "${SERVER_SERVICES[@]}"; do service "$svc" stop >/dev/null 2>&1 || true; done
 }
 
 check_toolchains() {
@@ -84,6 +97,7 @@ setup_h2spec() {
 
 main() {
     local missing
+    server_manifests
     mapfile -t missing < <(missing_apt)
     (( ${#missing[@]} == 0 )) || install_apt "${missing[@]}"
     check_toolchains

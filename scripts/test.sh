@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # test.sh: the lab's tests, from a fresh clone (sets itself up first).
-#   1. setup and build (with the sanitized C server);
-#   2. C unit tests of the parser and chunked decoder under ASan/UBSan;
-#   3. go vet of the Go servers;
+#   1. setup and build;
+#   2. each server's own tests (its manifest's `test` command: the C server's unit
+#      tests under ASan/UBSan and its sanitized build, go vet of the Go servers);
+#   3. the manifests themselves (every field checked);
 #   4. Python unit tests (parsers on captured tool output, tidy frames, statistics);
 #   5. integration tests against the live sanitized C server on loopback (HTTP/1.1,
 #      h2c, h2spec's conformance suite) and the language servers' routes;
@@ -16,14 +17,14 @@ step() { log "=== test: $*"; }
 main() {
     local py
     step setup;  "$LAB_ROOT/scripts/setup.sh"
-    step build;  "$LAB_ROOT/scripts/build.sh" --asan
+    step build;  "$LAB_ROOT/scripts/build.sh"
     py=$(lab_python)
 
-    step "C unit tests (ASan/UBSan)"
-    make -s -C "$LAB_ROOT/servers/evloop" BUILD="$BUILD_DIR" test
+    step "the servers' own tests (manifests' test commands)"
+    run_jobs tests
 
-    step "go vet"
-    (cd "$LAB_ROOT/servers/go" && go vet ./...)
+    step "server manifests"
+    manifest_tool validate
 
     step "Python unit and integration tests"
     (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 LANG_TESTS_REQUIRE_ALL=1 "$py" -m pytest -q tests/unit tests/integration)

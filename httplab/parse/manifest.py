@@ -457,7 +457,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("servers", nargs="*")
     for name in ("apt", "services"):
         sub.add_parser(name, help=f"the {name} of every manifest, one a line")
-    p = sub.add_parser("command", help="the start command of SERVER in MODE, NUL-separated (renders its config)")
+    p = sub.add_parser("command", help="the start command of SERVER in MODE, shell-quoted (renders its config)")
     p.add_argument("server")
     p.add_argument("mode")
     p.add_argument("--port", type=int, required=True)
@@ -504,7 +504,7 @@ def main(argv: list[str] | None = None) -> int:
                 if not (args.conf_dir and args.www):
                     raise ManifestError(m.path, "config", "rendering the config needs --conf-dir and --www")
                 render_config(m, args.mode, values, args.www)
-            sys.stdout.write("\0".join(argv_) + "\0")
+            print(" ".join(shlex.quote(a) for a in argv_))  # the shell evals it into an array
     except ManifestError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

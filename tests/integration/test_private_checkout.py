@@ -51,6 +51,7 @@ SUITES = {
 DRIVER = r'''
 set -euo pipefail
 source "$LAB/scripts/lib.sh"
+load_servers
 server=$1 port=$2 brk=$3; shift 3
 eval "$1"; shift
 SCENARIOS=("$@")

@@ -1,0 +1,222 @@
+# scripts/lib/servers.sh: the server registry and server control (sourced by lib.sh).
+#
+# The scripts know no server by name: every server is a manifest, servers/**/lab.toml,
+# read through httplab.parse.manifest (one reader for the shell and the package). Suites
+# declare the route kinds their scenarios need; manifests declare what each server
+# serves per protocol and how to start it per mode; suite_servers matches the two.
+
+# LAB_SERVERS_DIR, when set, points the shell and the package (notebooks) alike at another
+# folder of manifests (the add-a-server test uses a temporary copy of servers/).
+SERVERS_ROOT=${LAB_SERVERS_DIR:-$LAB_ROOT/servers}
+
+# manifest_tool ARGS...: the manifest reader. It needs only Python's standard library
+# (3.11, for tomllib), so setup.sh can call it before the lab's environment exists.
+manifest_tool() {
+    local py=python3
+    [[ -x $VENV_DIR/bin/python ]] && py=$VENV_DIR/bin/python
+    PYTHONPATH=$LAB_ROOT${PYTHONPATH:+:$PYTHONPATH} "$py" -m httplab.parse.manifest --build "$BUILD_DIR" "$@"
+}
+
+# load_servers: reads every manifest once per process into LAB_SERVERS (display order) and the
+# associative arrays SERVER_CAPS ("h1:ping h2:echo_get ..."), SERVER_MODES, SERVER_TIER,
+# SERVER_READY, SERVER_READY_TIMEOUT, SERVER_CONFIG and SERVER_MANIFEST. A manifest with a
+# mistake stops here, its file and field named.
+load_servers() {
+    [[ -n ${LAB_SERVERS_LOADED:-} ]] && return 0
+    local decl
+    decl=$(manifest_tool shell) || die "the server manifests under $SERVERS_ROOT are not usable (above)"
+    eval "$decl"
+    LAB_SERVERS_LOADED=1
+}
+
+# An A/A copy ("evloop~aa") is a second, independent instance of a server: started
+# fresh in its own slot of each rep's order and loaded with the suite's headline
+# scenarios only (HEADLINE_SCENARIOS). Its difference from the original is what two
+# identical servers show in this run: the noise floor every other Δ is read against.
+AA_SUFFIX="~aa"
+base_server() { echo "${1%"$AA_SUFFIX"}"; }
+is_aa_copy() { [[ $1 == *"$AA_SUFFIX" ]]; }
+
+known_server() { load_servers; [[ -n ${SERVER_CAPS[$(base_server "$1")]+set} ]]; }
+
+# server_caps NAME: what NAME serves, "<protocol>:<route kind>" (protocol h1 or h2).
+server_caps() { known_server "$1" || return 1; echo "${SERVER_CAPS[$(base_server "$1")]}"; }
+server_serves() { [[ " $(server_caps "$1") " == *" $2 "* ]]; }
+server_has_mode() { known_server "$1" && [[ " ${SERVER_MODES[$(base_server "$1")]} " == *" $2 "* ]]; }
+server_tier() { known_server "$1" && echo "${SERVER_TIER[$(base_server "$1")]}"; }
+
+# suite_servers: the servers a suite runs when --servers does not say: every server that
+# starts in the suite's SERVER_MODE and serves at least one of its scenarios, in display order.
+suite_servers() {
+    local server line
+    load_servers
+    SUITE_SERVERS=()
+    for server in "${LAB_SERVERS[@]}"; do
+        server_has_mode "$server" "$SERVER_MODE" || continue
+        for line in "${SCENARIOS[@]}"; do
+            parse_scenario "$line"
+            if server_serves "$server" "$SC_PROTOCOL:$SC_KIND"; then SUITE_SERVERS+=("$server"); break; fi
+        done
+    done
+}
+
+# check_suite_server NAME: dies unless NAME can run in this suite (known, has the mode).
+check_suite_server() {
+    known_server "$1" || die "unknown server '$1' (known: ${LAB_SERVERS[*]})"
+    server_has_mode "$1" "$SERVER_MODE" ||
+        die "server '$1' has no '$SERVER_MODE' mode, which suite $SUITE needs (its manifest: ${SERVER_MANIFEST[$1]} [start])"
+}
+
+# run_jobs KIND [NAME...]: the manifests' KIND (builds or tests) commands, each in its folder;
+# the first that fails stops with its servers and command named.
+run_jobs() {
+    local kind=$1 jobs dir cmd names
+    shift
+    jobs=$(mktemp)
+    manifest_tool "$kind" "$@" >"$jobs" || { rm -f "$jobs"; die "cannot read the manifests' $kind (above)"; }
+    while IFS= read -r -d '' dir && IFS= read -r -d '' cmd && IFS= read -r -d '' names; do
+        log "${kind%s} $names"
+        (cd "$dir" && bash -c "$cmd") || { rm -f "$jobs"; die "${kind%s} of $names failed: $cmd (in $dir)"; }
+    done <"$jobs"
+    rm -f "$jobs"
+}
+
+# A fixed port per server, so a server that lingers never answers for another
+# (an A/A copy gets its own, after all the originals').
+server_port() {
+    local i base offset=0
+    load_servers
+    base=$(base_server "$1")
+    is_aa_copy "$1" && offset=${#LAB_SERVERS[@]}
+    for i in "${!LAB_SERVERS[@]}"; do
+        [[ ${LAB_SERVERS[$i]} == "$base" ]] && { echo $(( ${LAB_PORT_BASE:-18080} + offset + i )); return; }
+    done
+    die "unknown server '$1' (known: ${LAB_SERVERS[*]})"
+}
+
+# server_command NAME PORT MODE: fills the array SERVER_CMD with the manifest's start command
+# for MODE (h1: HTTP/1.1; h2c: cleartext HTTP/2 by prior knowledge; tls: ALPN h2 and http/1.1,
+# needs LAB_CERT and LAB_KEY), placeholders filled in. A server with a config template gets
+# it rendered first, in the runtime directory (runtime_files).
+server_command() {
+    local name=$1 port=$2 mode=${3:-h1} args out
+    known_server "$name" || die "unknown server '$name' (known: ${LAB_SERVERS[*]})"
+    args=(command "$name" "$mode" --port "$port")
+    if [[ $mode == tls ]]; then
+        [[ -n ${LAB_CERT:-} && -n ${LAB_KEY:-} ]] || die "tls mode needs LAB_CERT and LAB_KEY"
+        args+=(--cert "$LAB_CERT" --key "$LAB_KEY")
+    fi
+    if [[ -n ${SERVER_CONFIG[$name]} ]]; then
+        runtime_files "$name" "$port" "$mode"
+        args+=(--conf-dir "$CONF_DIR" --www "$LAB_RUNTIME_DIR/www")
+        [[ $mode == tls ]] && args+=(--cert "$CONF_DIR/cert.pem" --key "$CONF_DIR/key.pem")
+    fi
+    out=$(manifest_tool "${args[@]}") || die "cannot start $name in mode $mode (above)"
+    eval "SERVER_CMD=($out)"
+}
+
+# runtime_dir: sets LAB_RUNTIME_DIR, where servers with a config template find their files.
+# Such servers (nginx, h2o) run their workers as nobody, and nobody cannot enter a checkout in
+# a private directory (mode 0700, as home directories and `mktemp -d` are): they answered 403
+# and 404 on every file under build/. So everything they open (config, prefix and temp paths,
+# the www files, the certificate) goes to /run/httplab/<hash> (as root; else
+# /tmp/httplab-<uid>/<hash>), <hash> a short hash of BUILD_DIR's path, so two checkouts never
+# share one. Every level is 0755, ours and not a symlink (a name someone else made first is refused).
+runtime_dir() {
+    local root=/tmp/httplab-$(id -u) d
+    [[ -d /run && -w /run ]] && root=/run/httplab
+    LAB_RUNTIME_DIR=$root/$(realpath -m "$BUILD_DIR" | sha256sum | cut -c1-12)
+    for d in "$root" "$LAB_RUNTIME_DIR"; do
+        mkdir -p "$d"
+        [[ ! -L $d && -O $d ]] || die "$d is not a directory of ours; remove it or run as its owner"
+        chmod 0755 "$d"
+    done
+}
+
+# runtime_copy SRC DEST MODE: DEST becomes a copy of SRC with MODE, replaced by
+# a rename only when it differs (a running server never reads a half file).
+runtime_copy() {
+    cmp -s "$1" "$2" && [[ $(stat -c %a "$2") == "${3#0}" ]] && return 0
+    install -m "$3" "$1" "$2.tmp.$$" && mv -f "$2.tmp.$$" "$2"
+}
+
+# runtime_files NAME PORT MODE: CONF_DIR (the runtime directory's folder for this start), a
+# copy of build/www beside it and, for tls, copies of the certificate (0644: h2o's OCSP
+# updater reads it as nobody) and key (0600: servers load it as root, before dropping
+# privileges). The manifest reader then renders the config template into CONF_DIR.
+runtime_files() {
+    local name=$1 port=$2 mode=$3 f
+    [[ -f $BUILD_DIR/www/ping ]] || die "$BUILD_DIR/www is missing; run scripts/build.sh"
+    runtime_dir
+    CONF_DIR=$LAB_RUNTIME_DIR/run/$name-$port-$mode
+    mkdir -p "$CONF_DIR" "$LAB_RUNTIME_DIR/www"
+    chmod 0755 "$LAB_RUNTIME_DIR/run" "$CONF_DIR" "$LAB_RUNTIME_DIR/www"
+    while IFS= read -r f; do
+        [[ -d $BUILD_DIR/www/$f ]] && { mkdir -p "$LAB_RUNTIME_DIR/www/$f"; chmod 0755 "$LAB_RUNTIME_DIR/www/$f"; continue; }
+        runtime_copy "$BUILD_DIR/www/$f" "$LAB_RUNTIME_DIR/www/$f" 0644
+    done < <(cd "$BUILD_DIR/www" && find . -mindepth 1 -printf '%P\n' | sort)
+    if [[ $mode == tls ]]; then
+        runtime_copy "$LAB_CERT" "$CONF_DIR/cert.pem" 0644
+        runtime_copy "$LAB_KEY" "$CONF_DIR/key.pem" 0600
+    fi
+}
+
+# ---------------------------------------------------------------- start and stop
+
+# port_open PORT: true when something accepts connections on 127.0.0.1:PORT.
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# server_ready NAME PORT MODE: the manifest's readiness check: the port accepts ("port"),
+# or a GET of the given path answers 2xx over the mode's protocol.
+server_ready() {
+    local ready=${SERVER_READY[$(base_server "$1")]} code args=(-s -o /dev/null -w '%{http_code}' --max-time 1)
+    port_open "$2" || return 1
+    [[ $ready == port ]] && return 0
+    case $3 in
+        h2c) args+=(--http2-prior-knowledge "http://127.0.0.1:$2$ready") ;;
+        tls) args+=(--insecure "https://127.0.0.1:$2$ready") ;;
+        *)   args+=(--http1.1 "http://127.0.0.1:$2$ready") ;;
+    esac
+    code=$(curl "${args[@]}" 2>/dev/null) || return 1
+    [[ $code == 2?? ]]
+}
+
+# start_server NAME LOGFILE: (appends to LOGFILE) starts NAME pinned to SERVER_CPUS through serve.sh
+# (which execs, so the PID is the server's), waits until it is ready (its manifest's `ready`,
+# within its `ready_timeout_s`). Sets SERVER_PID and SERVER_PORT.
+start_server() {
+    local name=$1 logfile=$2 mode=${SERVER_MODE:-h1} deadline
+    load_servers
+    SERVER_PORT=$(server_port "$name")
+    port_open "$SERVER_PORT" && die "port $SERVER_PORT is already in use; is an old server still running?"
+    "$LAB_ROOT/scripts/serve.sh" "$(base_server "$name")" "$SERVER_PORT" --mode "$mode" >>"$logfile" 2>&1 &
+    SERVER_PID=$!
+    deadline=$(awk -v t="${SERVER_READY_TIMEOUT[$(base_server "$name")]}" -v n="$(date +%s.%N)" 'BEGIN { printf "%.3f", n + t }')
+    while awk -v d="$deadline" -v n="$(date +%s.%N)" 'BEGIN { exit !(n < d) }'; do
+        kill -0 "$SERVER_PID" 2>/dev/null || { wait "$SERVER_PID" 2>/dev/null || true
+            die "$name exited while starting; its log ($logfile) says: $(tail -n 5 "$logfile")"; }
+        if server_ready "$name" "$SERVER_PORT" "$mode"; then
+            SERVER_RSS_START=$(mem_kb VmRSS $(tree_pids "$SERVER_PID"))
+            return 0
+        fi
+        sleep 0.05
+    done
+    stop_server
+    die "$name was not ready on port $SERVER_PORT within ${SERVER_READY_TIMEOUT[$(base_server "$name")]} s (its manifest's ready = ${SERVER_READY[$(base_server "$name")]}; log: $logfile)"
+}
+
+# stop_server: SIGTERM (graceful), then SIGKILL after 5 s.
+stop_server() {
+    [[ -n ${SERVER_PID:-} ]] || return 0
+    local i
+    kill -TERM "$SERVER_PID" 2>/dev/null || true
+    for (( i = 0; i < 100; i++ )); do
+        kill -0 "$SERVER_PID" 2>/dev/null || break
+        sleep 0.05
+    done
+    kill -KILL "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=
+}
+
+server_alive() { [[ -n ${SERVER_PID:-} ]] && kill -0 "$SERVER_PID" 2>/dev/null; }

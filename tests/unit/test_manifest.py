@@ -1,0 +1,160 @@
+"""Server manifests (servers/**/lab.toml): every committed one is valid, and each kind of mistake
+is refused with the file and the field named."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from httplab.parse import manifest as mf
+
+ROOT = Path(__file__).resolve().parents[2]
+GOOD = """
+name = "tiny"
+display = "Tiny (test)"
+language = "Python"
+tier = "contestant"
+colour = "#123456"
+version = "python3 --version"
+[start]
+h1 = "python3 {dir}/server.py {port}"
+[serves]
+h1 = ["ping"]
+"""
+
+
+def write(tmp: Path, text: str, folder: str = "tiny") -> Path:
+    d = tmp / folder
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "lab.toml").write_text(text)
+    return d / "lab.toml"
+
+
+def error_of(path: Path) -> mf.ManifestError:
+    with pytest.raises(mf.ManifestError) as e:
+        mf.read_manifest(path)
+    return e.value
+
+
+def test_committed_manifests_are_valid_and_unique():
+    ms = mf.load_all(ROOT / "servers")
+    names = [m.name for m in ms]
+    assert len(names) == len(set(names)) >= 15
+    assert {"contestant", "stdlib", "production", "reference", "floor"} <= {m.tier for m in ms}
+    assert len({m.colour for m in ms}) == len(ms)
+    for m in ms:
+        assert m.caps(), m.name
+        assert m.version
+
+
+def test_a_minimal_manifest_reads(tmp_path):
+    m = mf.read_manifest(write(tmp_path, GOOD))
+    assert (m.name, m.display, m.short, m.tier, m.ready) == ("tiny", "Tiny (test)", "Tiny (test)", "contestant", "port")
+    assert m.caps() == ["h1:ping"]
+    argv = mf.start_argv(m, "h1", mf.Values(tmp_path, port=18000))
+    assert argv == ["python3", str(tmp_path / "tiny" / "server.py"), "18000"]
+
+
+@pytest.mark.parametrize("edit, fld, words", [
+    (lambda t: t.replace('display = "Tiny (test)"\n', ""), "display", "missing"),
+    (lambda t: t.replace('tier = "contestant"', 'tier = "champion"'), "tier", "unknown tier"),
+    (lambda t: t.replace('colour = "#123456"', 'colour = "blue"'), "colour", "#rrggbb"),
+    (lambda t: t.replace("[start]\n", "[start]\nh3 = \"x {port}\"\n"), "start.h3", "unknown mode"),
+    (lambda t: t.replace('h1 = ["ping"]', 'h1 = ["ping", "teleport"]'), "serves.h1", "unknown route kind"),
+    (lambda t: t.replace('h1 = ["ping"]', 'h1 = ["ping"]\nh2 = ["ping"]'), "serves.h2", "no start mode carries h2"),
+    (lambda t: t.replace("{port}", "{prot}"), "start.h1", "unknown placeholder {prot}"),
+    (lambda t: t.replace('version = "python3 --version"\n', ""), "version", "missing"),
+    (lambda t: t.replace("[start]", 'colours = "#000000"\n[start]'), "colours", "unknown field"),
+    (lambda t: t.replace('name = "tiny"', 'name = "Tiny-1"'), "name", "lower-case"),
+    (lambda t: t.replace("[start]", 'ready = "soon"\n[start]'), "ready", "'port' or a path"),
+    (lambda t: t.replace("[start]", "[start\n"), "(syntax)", ""),
+])
+def test_each_mistake_names_file_and_field(tmp_path, edit, fld, words):
+    path = write(tmp_path, edit(GOOD))
+    e = error_of(path)
+    assert e.field == fld
+    assert str(path.name) in str(e) and f": {fld}: " in str(e) and words in str(e)
+
+
+def test_a_start_command_that_is_not_built_is_named(tmp_path):
+    m = mf.read_manifest(write(tmp_path, GOOD.replace("python3 {dir}/server.py", "{build}/bench/tiny_server")))
+    with pytest.raises(mf.ManifestError) as e:
+        mf.start_argv(m, "h1", mf.Values(tmp_path / "build", port=1))
+    assert e.value.field == "start.h1" and "is not built" in str(e.value)
+    with pytest.raises(mf.ManifestError) as e:
+        mf.start_argv(m, "tls", mf.Values(tmp_path / "build", port=1))
+    assert e.value.field == "start.tls" and "has no mode" in str(e.value)
+    m2 = mf.read_manifest(write(tmp_path, GOOD.replace("python3 {dir}", "no-such-program-xyz {dir}"), "t2"))
+    with pytest.raises(mf.ManifestError, match="not installed"):
+        mf.start_argv(m2, "h1", mf.Values(tmp_path, port=1))
+
+
+def test_duplicate_names_and_colours_name_both_files(tmp_path):
+    write(tmp_path, GOOD, "a")
+    write(tmp_path, GOOD, "b")
+    with pytest.raises(mf.ManifestError, match=r"b/lab.toml: name: 'tiny' is also the name in .*a/lab.toml"):
+        mf.load_all(tmp_path)
+    write(tmp_path, GOOD.replace('"tiny"', '"other"'), "b")
+    with pytest.raises(mf.ManifestError, match=r"colour: #123456 is also the colour of tiny"):
+        mf.load_all(tmp_path)
+
+
+def test_config_template_vars_are_checked_per_mode(tmp_path):
+    d = tmp_path / "cfg"
+    d.mkdir()
+    (d / "x.conf.in").write_text("listen @PORT@@FLAGS@;\nroot @WWW@;\n")
+    text = GOOD.replace('"tiny"', '"cfg"') + '[config]\ntemplate = "x.conf.in"\n'
+    (d / "lab.toml").write_text(text)
+    e = error_of(d / "lab.toml")
+    assert e.field == "config.h1" and "@FLAGS@" in str(e)
+    (d / "lab.toml").write_text(text + '[config.vars]\nFLAGS = " fast"\n')
+    m = mf.read_manifest(d / "lab.toml")
+    out = mf.render_config(m, "h1", mf.Values(tmp_path, port=9, conf_dir=str(tmp_path)), www="/w")
+    assert out.read_text() == "listen 9 fast;\nroot /w;\n"
+
+
+def test_shell_declarations_define_the_registry():
+    ms = mf.load_all(ROOT / "servers")
+    decl = mf.shell_declarations(ms)
+    out = subprocess.run(["bash", "-c", decl + 'echo "${LAB_SERVERS[*]}|${SERVER_CAPS[floor]}|${SERVER_MODES[floor]}"'],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    names, caps, modes = out.split("|")
+    assert names.split() == [m.name for m in ms]
+    assert caps == "h1:ping h1:pipeline" and modes == "h1"
+
+
+def test_shared_build_commands_run_once():
+    jobs = mf.shell_jobs(mf.load_all(ROOT / "servers"), "build", Path("/b"))
+    cmds = [c for _, c, _ in jobs]
+    assert len(cmds) == len(set(cmds))
+    rust = [names for _, c, names in jobs if "servers/rust" in c]
+    assert rust == ["lang_rust_std,lang_rust_axum"]
+
+
+def test_gate_knows_every_route_kind():
+    """scripts/lib.sh's gate_expectation has an expected answer for each route kind a manifest
+    may declare, and no other."""
+    text = (ROOT / "scripts" / "lib.sh").read_text()
+    body = text[text.index("gate_expectation() {"):]
+    body = body[:body.index("\n}\n")]
+    kinds = set()
+    for line in re.findall(r"^\s+([a-z_|]+)\)", body, re.M):
+        kinds |= set(line.split("|"))
+    assert kinds == set(mf.ROUTE_KINDS)
+
+
+def test_serve_list_and_a_broken_manifest_through_the_shell(tmp_path):
+    servers = tmp_path / "servers"
+    write(servers, GOOD)
+    env = {**os.environ, "LAB_SERVERS_DIR": str(servers)}
+    out = subprocess.run([str(ROOT / "scripts" / "serve.sh"), "--list"], env=env, capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.split()[:3] == ["tiny", "contestant", "h1"]
+    write(servers, GOOD.replace('h1 = ["ping"]', 'h1 = ["pong"]'))
+    out = subprocess.run([str(ROOT / "scripts" / "serve.sh"), "tiny", "18999"], env=env, capture_output=True, text=True)
+    assert out.returncode != 0
+    assert "tiny/lab.toml: serves.h1: unknown route kind 'pong'" in out.stderr
+    assert shutil.which("bash")
