@@ -3,7 +3,7 @@
 #   1. setup and build;
 #   2. each server's own tests (its manifest's `test` command: the C server's unit
 #      tests under ASan/UBSan and its sanitized build, go vet of the Go servers);
-#   3. the manifests themselves (every field checked);
+#   3. the manifests themselves (every field checked, every start command built);
 #   4. Python unit tests (parsers on captured tool output, tidy frames, statistics);
 #   5. integration tests against the live sanitized C server on loopback (HTTP/1.1,
 #      h2c, h2spec's conformance suite) and the language servers' routes;
@@ -24,7 +24,7 @@ main() {
     run_jobs tests
 
     step "server manifests"
-    manifest_tool validate
+    manifest_tool validate --built
 
     step "Python unit and integration tests"
     (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 LANG_TESTS_REQUIRE_ALL=1 "$py" -m pytest -q tests/unit tests/integration)

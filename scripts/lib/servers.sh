@@ -60,13 +60,6 @@ suite_servers() {
     done
 }
 
-# check_suite_server NAME: dies unless NAME can run in this suite (known, has the mode).
-check_suite_server() {
-    known_server "$1" || die "unknown server '$1' (known: ${LAB_SERVERS[*]})"
-    server_has_mode "$1" "$SERVER_MODE" ||
-        die "server '$1' has no '$SERVER_MODE' mode, which suite $SUITE needs (its manifest: ${SERVER_MANIFEST[$1]} [start])"
-}
-
 # run_jobs KIND [NAME...]: the manifests' KIND (builds or tests) commands, each in its folder;
 # the first that fails stops with its servers and command named.
 run_jobs() {

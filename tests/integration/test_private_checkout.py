@@ -4,7 +4,7 @@ h2o and nginx's worker run as nobody, which cannot enter a directory of mode
 0700 (private home directories, `mktemp -d`). A checkout there used to lose
 h2o in the h2c and https suites: it answered 403 on /ping, read from build/www
 under the checkout (nginx: 404 on /echo). render_conf now serves them from a
-world-traversable runtime directory (runtime_dir in scripts/lib.sh).
+world-traversable runtime directory (runtime_dir in scripts/lib/servers.sh).
 
 Each test copies the lab's scripts, the two servers' config templates and
 build/www (what scripts/build.sh makes) into <mkdtemp, mode 0700>/lab, so

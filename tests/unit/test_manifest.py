@@ -136,9 +136,9 @@ def test_shared_build_commands_run_once():
 
 
 def test_gate_knows_every_route_kind():
-    """scripts/lib.sh's gate_expectation has an expected answer for each route kind a manifest
+    """scripts/lib/gate.sh's gate_expectation has an expected answer for each route kind a manifest
     may declare, and no other."""
-    text = (ROOT / "scripts" / "lib.sh").read_text()
+    text = (ROOT / "scripts" / "lib" / "gate.sh").read_text()
     body = text[text.index("gate_expectation() {"):]
     body = body[:body.index("\n}\n")]
     kinds = set()

@@ -1,0 +1,103 @@
+# scripts/lib/gate.sh: the verify gate (sourced by lib.sh): before any load, every route a suite
+# will hit on a server is asked once over each protocol it uses and its answer checked exactly.
+
+# payload_file N: a file of N 'x' bytes (the echo body), made once per run.
+payload_file() {
+    local f=$PAYLOAD_DIR/x$1
+    [[ -f $f ]] || head -c "$1" /dev/zero | tr '\0' x >"$f"
+    echo "$f"
+}
+
+# gate_check BASE_URL METHOD PATH EXPECTED_BODY_FILE [REQUEST_BODY_FILE [bytes|json]]
+# One request over the scenario's protocol (SC_PROTOCOL h1|h2, TLS true|false);
+# prints one PASS/FAIL line. Fails when the response did not come over that
+# protocol, the status is not 200, Content-Length is wrong (or, over HTTP/1.1,
+# missing), or the body differs from the expected bytes (or, in json mode, does
+# not parse to the same JSON value: whitespace and key order may differ).
+gate_check() {
+    local base=$1 method=$2 path=$3 expect=$4 send=${5:-} compare=${6:-bytes} out code version cl want
+    local body=$GATE_TMP/body headers=$GATE_TMP/headers want_version
+    local args=(-sS --max-time 10 -o "$body" -D "$headers" -w '%{http_code} %{http_version}' -X "$method")
+    case $SC_PROTOCOL:$TLS in
+        h1:*)       args+=(--http1.1); want_version=1.1 ;;
+        h2:false)   args+=(--http2-prior-knowledge); want_version=2 ;;
+        h2:true)    args+=(--http2); want_version=2 ;;
+    esac
+    [[ $TLS == true ]] && args+=(--insecure)
+    if [[ -n $send && $compare == json ]]; then args+=(--data-binary "@$send" -H 'Content-Type: application/json')
+    elif [[ -n $send ]]; then args+=(--data-binary "@$send" -H 'Content-Type: application/octet-stream'); fi
+    out=$(on_client curl "${args[@]}" "$base$path" 2>&1) || { echo "FAIL $method $path: curl: $out"; return 1; }
+    read -r code version <<<"$out"
+    want=$(stat -c %s "$body")
+    [[ $compare == bytes ]] && want=$(stat -c %s "$expect")
+    cl=$(awk 'tolower($1) == "content-length:" { gsub("\r", "", $2); print $2 }' "$headers")
+    if [[ $version != "$want_version" ]]; then echo "FAIL $method $path: answered over HTTP/$version, not HTTP/$want_version"; return 1; fi
+    if [[ $code != 200 ]]; then echo "FAIL $method $path: status $code"; return 1; fi
+    if [[ -z $cl && $SC_PROTOCOL == h1 ]]; then echo "FAIL $method $path: no Content-Length"; return 1; fi
+    if [[ -n $cl && $cl != "$want" ]]; then echo "FAIL $method $path: Content-Length $cl, want $want"; return 1; fi
+    if [[ $compare == json ]]; then
+        if [[ $(jq -cS . "$body" 2>/dev/null) != "$(jq -cS . "$expect")" ]]; then
+            echo "FAIL $method $path: JSON differs from $(jq -cS . "$expect"): $(head -c 300 "$body")"; return 1
+        fi
+        echo "PASS $method $path: HTTP/$version 200, Content-Length ${cl:-absent}, JSON equal"
+        return 0
+    fi
+    if ! cmp -s "$body" "$expect"; then echo "FAIL $method $path: body differs from the expected $want bytes"; return 1; fi
+    echo "PASS $method $path: HTTP/$version 200, Content-Length ${cl:-absent}, body exact ($want bytes)"
+}
+
+# The request body of the shoot-out's POST (scripts/lua/post_json.lua sends the same).
+POST_JSON_BODY='{"name":"benchmark","value":42,"tags":["a","b"]}'
+
+# make_gate_payloads: the expected bodies the gate compares with, made once.
+make_gate_payloads() {
+    mkdir -p "$PAYLOAD_DIR"
+    printf pong >"$PAYLOAD_DIR/pong"
+    printf 'Hello, World!' >"$PAYLOAD_DIR/hello"
+    printf 'foo=bar\n' >"$PAYLOAD_DIR/query_foo_bar"
+    printf '{"message":"Hello, World!","query":{"json":"true"}}' >"$PAYLOAD_DIR/json_true"
+    printf '%s' "$POST_JSON_BODY" >"$PAYLOAD_DIR/post_json_body"
+    printf '{"received":%s,"bytes":%d}' "$POST_JSON_BODY" "${#POST_JSON_BODY}" >"$PAYLOAD_DIR/post_json_reply"
+}
+
+# gate_expectation: for the parsed scenario, the path to request, the body to send
+# (GATE_SEND, maybe empty), the expected reply (GATE_EXPECT) and how to compare
+# (GATE_COMPARE: bytes, or json for parsed-JSON equality).
+gate_expectation() {
+    GATE_PATH=$SC_ROUTE GATE_SEND= GATE_COMPARE=bytes
+    case $SC_KIND in
+        ping|pipeline)   GATE_EXPECT=$PAYLOAD_DIR/pong ;;
+        echo_get)        GATE_EXPECT=$(payload_file "$SC_SIZE"); GATE_PATH+="?size=$SC_SIZE" ;;
+        echo_post)       GATE_SEND=$(payload_file "$SC_SIZE"); GATE_EXPECT=$GATE_SEND ;;
+        root|root_close) GATE_EXPECT=$PAYLOAD_DIR/hello ;;
+        query)           GATE_EXPECT=$PAYLOAD_DIR/query_foo_bar ;;
+        json)            GATE_EXPECT=$PAYLOAD_DIR/json_true; GATE_COMPARE=json ;;
+        post_json)       GATE_SEND=$PAYLOAD_DIR/post_json_body; GATE_EXPECT=$PAYLOAD_DIR/post_json_reply
+                         GATE_COMPARE=json ;;
+        *)               die "no verify-gate expectation for scenario kind '$SC_KIND'" ;;
+    esac
+}
+
+# gate SERVER REP: every route the suite will hit on SERVER, over each protocol it
+# uses, before any load.
+gate() {
+    local server=$1 rep=$2 out line ok=0 key base="$SCHEME://127.0.0.1:$SERVER_PORT"
+    local -A seen=()
+    out=$RUN_DIR/$SUITE/$server/verify.r$rep.txt
+    [[ -f $out ]] && out=$RUN_DIR/$SUITE/$server/verify.r$rep.resumed-$(date +%s).txt
+    mkdir -p "$(dirname "$out")"
+    {
+        echo "# verify gate: $SUITE $server rep $rep $(utc_now) $base"
+        while read -r line; do
+            [[ -n $line ]] || continue
+            parse_scenario "$line"
+            gate_expectation
+            key="$SC_PROTOCOL $SC_METHOD $GATE_PATH $GATE_SEND"
+            [[ -n ${seen[$key]:-} ]] && continue
+            seen[$key]=1
+            gate_check "$base" "$SC_METHOD" "$GATE_PATH" "$GATE_EXPECT" "$GATE_SEND" "$GATE_COMPARE" || ok=1
+        done < <(todo_for "$server" "$rep")
+    } >"$out.tmp"
+    mv "$out.tmp" "$out"
+    return $ok
+}

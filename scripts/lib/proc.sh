@@ -1,0 +1,106 @@
+# scripts/lib/proc.sh: /proc accounting (sourced by lib.sh): a server tree's pids, CPU ticks and
+# memory, the peak-RSS window, the pinned cores' /proc/stat and the end-of-load snapshot.
+
+# tree_pids PID: PID and all its descendants (nginx's worker, Node's cluster...).
+tree_pids() {
+    local pid=$1 child
+    [[ -d /proc/$pid ]] || return 0
+    echo "$pid"
+    for child in $(cat /proc/"$pid"/task/*/children 2>/dev/null); do tree_pids "$child"; done
+}
+
+# cpu_ticks PID...: utime + stime (clock ticks) summed over the processes.
+# Fields are counted after the ")" that closes the command name, which may hold spaces.
+cpu_ticks() {
+    local total=0 pid stat rest
+    for pid in "$@"; do
+        stat=$(cat /proc/"$pid"/stat 2>/dev/null) || continue
+        rest=${stat##*) }
+        read -r -a f <<<"$rest"
+        total=$(( total + f[11] + f[12] ))
+    done
+    echo "$total"
+}
+
+# mem_kb FIELD PID...: a /proc/PID/status field (VmRSS, VmHWM) summed, in kB.
+mem_kb() {
+    local field=$1 total=0 pid v
+    shift
+    for pid in "$@"; do
+        v=$(awk -v k="$field:" '$1 == k { print $2 }' /proc/"$pid"/status 2>/dev/null)
+        total=$(( total + ${v:-0} ))
+    done
+    echo "$total"
+}
+
+# reset_peak_rss PID...: makes each process's VmHWM start again from its current
+# RSS (Linux: 5 > /proc/PID/clear_refs), so the peak read after a window is the
+# peak of that window, not of everything the process did since it started.
+# Prints the method: clear_refs, or sampled when the kernel refused (then
+# rss_sampler_start samples VmRSS through the window instead).
+reset_peak_rss() {
+    local pid
+    [[ ${LAB_FORCE_RSS_SAMPLING:-0} == 1 ]] && { echo sampled; return 0; }  # tests of the fallback
+    for pid in "$@"; do
+        { echo 5 >"/proc/$pid/clear_refs"; } 2>/dev/null || { echo sampled; return 0; }
+    done
+    echo clear_refs
+}
+
+# rss_sampler_start FILE PID...: the fallback: the tree's summed VmRSS every 20 ms
+# into FILE (one number a line), on the client CPUs; rss_sampler_stop ends it.
+rss_sampler_start() {
+    local file=$1
+    shift
+    ( while :; do mem_kb VmRSS "$@"; sleep 0.02; done ) >"$file" 2>/dev/null &
+    RSS_SAMPLER_PID=$!
+    taskset -pc "$CLIENT_CPUS" "$RSS_SAMPLER_PID" >/dev/null 2>&1 || true
+}
+rss_sampler_stop() {
+    [[ -n ${RSS_SAMPLER_PID:-} ]] || return 0
+    kill "$RSS_SAMPLER_PID" 2>/dev/null || true
+    wait "$RSS_SAMPLER_PID" 2>/dev/null || true
+    RSS_SAMPLER_PID=
+}
+
+# cpu_list_expand LIST: the CPU numbers of a taskset list ("0-2,5" -> "0 1 2 5").
+cpu_list_expand() {
+    local part out=()
+    IFS=, read -ra parts <<<"$1"
+    for part in "${parts[@]}"; do
+        if [[ $part == *-* ]]; then out+=($(seq "${part%-*}" "${part#*-}")); else out+=("$part"); fi
+    done
+    echo "${out[*]}"
+}
+
+# proc_stat_json: the /proc/stat counters (user nice system idle iowait irq softirq
+# steal ..., in clock ticks) of the pinned CPUs as a JSON object {"0": [...], ...}.
+# Read around each measured window: the client and server cores' busy fraction,
+# CPU steal, and the CPU time of anything else that ran on them come from these.
+# proc_stat_json [FILE]: from /proc/stat, or from FILE holding copies of its lines
+# (the end-of-load snapshot, snapshot_* below).
+proc_stat_json() {
+    awk -v cpus=" $(cpu_list_expand "$SERVER_CPUS") $(cpu_list_expand "$CLIENT_CPUS") " '
+        $1 ~ /^cpu[0-9]+$/ && index(cpus, " " substr($1, 4) " ") {
+            printf "%s\"%s\": [", (n++ ? ", " : "{"), substr($1, 4)
+            for (i = 2; i <= NF; i++) printf "%s%s", (i > 2 ? ", " : ""), $i
+            printf "]"
+        }
+        END { print (n ? "}" : "{}") }' "${1:-/proc/stat}"
+}
+
+# The end-of-load snapshot (report.lua's done() writes it the moment wrk's load
+# ends, before its histogram dump): lines "uptime S IDLE", the cpuN lines of
+# /proc/stat, "self <wrk's /proc/self/stat>" and "pid PID <its /proc/PID/stat>".
+# snapshot_uptime FILE: the seconds of /proc/uptime when it was taken.
+snapshot_uptime() { awk '$1 == "uptime" { print $2; exit }' "$1"; }
+
+# snapshot_ticks FILE KIND: utime + stime summed over the "pid" lines (KIND=pid)
+# or of the "self" line (KIND=self); fields counted after the last ")".
+snapshot_ticks() {
+    awk -v kind="$2" '$1 == kind {
+            rest = $0; sub(/.*\) /, "", rest); split(rest, f, " ")
+            total += f[12] + f[13]
+        }
+        END { print total + 0 }' "$1"
+}

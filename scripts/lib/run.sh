@@ -1,0 +1,120 @@
+# scripts/lib/run.sh: the raw run (sourced by lib.sh): its id, meta.json, write-once files, and
+# the TLS material of a run (certificate, the clients' OpenSSL config, the negotiated-TLS probe).
+
+# The run id: UTC time and short host name, unique per machine per second.
+new_run_id() { echo "$(date -u +%Y%m%dT%H%M%SZ)-$(hostname -s)"; }
+
+tool_version() {
+    case $1 in
+        wrk)     { wrk -v 2>&1 || true; } | head -n 1 ;;
+        h2load)  h2load --version 2>&1 | head -n 1 ;;
+        gcc)     gcc --version | head -n 1 ;;
+        go)      go version ;;
+        rustc)   rustc --version ;;
+        node)    node --version ;;
+        python)  python3 --version ;;
+        openssl) openssl version ;;
+        nghttp2) pkg-config --modversion libnghttp2 ;;
+        curl)    curl --version | head -n 1 ;;
+    esac 2>/dev/null || echo "not found"
+}
+
+# create_run_meta RUN_DIR PROFILE SUITES PARAMS_JSON: writes meta.json once.
+create_run_meta() {
+    local dir=$1 profile=$2 suites=$3 params=$4 tools='{}' t commit dirty state versions
+    for t in wrk h2load gcc go rustc node python openssl nghttp2 curl; do
+        tools=$(jq --arg k "$t" --arg v "$(tool_version "$t")" '. + {($k): $v}' <<<"$tools")
+    done
+    commit=$(git -C "$LAB_ROOT" rev-parse --verify -q HEAD 2>/dev/null || echo none)
+    dirty=$( [[ -n $(git -C "$LAB_ROOT" status --porcelain --untracked-files=no 2>/dev/null) ]] && echo true || echo false)
+    mkdir -p "$dir"
+    state=$("$(lab_python)" -m httplab.parse.hoststate --exclude-pid $$ 2>/dev/null) || state=null
+    # each server's own version line (its manifest's `version` command)
+    versions=$(manifest_tool versions 2>/dev/null) || versions=null
+    jq -n --arg run_id "$(basename "$dir")" --arg profile "$profile" --arg start "$(utc_now)" \
+        --argjson host_state "$state" --argjson versions "$versions" \
+        --arg suites "$suites" --arg scpu "$SERVER_CPUS" --arg ccpu "$CLIENT_CPUS" \
+        --argjson cthreads "$CLIENT_THREADS" --argjson params "$params" --argjson tools "$tools" \
+        --arg cpu "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)" \
+        --argjson cores "$(nproc)" --arg kernel "$(uname -sr)" --arg host "$(hostname -s)" \
+        --arg commit "$commit" --argjson dirty "$dirty" \
+        '{run_id: $run_id, profile: $profile, start_utc: $start, end_utc: null, complete: false,
+          suites: ($suites | split(" ")), server_cpus: $scpu, client_cpus: $ccpu,
+          client_threads: $cthreads, params: $params,
+          host: {cpu_model: $cpu, cores: $cores, kernel: $kernel, hostname: $host},
+          host_state: $host_state, tools: $tools, servers: $versions, git: {commit: $commit, dirty: $dirty}}' >"$dir/meta.json.tmp"
+    mv "$dir/meta.json.tmp" "$dir/meta.json"
+}
+
+# finish_run_meta RUN_DIR COMPLETE: the one update meta.json ever gets: its end.
+finish_run_meta() {
+    jq --arg finish "$(utc_now)" --argjson complete "$2" '.end_utc = $finish | .complete = $complete' \
+        "$1/meta.json" >"$1/meta.json.tmp"
+    mv "$1/meta.json.tmp" "$1/meta.json"
+}
+
+# write_json_once FILE JSON: raw files are never rewritten; a second write is a no-op.
+write_json_once() { [[ -f $1 ]] || { printf '%s\n' "$2" >"$1.tmp" && mv "$1.tmp" "$1"; }; }
+
+# ---------------------------------------------------------------- TLS
+
+# make_run_certificate: an RSA-2048 self-signed certificate for this run, under
+# build/ (never raw/ or git); its public description goes to raw/. Only servers
+# that keep the invoking user read it here (key 0600): h2o and nginx read the
+# copies render_conf puts in the runtime directory, where nobody can reach.
+make_run_certificate() {
+    local dir=$BUILD_DIR/certs/$(basename "$RUN_DIR")
+    if [[ ! -f $dir/cert.pem ]]; then
+        mkdir -p "$dir"
+        openssl req -x509 -newkey rsa:2048 -nodes -days 7 -subj /CN=localhost \
+            -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" \
+            -keyout "$dir/key.pem" -out "$dir/cert.pem" 2>/dev/null
+        chmod 0600 "$dir/key.pem"; chmod 0644 "$dir/cert.pem"
+    fi
+    export LAB_CERT=$dir/cert.pem LAB_KEY=$dir/key.pem
+    mkdir -p "$RUN_DIR/$SUITE"
+    if [[ ! -f $RUN_DIR/$SUITE/certificate.txt ]]; then
+        { openssl x509 -in "$LAB_CERT" -noout -subject -dates -fingerprint -sha256 -ext subjectAltName
+          echo "key: RSA 2048, self-signed, made for run $(basename "$RUN_DIR")"; } \
+            >"$RUN_DIR/$SUITE/certificate.txt" 2>&1
+    fi
+}
+
+# make_client_tls_config: wrk, h2load and openssl s_client all take their TLS
+# 1.3 cipher order from OpenSSL's config. Left alone they offer AES-256-GCM
+# first, which servers that follow the client's order (nginx, h2o, evloop) then
+# pick, while Go's crypto/tls picks AES-128-GCM whatever the client's order:
+# the comparison would be made on two different ciphers. The lab's clients offer
+# TLS 1.3's suites in the order browsers do, AES-128-GCM first, so every server
+# negotiates the same cipher with its own default policy. The config used is
+# copied to raw/ beside the certificate's description.
+make_client_tls_config() {
+    local conf=$BUILD_DIR/tls/client-openssl.cnf
+    mkdir -p "$BUILD_DIR/tls"
+    cat >"$conf.tmp" <<'CNF'
+# OpenSSL config for the lab's load generators (OPENSSL_CONF), TLS suite only.
+openssl_conf = lab_client_conf
+[lab_client_conf]
+ssl_conf = lab_client_ssl
+[lab_client_ssl]
+system_default = lab_client_defaults
+[lab_client_defaults]
+MinProtocol = TLSv1.2
+Ciphersuites = TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256
+CNF
+    mv "$conf.tmp" "$conf"
+    export LAB_CLIENT_OPENSSL_CONF=$conf
+    [[ -f $RUN_DIR/$SUITE/client-openssl.cnf ]] || cp "$conf" "$RUN_DIR/$SUITE/client-openssl.cnf"
+}
+
+# tls_probe PART: the negotiated TLS version, cipher and ALPN protocol, asked
+# with the ALPN the scenario's tool offers, right before the measured run. The
+# full report is needed (OpenSSL 3.0's -brief leaves the ALPN result out); only
+# its descriptive lines are kept: no certificate dump, session ids or secrets.
+TLS_PROBE_LINES='^(CONNECTED|New, |Protocol *:|Cipher *:|ALPN protocol|No ALPN|Server Temp Key|Peer signature type|Verification|Verify return code|.*errno|.*error)'
+tls_probe() {
+    local alpn=http/1.1
+    [[ $SC_PROTOCOL == h2 ]] && alpn=h2
+    { on_client openssl s_client -connect "127.0.0.1:$SERVER_PORT" -alpn "$alpn" </dev/null 2>&1 || true; } |
+        grep -aE "$TLS_PROBE_LINES" >"$1.tls.txt" || true
+}

@@ -1,0 +1,322 @@
+# scripts/lib/suite.sh: the suite driver (sourced by lib.sh): scenarios, which server runs what,
+# the reps' balanced order, progress, and the flags and profiles every bench_*.sh takes.
+
+# A suite declares SUITE, PROTOCOL (h1|h2, the default of its scenarios), TLS,
+# SCHEME, SERVER_MODE (h1|h2c|tls) and SCENARIOS: one line per scenario, "id kind
+# method route size connections depth lua", where kind is a route kind (the
+# manifests' `serves`, httplab.parse.manifest.ROUTE_KINDS), optionally prefixed with
+# its protocol ("h2:ping") when a suite mixes them; its servers are those whose
+# manifests start in SERVER_MODE and serve one of its kinds (suite_servers); size is the payload, depth the pipeline depth over
+# HTTP/1.1 or the concurrent streams per connection over HTTP/2, and lua wrk's
+# script ("-" for h2load). HTTP/1.1 is loaded with wrk, HTTP/2 with h2load.
+# suite_run then runs rep after rep; within a rep each server (started fresh, gated,
+# then loaded with every scenario it serves) in an order that alternates with the
+# rep, so slow drift of the machine hits every server alike.
+
+parse_scenario() {
+    read -r SC_ID SC_KIND SC_METHOD SC_ROUTE SC_SIZE SC_CONNS SC_DEPTH SC_LUA <<<"$1"
+    SC_PROTOCOL=${PROTOCOL:-}
+    if [[ $SC_KIND == *:* ]]; then SC_PROTOCOL=${SC_KIND%%:*} SC_KIND=${SC_KIND#*:}; fi
+    case $SC_PROTOCOL in
+        h1) SC_TOOL=wrk ;;
+        h2) SC_TOOL=h2load ;;
+        *)  die "scenario $SC_ID: unknown protocol '$SC_PROTOCOL' (h1, h2)" ;;
+    esac
+}
+
+scenario_dir() { echo "$RUN_DIR/$SUITE/$1/$SC_ID"; }
+
+# headline_scenario: the parsed scenario is one of the suite's HEADLINE_SCENARIOS
+# (the seed's first table), the ones the A/A copy runs.
+headline_scenario() { [[ ",${HEADLINE_SCENARIOS:-}," == *",$SC_ID,"* ]]; }
+
+# add_aa_copy: with AA=1, the A/A copy of AA_BASE joins the suite's servers when AA_BASE is
+# among them and a headline scenario is selected. AA_BASE defaults to the suite's first server
+# of tier "contestant" (its manifest's tier): the one every report's Δs are about.
+add_aa_copy() {
+    local base=${AA_BASE:-} line s
+    if [[ -z $base ]]; then
+        for s in "${SUITE_SERVERS[@]}"; do [[ $(server_tier "$s") == contestant ]] && { base=$s; break; }; done
+    fi
+    [[ ${AA:-0} == 1 && -n $base && " ${SUITE_SERVERS[*]} " == *" $base "* ]] || return 0
+    for line in "${SCENARIOS[@]}"; do
+        parse_scenario "$line"
+        if scenario_selected && headline_scenario; then SUITE_SERVERS+=("$base$AA_SUFFIX"); return 0; fi
+    done
+}
+
+# suite_order: each rep's order of the servers, from a seeded random Latin square
+# (httplab.tidy.order): every server takes every position about equally often over the
+# reps, so a position effect (the first server after a pause, the last one on a
+# warm machine) cannot favour one of them, and can be tested from the tidy data.
+# Written once to <suite>/order.json with its seed; a resumed suite reads it back.
+# Sets REP_ORDERS (one line of server names per rep) and ORDER_SEED.
+suite_order() {
+    local file=$RUN_DIR/$SUITE/order.json seed
+    if [[ ! -f $file ]]; then
+        seed=${ORDER_SEED:-$(printf '%s' "$(basename "$RUN_DIR")/$SUITE" | cksum | cut -d' ' -f1)}
+        "$(lab_python)" -m httplab.tidy.order --seed "$seed" --reps "$REPS" --suite "$SUITE" \
+            -- "${SUITE_SERVERS[@]}" >"$file.tmp"
+        mv "$file.tmp" "$file"
+    fi
+    local want have
+    want=$(printf '%s\n' "${SUITE_SERVERS[@]}" | sort | tr '\n' ' ')
+    have=$(jq -r '.servers[]' "$file" | sort | tr '\n' ' ')
+    [[ $want == "$have" && $(jq -r '.orders | length' "$file") -ge $REPS ]] ||
+        die "$file was made for servers [$have] and $(jq -r '.orders | length' "$file") reps; this suite runs [$want] and $REPS reps: resume with the same flags, or start a new run (--new)"
+    ORDER_SEED=$(jq -r .seed "$file")
+    mapfile -t REP_ORDERS < <(jq -r '.orders[] | join(" ")' "$file")
+}
+
+# host_state WHEN: the host's state (CPU model and flags, governor, boost, SMT, THP,
+# ASLR, kernel, load, the busiest other processes) into <suite>/host.WHEN.json,
+# once; the report warns when it moved between start and end.
+host_state() {
+    local file=$RUN_DIR/$SUITE/host.$1.json
+    [[ -f $file ]] && return 0
+    on_client "$(lab_python)" -m httplab.parse.hoststate --exclude-pid $$ >"$file.tmp" 2>/dev/null &&
+        mv "$file.tmp" "$file" || { rm -f "$file.tmp"; log "note: host state ($1) could not be read"; }
+}
+
+# scenario_selected: --scenarios takes a comma-separated list of globs.
+scenario_selected() {
+    local pat
+    [[ -z ${SCENARIO_FILTER:-} ]] && return 0
+    IFS=, read -ra pats <<<"$SCENARIO_FILTER"
+    for pat in "${pats[@]}"; do [[ $SC_ID == $pat ]] && return 0; done
+    return 1
+}
+
+# todo_for SERVER REP: the scenario lines SERVER still has to run in REP.
+todo_for() {
+    local server=$1 rep=$2 line
+    for line in "${SCENARIOS[@]}"; do
+        parse_scenario "$line"
+        scenario_selected || continue
+        server_serves "$server" "$SC_PROTOCOL:$SC_KIND" || continue
+        is_aa_copy "$server" && ! headline_scenario && continue
+        point_done "$(scenario_dir "$server")" "$rep" || echo "$line"
+    done
+}
+
+write_scenario_json() {
+    local dir=$1 server=$2
+    mkdir -p "$dir"
+    write_json_once "$dir/scenario.json" "$(jq -n --arg suite "$SUITE" --arg proto "$SC_PROTOCOL" \
+        --argjson tls "$TLS" --arg server "$server" --arg id "$SC_ID" --arg route "$SC_ROUTE" \
+        --arg method "$SC_METHOD" --argjson size "$SC_SIZE" --argjson conns "$SC_CONNS" \
+        --argjson streams "$( [[ $SC_PROTOCOL == h2 ]] && echo "$SC_DEPTH" || echo 1)" \
+        --argjson pipe "$( [[ $SC_PROTOCOL == h1 ]] && echo "$SC_DEPTH" || echo 1)" \
+        --argjson threads "$CLIENT_THREADS" --argjson dur "$DURATION" --argjson warm "$WARMUP" \
+        --argjson latdur "$( [[ $SC_TOOL == h2load ]] && lat_duration || echo null)" \
+        --arg tool "$SC_TOOL" --arg url "$SC_URL" \
+        '{suite: $suite, protocol: $proto, tls: $tls, server: $server, scenario: $id, route: $route,
+          method: $method, size_bytes: $size, connections: $conns, streams: $streams,
+          pipeline: $pipe, client_threads: $threads, duration_s: $dur, warmup_s: $warm,
+          latency_run_duration_s: $latdur,
+          tool: $tool, url: $url}')"
+}
+
+# eta_text T0 DONE LEFT: "ETA 3m05s" from the pace since T0 over DONE measured points.
+eta_text() {
+    local t
+    (( $2 > 0 )) || return 0
+    t=$(( ($(date +%s) - $1) * $3 / $2 ))
+    printf 'ETA %dm%02ds' $(( t / 60 )) $(( t % 60 ))
+}
+
+# progress DONE SKIPPED TOTAL LABEL: one line for the suite (points measured and skipped of its
+# total, with an ETA from its pace) and, under run_all.sh, for the whole run: RUN_PROGRESS_FILE holds
+# the run's measured and skipped points before this suite, RUN_TOTAL and RUN_T0 the run's total and
+# start. Points skipped by a failed verify gate count as skipped, not done, so the ETA stays honest.
+progress() {
+    local done=$1 skipped=$2 total=$3 label=$4 line run_done run_skipped
+    line="[$SUITE $done/$total$( (( skipped )) && echo ", $skipped skipped")] $label $(eta_text "$SUITE_T0" "$done" "$(( total - done - skipped ))")"
+    if [[ -n ${RUN_PROGRESS_FILE:-} && -n ${RUN_TOTAL:-} ]]; then
+        run_done=$(( RUN_BASE_DONE + done )) run_skipped=$(( RUN_BASE_SKIPPED + skipped ))
+        echo "$run_done $run_skipped" >"$RUN_PROGRESS_FILE"
+        line+=" | run $run_done/$RUN_TOTAL$( (( run_skipped )) && echo ", $run_skipped skipped"), $(( ($(date +%s) - RUN_T0) / 60 ))m elapsed, $(eta_text "$RUN_T0" "$run_done" "$(( RUN_TOTAL - run_done - run_skipped ))")"
+    fi
+    log "$line"
+}
+
+# abort_suite MESSAGE: a server died or misbehaved; the finished raw files stay.
+abort_suite() {
+    write_json_once "$RUN_DIR/$SUITE/suite.aborted.$(date +%s).json" \
+        "$(jq -n --arg s "$SUITE" --arg m "$1" --arg t "$(utc_now)" '{suite: $s, status: "aborted", message: $m, end_utc: $t}')"
+    stop_server
+    log "suite $SUITE stopped: $1"
+    log "finished points are kept under $RUN_DIR/$SUITE; rerun the same command to resume"
+    return 1
+}
+
+# suite_points: the number of points suite_run would measure now (0 for a complete suite).
+suite_points() {
+    local rep server total=0
+    [[ -f $RUN_DIR/$SUITE/suite.json ]] && { echo 0; return 0; }
+    for (( rep = 1; rep <= REPS; rep++ )); do
+        for server in "${SUITE_SERVERS[@]}"; do
+            total=$(( total + $(todo_for "$server" "$rep" | grep -c . || true) ))
+        done
+    done
+    echo "$total"
+}
+
+# suite_run: the suite's points, rep by rep. With LAB_COUNT_POINTS=1 it only prints how many points
+# it would measure (run_all.sh adds them up for the run's progress line) and touches nothing.
+suite_run() {
+    local rep server line total=0 done=0 skipped=0 i order
+    if [[ -n ${LAB_COUNT_POINTS:-} ]]; then suite_points; return 0; fi
+    if [[ -f $RUN_DIR/$SUITE/suite.json ]]; then
+        log "suite $SUITE of $(basename "$RUN_DIR") is already complete; nothing to do"
+        return 0
+    fi
+    PAYLOAD_DIR=$BUILD_DIR/payload GATE_TMP=$(mktemp -d)
+    mkdir -p "$RUN_DIR/$SUITE"
+    make_gate_payloads
+    trap 'rss_sampler_stop; stop_server; rm -rf "$GATE_TMP"' EXIT
+    trap 'exit 130' INT TERM
+    if [[ -n ${RUN_PROGRESS_FILE:-} ]]; then
+        read -r RUN_BASE_DONE RUN_BASE_SKIPPED <"$RUN_PROGRESS_FILE" || RUN_BASE_DONE=0 RUN_BASE_SKIPPED=0
+    fi
+    # Checked here, in this shell: a mistake found inside todo_for's process
+    # substitution would be lost and the suite would look complete.
+    local selected=0
+    for line in "${SCENARIOS[@]}"; do
+        parse_scenario "$line"
+        scenario_selected || continue
+        for server in "${SUITE_SERVERS[@]}"; do
+            server_serves "$server" "$SC_PROTOCOL:$SC_KIND" && selected=$(( selected + 1 ))
+        done
+    done
+    if (( selected == 0 )); then
+        log "suite $SUITE: nothing selected (--scenarios '${SCENARIO_FILTER:-}', servers ${SUITE_SERVERS[*]}); skipped"
+        return 0
+    fi
+    total=$(suite_points)
+    log "suite $SUITE: $total points to run (${REPS} reps, ${DURATION}s + ${WARMUP}s warm-up each), server CPUs $SERVER_CPUS, client CPUs $CLIENT_CPUS"
+    suite_order
+    host_state start
+    SUITE_T0=$(date +%s)
+    for (( rep = 1; rep <= REPS; rep++ )); do
+        read -ra order <<<"${REP_ORDERS[rep - 1]}"
+        for i in "${!order[@]}"; do
+            server=${order[$i]} POINT_POSITION=$(( i + 1 ))
+            mapfile -t todo < <(todo_for "$server" "$rep")
+            (( ${#todo[@]} )) || continue
+            mkdir -p "$RUN_DIR/$SUITE/$server"
+            start_server "$server" "$RUN_DIR/$SUITE/$server/server.r$rep.log"
+            if ! gate "$server" "$rep"; then
+                log "$server failed the verify gate in rep $rep (see $RUN_DIR/$SUITE/$server/verify.r$rep*.txt); not loading it"
+                stop_server
+                skipped=$(( skipped + ${#todo[@]} ))
+                progress "$done" "$skipped" "$total" "$server r$rep skipped (verify gate)"
+                continue
+            fi
+            for line in "${todo[@]}"; do
+                parse_scenario "$line"
+                SC_URL="$SCHEME://127.0.0.1:$SERVER_PORT$SC_ROUTE"
+                [[ $SC_KIND == echo_get ]] && SC_URL+="?size=$SC_SIZE"
+                write_scenario_json "$(scenario_dir "$server")" "$server"
+                measure_point "$(scenario_dir "$server")" "$rep" "$SC_TOOL"
+                done=$(( done + 1 ))
+                progress "$done" "$skipped" "$total" "$server $SC_ID r$rep"
+                server_alive || { abort_suite "$server died during $SC_ID (rep $rep); its log: $RUN_DIR/$SUITE/$server/server.r$rep.log"; return 1; }
+            done
+            stop_server
+        done
+    done
+    host_state end
+    write_json_once "$RUN_DIR/$SUITE/suite.json" \
+        "$(jq -n --arg s "$SUITE" --arg t "$(utc_now)" '{suite: $s, status: "complete", message: "", end_utc: $t}')"
+    log "suite $SUITE complete in $(( $(date +%s) - SUITE_T0 ))s"
+}
+
+# ---------------------------------------------------------------- profiles and flags
+
+# run_params_json: the profile's parameters as meta.json records them.
+run_params_json() {
+    jq -n --argjson d "$DURATION" --argjson w "$WARMUP" --argjson r "$REPS" --argjson aa "${AA:-0}" \
+        --argjson lat "$(lat_duration)" \
+        '{duration_s: $d, warmup_s: $w, reps: $r, aa: $aa, latency_run_s: $lat}'
+}
+
+# apply_profile NAME: durations and reps. Flags given after it override.
+apply_profile() {
+    case $1 in
+        quick) DURATION=${DURATION:-1} WARMUP=${WARMUP:-1} REPS=${REPS:-1} AA=${AA:-0} ;;
+        full)  DURATION=${DURATION:-3} WARMUP=${WARMUP:-1} REPS=${REPS:-5} AA=${AA:-1} ;;
+        *)     die "unknown profile '$1' (quick, full)" ;;
+    esac
+    PROFILE=$1
+}
+
+# parse_suite_flags "$@": the flags every bench_*.sh takes.
+suite_usage() {
+    cat >&2 <<EOF
+usage: $(basename "$0") [--run-dir DIR] [--quick] [--duration S] [--warmup S] [--reps N]
+                        [--servers a,b] [--scenarios glob,glob]
+  --run-dir DIR   raw/<run_id> to write into (default: a new run under raw/)
+  --quick         the quick profile (1 s runs, 1 rep, the suite's QUICK_SCENARIOS unless
+                  --scenarios is given); default: full (3 s runs, 5 reps, every scenario)
+  --duration S    seconds per measured run (whole seconds)
+  --warmup S      seconds of unrecorded warm-up before each measured run
+  --reps N        repetitions of every point
+  --servers LIST  servers to run (default: every server whose manifest starts in mode
+                  $SERVER_MODE and serves a route of this suite: ${SUITE_SERVERS[*]})
+  --scenarios L   only scenario ids matching these globs (e.g. 'get_ping_*')
+  --aa, --no-aa   with / without the A/A copy of the contestant on the headline scenarios
+                  (${HEADLINE_SCENARIOS:-none}); default: with in the full profile
+  --order-seed N  the seed of the servers' random order (default: from the run id and suite)
+EOF
+}
+
+parse_suite_flags() {
+    local profile=full servers=""
+    suite_servers
+    while (( $# )); do
+        case $1 in
+            --run-dir|--duration|--warmup|--reps|--servers|--scenarios|--order-seed)
+                need_value "$1" "$#" ;;&
+            --run-dir)   RUN_DIR=$2; shift ;;
+            --quick)     profile=quick ;;
+            --duration)  DURATION=$2; shift ;;
+            --warmup)    WARMUP=$2; shift ;;
+            --reps)      REPS=$2; shift ;;
+            --servers)   servers=$2; shift ;;
+            --scenarios) SCENARIO_FILTER=$2; shift ;;
+            --aa)        AA=1 ;;
+            --no-aa)     AA=0 ;;
+            --order-seed) ORDER_SEED=$2; shift ;;
+            -h|--help)   suite_usage; exit 0 ;;
+            *)           suite_usage; die "unknown flag '$1'" ;;
+        esac
+        shift
+    done
+    apply_profile "$profile"
+    # The quick profile checks the pipeline, not the servers: a few points per suite.
+    [[ $profile == quick && -z ${SCENARIO_FILTER:-} ]] && SCENARIO_FILTER=${QUICK_SCENARIOS:-}
+    [[ $DURATION =~ ^[1-9][0-9]*$ ]] || die "--duration takes whole seconds ≥ 1 (got '$DURATION')"
+    [[ $WARMUP =~ ^[0-9]+$ ]] || die "--warmup takes whole seconds (got '$WARMUP')"
+    [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps takes a number ≥ 1 (got '$REPS')"
+    if [[ -n $servers ]]; then
+        local s asked
+        IFS=, read -ra asked <<<"$servers"
+        SUITE_SERVERS=()
+        for s in "${asked[@]}"; do
+            known_server "$s" || die "unknown server '$s' (known: ${LAB_SERVERS[*]})"
+            if server_has_mode "$s" "$SERVER_MODE"; then SUITE_SERVERS+=("$s")
+            elif [[ -z ${LAB_COUNT_POINTS:-} ]]; then log "note: $s has no '$SERVER_MODE' mode in its manifest (${SERVER_MANIFEST[$s]}); suite $SUITE runs without it"; fi
+        done
+    fi
+    [[ -z ${ORDER_SEED:-} || $ORDER_SEED =~ ^[0-9]+$ ]] || die "--order-seed takes a number (got '$ORDER_SEED')"
+    add_aa_copy
+    default_cpu_sets
+    if [[ -z ${RUN_DIR:-} ]]; then
+        RUN_DIR=$RAW_ROOT/$(new_run_id)
+    fi
+    if [[ ! -f $RUN_DIR/meta.json ]]; then
+        create_run_meta "$RUN_DIR" "$PROFILE" "$SUITE" "$(run_params_json)"
+    fi
+    export RUN_DIR
+}
