@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from ..tidy.paths import repo_root, resolve
+from ..tidy.servers import contestants, display_name
 from .quality import NoiseFloor, floor_sentence, noise_floor
 from ..tidy.rawrun import RawRun, load_run
 from ..tidy.runs_select import default_run_dir
@@ -60,9 +61,10 @@ class ReportContext:
 
 
 def open_report(suite: str, run_dir: str | Path | None = None, out_dir: str | Path | None = None,
-                raw_root: str | Path = "raw", data_root: str | Path = "data", confidence: float = 0.95, baseline: str = "go", write: bool = True,
-                start: str | Path | None = None) -> ReportContext:
-    """Resolve paths against the repo root (found by walking up to pyproject.toml from `start`
+                raw_root: str | Path = "raw", data_root: str | Path = "data", confidence: float = 0.95, *,
+                baseline: str, write: bool = True, start: str | Path | None = None) -> ReportContext:
+    """baseline: the server every Δ column compares with (the notebook's `baseline` parameter; a
+    run without it still renders, its Δ cells saying 'no data'). Resolve paths against the repo root (found by walking up to pyproject.toml from `start`
     or cwd), pick the run (run_dir or default_run_dir(raw_root)), load it, keep one suite, and
     write the whole run's frames to out_dir (default data_root/<run_id>; stats.write.write_run:
     runs, latency, estimates, comparisons, the same files whichever suite's report writes them).
@@ -311,9 +313,17 @@ def show_code_block(text: str) -> None:
 
 
 # ---------------------------------------------------------------- per-section shortcuts
-def compared_servers(ctx: ReportContext, contestant: str = "evloop") -> tuple[str, ...]:
-    """(contestant, baseline) without duplicates."""
-    return tuple(dict.fromkeys([contestant, ctx.baseline]))
+def compared_servers(ctx: ReportContext) -> tuple[str, ...]:
+    """The suite's contestants (tier contestant, tidy.servers.contestants), then the baseline,
+    without duplicates."""
+    present = set(ctx.runs["server"]) if not ctx.runs.empty else set()
+    return tuple(dict.fromkeys([*contestants(present), ctx.baseline]))
+
+
+def compared_title(ctx: ReportContext) -> str:
+    """'<contestant> vs <baseline>' in display names, for the report's title."""
+    return " vs ".join(display_name(s) for s in compared_servers(ctx))
+
 
 
 def sections(ctx: ReportContext) -> dict[str, Any]:

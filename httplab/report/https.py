@@ -15,7 +15,7 @@ from ..stats.select import column, ok_runs
 from .fmt import fmt_float, fmt_mean_ci
 from .engine import ReportContext, compared_servers, open_report, sections
 from .scenarios import Section
-from ..tidy.servers import REFERENCE_SERVERS, display_name, short_name, sort_servers
+from ..tidy.servers import display_name, is_reference, short_name, sort_servers
 from .method_words import between_suites_words, ci_words
 from ..stats import RatioCI, format_delta, mean_ci
 from ..stats.frames import RunStats
@@ -34,10 +34,11 @@ TLS_PAIRS: dict[str, tuple[str, str, str, str, str]] = {
 
 
 def open_https_report(run_dir: str | Path | None = None, out_dir: str | Path | None = None,
-                      raw_root: str | Path = "raw", data_root: str | Path = "data", confidence: float = 0.95, baseline: str = "go",
-                      write: bool = True) -> ReportContext:
+                      raw_root: str | Path = "raw", data_root: str | Path = "data", confidence: float = 0.95, *,
+                      baseline: str, write: bool = True) -> ReportContext:
     """open_report for the https suite; tidy frames go to out_dir as https_runs.* and
-    https_latency.* (beside the http1 and h2c notebooks' files of the same run)."""
+    https_latency.* (beside the http1 and h2c notebooks' files of the same run). baseline: the
+    server the Δ columns compare with (the notebook's parameter)."""
     return open_report(SUITE, run_dir=run_dir, out_dir=out_dir, raw_root=raw_root, data_root=data_root,
                        confidence=confidence, baseline=baseline, write=write)
 
@@ -70,7 +71,7 @@ def tls_cost_table(https_runs: pd.DataFrame, clear_runs: pd.DataFrame | None, ki
     for s in chosen:
         a, b = ok_runs(tls[tls["server"] == s]), ok_runs(clear[clear["server"] == s])
         rows.append({
-            "Server": display_name(s) + (" (ref)" if s in REFERENCE_SERVERS else ""),
+            "Server": display_name(s) + (" (ref)" if is_reference(s) else ""),
             f"{clear_label} req/s": fmt_mean_ci(mean_ci(column(b, "req_per_s"), confidence)),
             f"{tls_label} req/s": fmt_mean_ci(mean_ci(column(a, "req_per_s"), confidence)),
             "Δ req/s (TLS cost)": format_delta(delta(stats, "req_per_s", a, b, confidence)),
@@ -160,9 +161,16 @@ def _pct(r: RatioCI) -> str:
 
 
 def _versus_line(ctx: ReportContext, other: str, prefix: str) -> str | None:
-    """'C vs h2o, HTTPS/2 GET /ping: Δ (50 conns); ...' over the scenarios starting with prefix
-    that both servers have ok runs of; None when there are none."""
-    contestant = compared_servers(ctx)[0]
+    """'<contestant> vs <reference>, HTTPS/2 GET /ping: Δ (50 conns); ...' over the scenarios
+    starting with prefix that both servers have ok runs of, for each contestant; None when there
+    are none."""
+    contestants = [s for s in compared_servers(ctx) if s != ctx.baseline]
+    if not contestants:
+        return None
+    return "\n".join(line for c in contestants if (line := _versus_line_of(ctx, c, other, prefix))) or None
+
+
+def _versus_line_of(ctx: ReportContext, contestant: str, other: str, prefix: str) -> str | None:
     runs = ctx.runs
     if runs.empty:
         return None
@@ -181,7 +189,7 @@ def _versus_line(ctx: ReportContext, other: str, prefix: str) -> str | None:
 
 
 def summary_text(ctx: ReportContext) -> str:
-    """Seed 002's summary block: per-table Δ ranges (evloop vs Go) with CIs grouped by protocol,
+    """Seed 002's summary block: per-table Δ ranges (contestant vs baseline) with CIs grouped by protocol,
     peaks, the TLS cost per server for both protocols, and the negotiated parameters."""
     servers = compared_servers(ctx)
     secs: list[Section] = list(sections(ctx).values())
@@ -203,7 +211,8 @@ def summary_text(ctx: ReportContext) -> str:
             b = ok_runs(clr[clr["server"] == s]) if not clr.empty else clr
             parts.append(f"{short_name(s)} {_pct(delta(ctx.stats, 'req_per_s', a, b, ctx.confidence))}")
         lines.append(f"{head} " + "; ".join(parts))
-    lines += [line for other in ("h2o", "nginx") if (line := _versus_line(ctx, other, "h2_get_ping_c"))]
+    refs = [s for s in sort_servers(set(ctx.runs["server"])) if is_reference(s)] if not ctx.runs.empty else []
+    lines += [line for other in refs if (line := _versus_line(ctx, other, "h2_get_ping_c"))]
     runs = ctx.runs
     if not runs.empty and "tls_version" in runs:
         neg = []

@@ -1,5 +1,8 @@
 """Tables, statistics and plots of the languages suite (notebooks/languages.ipynb, seed 003's
-five-language shoot-out, stdlib and production tiers, plus the lab's C event loop).
+five-language shoot-out, stdlib and production tiers, plus the lab's contestants).
+
+Servers are told apart by their manifests' language and tier (tidy.servers), never by id: a
+contestant-tier server (the lab's own, no framework) is shown with the stdlib tier's views.
 
 Methods (stated again in every caption):
 * Per endpoint: geometric mean over ok runs with a log-scale t interval (stats.mean_ci); Δ between
@@ -33,7 +36,7 @@ from ..tidy.servers import display_name, is_aa_copy, language, short_name, sort_
 from .quality import mostly_client_bound
 from .tables import CLIENT_BOUND_MARK, client_bound_words, delta_cell
 from .method_words import ci_words, delta_words
-from .plots import ci_bar
+from .plots import ci_bar, palette
 from ..stats.frames import RunStats
 from ..stats.multiple import rank
 from ..stats.write import COMPOSITES, KEEPALIVE_SCORE, run_stats
@@ -55,14 +58,19 @@ RUNTIME = {"Go": "Go runtime + GC", "Rust": "none (no GC)", "JavaScript": "V8 en
 SEED_STDLIB_AVG = {"Go": 136e3, "Rust": 111e3, "JavaScript": 104e3, "C++": 89e3, "Python": 8.5e3}
 
 
+# Tiers shown together in the views of a tier: the contestants (the lab's own servers: libc and
+# epoll, no framework) stand beside the standard libraries.
+TIER_VIEWS: dict[str, tuple[str, ...]] = {"stdlib": ("stdlib", "contestant")}
+
+
 def name(server: str) -> str:
-    return display_name(server, SUITE)
+    return display_name(server)
 
 
 def open_languages_report(run_dir: str | Path | None = None, out_dir: str | Path | None = None,
                           raw_root: str | Path = "raw", data_root: str | Path = "data",
-                          confidence: float = 0.95,
-                          baseline: str = "lang_go_std", write: bool = True) -> ReportContext:
+                          confidence: float = 0.95, *,
+                          baseline: str, write: bool = True) -> ReportContext:
     """open_report for the languages suite; tidy frames go to out_dir as languages_runs.* and
     languages_latency.*. baseline: the server the per-endpoint Δ column compares with."""
     return open_report(SUITE, run_dir=run_dir, out_dir=out_dir, raw_root=raw_root, data_root=data_root,
@@ -82,7 +90,19 @@ def _servers(runs: pd.DataFrame, tier_name: str | None = None) -> list[str]:
         return []
     # the A/A copy is the run's noise floor (quality.noise_floor), not a contestant
     present = [s for s in sort_servers(set(runs["server"])) if not is_aa_copy(s)]
-    return [s for s in present if tier_name is None or tier(s) == tier_name]
+    return [s for s in present if tier_name is None or in_tier(s, tier_name)]
+
+
+def in_tier(server: str, tier_name: str) -> bool:
+    """The server belongs to the view of tier_name (TIER_VIEWS: stdlib views hold the contestants)."""
+    return tier(server) in TIER_VIEWS.get(tier_name, (tier_name,))
+
+
+def languages_of(servers: Sequence[str]) -> list[str]:
+    """The servers' languages: LANGUAGE_ORDER first, then any other in the servers' order."""
+    present = [lang for s in servers if (lang := language(s))]
+    return [lang for lang in LANGUAGE_ORDER if lang in present] + [
+        lang for lang in dict.fromkeys(present) if lang not in LANGUAGE_ORDER]
 
 
 def _rss_mib(df: pd.DataFrame) -> str:
@@ -101,11 +121,12 @@ def _tier_label(server: str) -> str:
 
 
 # ---------------------------------------------------------------- per-endpoint tables
-def endpoint_table(runs: pd.DataFrame, scenario: str, baseline: str | None = "lang_go_std",
+def endpoint_table(runs: pd.DataFrame, scenario: str, baseline: str | None = None,
                    tier_name: str | None = None, confidence: float = 0.95,
                    stats: RunStats | None = None) -> pd.DataFrame:
     """Seed 003's per-endpoint table, one row per server (fastest first): Language | Server |
-    Tier | n | Requests | Req/s | P50 | P99 | Max | CPU | Memory | Δ req/s vs baseline."""
+    Tier | n | Requests | Req/s | P50 | P99 | Max | CPU | Memory | Δ req/s vs baseline (the column
+    only when the baseline has runs of the endpoint)."""
     key_title = LANGUAGE_ENDPOINTS.get(scenario, (scenario, scenario))[1]
     title = key_title + (f" — {tier_name} tier" if tier_name else "")
     sub = runs[runs["scenario"] == scenario] if not runs.empty else runs
@@ -482,29 +503,40 @@ class Guess:
     text: str  # the guess as printed
     low: float
     high: float  # math.inf for "N+"
-    server: str  # our server answering it
+    tier: str  # the tier of our server answering it (tidy.servers.tier)
     note: str = ""
+    answered_in: str | None = None  # the language of that server, when not the guess's own
+
+    @property
+    def answer_language(self) -> str:
+        return self.answered_in or self.language
+
+    def servers(self, present: Sequence[str]) -> list[str]:
+        """The servers of `present` answering the guess: those of its answer language and tier,
+        in display order (A/A copies left out)."""
+        return [s for s in sort_servers(present) if not is_aa_copy(s)
+                and language(s) == self.answer_language and tier(s) == self.tier]
 
 
 # "How Each Language Could Be Improved" (its Expected Result column)
 SEED_IMPROVEMENTS: tuple[Guess, ...] = (
-    Guess("Go", "use fasthttp", "250K+ req/s", 250e3, math.inf, "lang_go_fasthttp"),
-    Guess("Rust", "use tokio async", "200K+ req/s", 200e3, math.inf, "lang_rust_axum"),
-    Guess("JavaScript", "use cluster mode", "150K+ req/s", 150e3, math.inf, "lang_node_fastify"),
-    Guess("C++", "use io_uring or epoll", "150K+ req/s", 150e3, math.inf, "evloop",
-          "answered in C: the lab's epoll event loop"),
-    Guess("C++", "use io_uring or epoll", "150K+ req/s", 150e3, math.inf, "lang_cpp_beast",
+    Guess("Go", "use fasthttp", "250K+ req/s", 250e3, math.inf, "production"),
+    Guess("Rust", "use tokio async", "200K+ req/s", 200e3, math.inf, "production"),
+    Guess("JavaScript", "use cluster mode", "150K+ req/s", 150e3, math.inf, "production"),
+    Guess("C++", "use io_uring or epoll", "150K+ req/s", 150e3, math.inf, "contestant",
+          "answered in C: the lab's epoll event loop", answered_in="C"),
+    Guess("C++", "use io_uring or epoll", "150K+ req/s", 150e3, math.inf, "production",
           "Asio runs on epoll"),
-    Guess("Python", "use uvloop + asyncio", "50K+ req/s", 50e3, math.inf, "lang_python_uvicorn"),
+    Guess("Python", "use uvloop + asyncio", "50K+ req/s", 50e3, math.inf, "production"),
 )
 # "Recommended Production Stack" (its Expected Performance column)
 SEED_PRODUCTION: tuple[Guess, ...] = (
-    Guess("Go", "stdlib (already excellent)", "150–200K req/s", 150e3, 200e3, "lang_go_std"),
-    Guess("Rust", "Actix-web or Axum + Tokio", "200–300K req/s", 200e3, 300e3, "lang_rust_axum"),
-    Guess("JavaScript", "Fastify + cluster", "100–150K req/s", 100e3, 150e3, "lang_node_fastify"),
-    Guess("C++", "Drogon or uWebSockets", "200–400K req/s", 200e3, 400e3, "lang_cpp_beast",
+    Guess("Go", "stdlib (already excellent)", "150–200K req/s", 150e3, 200e3, "stdlib"),
+    Guess("Rust", "Actix-web or Axum + Tokio", "200–300K req/s", 200e3, 300e3, "production"),
+    Guess("JavaScript", "Fastify + cluster", "100–150K req/s", 100e3, 150e3, "production"),
+    Guess("C++", "Drogon or uWebSockets", "200–400K req/s", 200e3, 400e3, "production",
           "we run Boost.Beast/Asio, not Drogon or uWebSockets"),
-    Guess("Python", "FastAPI + uvicorn", "30–50K req/s", 30e3, 50e3, "lang_python_uvicorn",
+    Guess("Python", "FastAPI + uvicorn", "30–50K req/s", 30e3, 50e3, "production",
           "Starlette, the toolkit FastAPI is built on"),
 )
 
@@ -538,18 +570,22 @@ def guesses_table(runs: pd.DataFrame, guesses: Sequence[Guess] = SEED_IMPROVEMEN
                   ) -> pd.DataFrame:
     """One row per guess: the seed's proposal and expected req/s beside our server's score (mean
     req/s over the four keep-alive endpoints, per rep, log-scale t interval), share of the guess's lower
-    bound, and where the CI lies against the guess."""
+    bound, and where the CI lies against the guess. The answering server is picked by language and
+    tier (Guess.servers): one row per such server of the run, or one 'no data' row when it has none."""
     scores = rep_scores(runs)
+    present = _servers(runs)
     rows = []
     for g in guesses:
-        ci = mean_ci(_vals(scores.get(g.server)), confidence)
-        rows.append({
-            "Language": g.language, "Seed's proposal": g.seed_change, "Seed's guess": g.text,
-            "Our server": name(g.server) + (f" ({g.note})" if g.note else ""),
-            "Measured avg req/s (1 core)": fmt_mean_ci(ci),
-            "Share of the guess's low end": "—" if ci.mean is None else f"{ci.mean / g.low:.0%}",
-            "Against the guess": compare_to_guess(ci, g.low, g.high),
-        })
+        for s in g.servers(present) or [None]:
+            ci = mean_ci(_vals(scores.get(s) if s else None), confidence)
+            our = name(s) if s else f"no {g.answer_language} server of tier {g.tier} in this run"
+            rows.append({
+                "Language": g.language, "Seed's proposal": g.seed_change, "Seed's guess": g.text,
+                "Our server": our + (f" ({g.note})" if g.note and s else ""),
+                "Measured avg req/s (1 core)": fmt_mean_ci(ci),
+                "Share of the guess's low end": "—" if ci.mean is None else f"{ci.mean / g.low:.0%}",
+                "Against the guess": compare_to_guess(ci, g.low, g.high),
+            })
     cap = ("Measured = the ranking score (mean req/s over the four keep-alive endpoints, per rep, "
            f"{confidence:.0%} t interval on the log scale over reps; n = reps). The guesses are compared as the seed "
            "stated them, unscaled, although the seed's numbers came from a 12-core laptop with wrk and "
@@ -566,7 +602,8 @@ def production_table(runs: pd.DataFrame, confidence: float = 0.95) -> pd.DataFra
 
 def tier_table(runs: pd.DataFrame, confidence: float = 0.95, stats: RunStats | None = None) -> pd.DataFrame:
     """Per language: the stdlib server and the production server with their scores, Δ production vs
-    stdlib (paired by rep), the seed's stdlib measurement and its guess for the production stack."""
+    stdlib (paired by rep), the seed's stdlib measurement and its guess for the production stack.
+    A contestant-tier server stands in the stdlib column (TIER_VIEWS), its tier named beside it."""
     title = "Stdlib vs production tier per language"
     servers = _servers(runs)
     if not servers:
@@ -575,11 +612,11 @@ def tier_table(runs: pd.DataFrame, confidence: float = 0.95, stats: RunStats | N
 
     def score(s: str | None) -> str:
         return fmt_mean_ci(mean_ci_of(stats.estimate(_score_cell(runs, s), "req_per_s"))) if s else "—"
-    guess = {g.language: g for g in SEED_IMPROVEMENTS if g.server != "evloop"}
+    guess = {g.language: g for g in SEED_IMPROVEMENTS if g.tier == "production" and g.answered_in is None}
     rows = []
-    for lang in LANGUAGE_ORDER:
-        std = [s for s in servers if language(s) == lang and tier(s) == "stdlib"]
-        prod = [s for s in servers if language(s) == lang and tier(s) == "production"]
+    for lang in languages_of(servers):
+        std = [s for s in servers if language(s) == lang and in_tier(s, "stdlib")]
+        prod = [s for s in servers if language(s) == lang and in_tier(s, "production")]
         if not std and not prod:
             continue
         a = std[0] if std else None
@@ -587,7 +624,7 @@ def tier_table(runs: pd.DataFrame, confidence: float = 0.95, stats: RunStats | N
         g = guess.get(lang)
         rows.append({
             "Language": lang,
-            "Stdlib server": name(a) if a else "—",
+            "Stdlib server": (name(a) + ("" if tier(a) == "stdlib" else f" ({tier(a)})")) if a else "—",
             "Stdlib avg req/s": score(a),
             "Seed's stdlib avg (12 cores)": fmt_kilo(SEED_STDLIB_AVG[lang]) if lang in SEED_STDLIB_AVG else "—",
             "Production server": name(b) if b else "—",
@@ -598,7 +635,8 @@ def tier_table(runs: pd.DataFrame, confidence: float = 0.95, stats: RunStats | N
     cap = ("Scores as in the ranking (mean req/s over the four keep-alive endpoints, per rep, "
            f"{confidence:.0%} t interval on the log scale; n = reps); {_delta_words(confidence)}. The seed's "
            "stdlib averages are its own single 5-s runs on 12 unpinned cores, shown for orientation only. "
-           "C has one server (the lab's event loop, stdlib tier: libc and epoll, no framework).")
+           "A contestant (the lab's own server: libc and epoll, no framework) stands in the stdlib column, "
+           "its tier in brackets.")
     return _with_meta(pd.DataFrame(rows), title, cap)
 
 
@@ -642,13 +680,13 @@ def endpoint_bars(runs: pd.DataFrame, tier_name: str | None, metric: str = "req_
     ok = ok[ok["server"].isin(servers) & ok["scenario"].isin(present)]
     if ok.empty or ok[metric].dropna().empty:
         return None
-    colors = sns.color_palette("colorblind", n_colors=max(len(servers), 3))
+    pal = palette(servers)
     width = 0.8 / len(servers)
     fig, ax = plt.subplots(figsize=(min(13.0, 2.2 * len(present) + 3.0), 4.0))
     for i, s in enumerate(servers):
         for j, sc in enumerate(present):
             vals = ok.loc[(ok["server"] == s) & (ok["scenario"] == sc), metric].dropna().to_numpy(dtype=float)
-            ci_bar(ax, j - 0.4 + width * (i + 0.5), vals, width, colors[i], name(s) if j == 0 else None,
+            ci_bar(ax, j - 0.4 + width * (i + 0.5), vals, width, pal[s], name(s) if j == 0 else None,
                    confidence, small=True)
     ax.set_xticks(range(len(present)), [ENDPOINT_SHORT.get(sc, sc).replace(", ", ",\n") for sc in present])
     ax.set_ylabel({"req_per_s": "requests/s", "cpu_us_per_req": "server CPU-µs per request"}.get(metric, metric))
@@ -694,9 +732,9 @@ def summary_text(runs: pd.DataFrame, run_id: str = "", confidence: float = 0.95,
         interval = f" [{fmt_kilo(ci.low)}, {fmt_kilo(ci.high)}]" if ci.has_interval else f" (n={ci.n}, {ci.reason})"
         lines.append(f"  {r.label:<12} {name(r.server):<46} {fmt_kilo(ci.mean)}{interval}")
     gains = []
-    for lang in LANGUAGE_ORDER:
-        std = [s for s in servers if language(s) == lang and tier(s) == "stdlib"]
-        prod = [s for s in servers if language(s) == lang and tier(s) == "production"]
+    for lang in languages_of(servers):
+        std = [s for s in servers if language(s) == lang and in_tier(s, "stdlib")]
+        prod = [s for s in servers if language(s) == lang and in_tier(s, "production")]
         if std and prod:
             gains.append(f"{lang} {_score_delta(runs, stats, prod[0], std[0])}")
     lines.append("Production vs stdlib tier: " + ("; ".join(gains) if gains else "no language has both tiers"))
@@ -710,8 +748,13 @@ def summary_text(runs: pd.DataFrame, run_id: str = "", confidence: float = 0.95,
     lines.append(f"P99/P50 > {TAIL_THRESHOLD:g}× (whole CI): " + ("; ".join(bad) if bad else "none"))
     met = []
     for g in SEED_IMPROVEMENTS:
-        ci = mean_ci_of(stats.estimate(_score_cell(runs, g.server), "req_per_s"))
-        met.append(f"{short_name(g.server)} vs {g.text.split()[0]}: {compare_to_guess(ci, g.low, g.high)}")
+        answering = g.servers(servers)
+        if not answering:
+            met.append(f"{g.language} {g.seed_change!r} vs {g.text.split()[0]}: no {g.answer_language} "
+                       f"server of tier {g.tier}")
+        for s in answering:
+            ci = mean_ci_of(stats.estimate(_score_cell(runs, s), "req_per_s"))
+            met.append(f"{short_name(s)} vs {g.text.split()[0]}: {compare_to_guess(ci, g.low, g.high)}")
     lines.append("Seed's guesses (on 1 server core): " + "; ".join(met))
     peaks = {s: p for s in servers if not math.isnan(p := _peak_rss_kb(runs, s))}
     if peaks:

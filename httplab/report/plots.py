@@ -15,7 +15,7 @@ from ..stats.select import Where, ok_runs, select
 from .fmt import fmt_size
 from ..parse.percentiles import weighted_percentiles
 from .scenarios import scenario_label, scenario_sort_key
-from ..tidy.servers import display_name, sort_servers
+from ..tidy.servers import colour, display_name, sort_servers
 from ..stats import mean_ci
 
 
@@ -36,9 +36,9 @@ def ci_bar(ax, x: float, vals: np.ndarray, width: float, color, label: str | Non
     ax.scatter(np.full(len(vals), x), vals, s=5 if small else 8, color="black", alpha=0.5, zorder=3)
 
 
-def _palette(servers: Sequence[str]) -> dict[str, tuple]:
-    colors = sns.color_palette("colorblind", n_colors=max(len(servers), 3))
-    return {s: colors[i] for i, s in enumerate(servers)}
+def palette(servers: Sequence[str]) -> dict[str, str]:
+    """server -> its colour (tidy.servers.colour: the manifest's), the same in every plot."""
+    return {s: colour(s) for s in servers}
 
 
 def metric_bars(runs: pd.DataFrame, where: Where | None, vary: str, metric: str, ylabel: str,
@@ -52,7 +52,7 @@ def metric_bars(runs: pd.DataFrame, where: Where | None, vary: str, metric: str,
     present = sort_servers(set(ok["server"]))
     chosen = [s for s in (servers or present) if s in present] or present
     levels = sorted(ok[vary].unique())
-    pal = _palette(chosen)
+    pal = palette(chosen)
     width = 0.8 / len(chosen)
     fig, ax = plt.subplots(figsize=(max(5.0, 1.3 * len(levels) * len(chosen) + 1.5), 3.6))
     for i, s in enumerate(chosen):
@@ -115,7 +115,7 @@ def latency_curves(latency: pd.DataFrame, runs: pd.DataFrame, where: Where | Non
     firsts = sorted(ok.drop_duplicates("scenario").to_dict("records"), key=scenario_sort_key)[:max_panels]
     present = sort_servers(set(ok["server"]))
     chosen = [s for s in (servers or present) if s in present] or present
-    pal = _palette(chosen)
+    pal = palette(chosen)
     ncols = min(3, len(firsts))
     nrows = int(np.ceil(len(firsts) / ncols))
     fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 3.2 * nrows), squeeze=False)

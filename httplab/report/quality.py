@@ -1,8 +1,8 @@
 """How far a run's numbers can be trusted: its A/A noise floor, and which points were client-bound
 or noisy (httplab.tidy.bounds). Pure functions over the runs frame; report.py and the tables format them.
 
-The A/A noise floor: in the full profile each suite runs a second, independent instance of the C
-server ("evloop~aa", scripts/lib.sh) in its own slot of every rep's order, on the suite's headline
+The A/A noise floor: in the full profile each suite runs a second, independent instance of one
+server (the A/A copy "<server>~aa", tidy.servers.AA_SUFFIX) in its own slot of every rep's order, on the suite's headline
 scenarios. Both instances are the same binary with the same flags, so any Δ between them is what
 the method (drift, order, the machine) produces on its own. The floor is the largest distance from
 0 of the A/A Δ's confidence bounds over the headline scenarios: a Δ between two different servers
@@ -29,7 +29,7 @@ FLOOR_METRICS: dict[str, str] = {"req_per_s": "req/s", "cpu_us_per_req": "CPU-µ
 @dataclass(frozen=True)
 class NoiseFloor:
     """The A/A comparison of one run (or suite): per scenario and metric the Δ copy vs original."""
-    original: str | None                 # the server that was copied ("evloop"); None: no A/A copy
+    original: str | None                 # the server that was copied; None: no A/A copy
     deltas: dict[tuple[str, str], RatioCI]   # (scenario, metric) -> Δ
     floor: dict[str, float | None]       # metric -> largest |bound| over scenarios (fraction)
 

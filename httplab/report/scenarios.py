@@ -162,7 +162,7 @@ def https_sections(runs: pd.DataFrame) -> list[Section]:
 
 
 # The languages suite's endpoints (seed 003), by scenario id: (key, title). Its tables are built
-# by lang_report (one table per endpoint, every server a row), not by comparison_table.
+# by report.languages (one table per endpoint, every server a row), not by comparison_table.
 LANGUAGE_ENDPOINTS: dict[str, tuple[str, str]] = {
     "get_root_c100": ("root", "Root endpoint (GET /)"),
     "post_json_c100": ("post", "POST endpoint (POST /something, JSON body)"),

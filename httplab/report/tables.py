@@ -12,7 +12,7 @@ import pandas as pd
 from ..stats.select import Where, column, ok_runs, select
 from .fmt import fmt_bytes_rate, fmt_float, fmt_mean_ci, fmt_size, fmt_us
 from .scenarios import scenario_label, scenario_sort_key
-from ..tidy.servers import REFERENCE_SERVERS, display_name, short_name, sort_servers
+from ..tidy.servers import contestants, display_name, is_reference, short_name, sort_servers
 from .quality import mostly_client_bound
 from .method_words import ci_words, delta_words
 from ..stats import format_delta, mean_ci, tail_ratio
@@ -69,16 +69,19 @@ def client_bound_words() -> str:
 
 
 def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str = "connections",
-                     servers: Sequence[str] = ("evloop", "go"), baseline: str = "go",
+                     servers: Sequence[str] | None = None, baseline: str | None = None,
                      metric: str = "req_per_s", latency_metric: str = "lat_p50_us",
-                     references: Sequence[str] = REFERENCE_SERVERS, transfer: bool = False,
+                     references: Sequence[str] | None = None, transfer: bool = False,
                      vary_label: str | None = None, title: str = "", confidence: float = 0.95,
                      stats: RunStats | None = None,
                      transfer_source: str = "binary units as wrk prints them",
                      latency_source: str = "percentile from the run's full histogram") -> pd.DataFrame:
-    """`Connections | C req/s | Go req/s | C latency | Go latency | Δ C vs Go | nginx req/s (ref) …`
+    """`Connections | A req/s | B req/s | A latency | B latency | Δ A vs B | R req/s (ref) …`
 
-    One row per value of `vary`. req/s cells: mean ± half-width of the t CI, with n. Latency: mean
+    One row per value of `vary`. servers: the columns' servers (default: the contestants present,
+    tidy.servers.contestants, then the baseline); baseline: what the Δ columns compare with (None:
+    no Δ columns); references: extra req/s columns (default: the reference servers present,
+    tidy.servers.is_reference). req/s cells: mean ± half-width of the t CI, with n. Latency: mean
     over runs of each run's P50 (from its full histogram). With transfer=True, `X Transfer/s`
     columns (mean bytes read per second, binary units as wrk prints). Δ of `metric` for every
     server of `servers` other than baseline against baseline. Reference servers that have data
@@ -92,8 +95,11 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
     label = vary_label or vary
     fmt_level = VARY_FORMAT.get(vary, str)
     present = set(sub["server"])
-    refs = [r for r in sort_servers(set(references) & present) if r not in servers]
-    contestants = [s for s in servers if s != baseline]
+    if servers is None:
+        servers = list(dict.fromkeys(contestants(present) + ([baseline] if baseline else [])))
+    refs = [r for r in sort_servers(set(references if references is not None else filter(is_reference, present))
+                                    & present) if r not in servers]
+    others = [s for s in servers if s != baseline] if baseline else []
     rows = []
     for level in sorted(sub[vary].unique()):
         at = ok[ok[vary] == level]
@@ -112,8 +118,8 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
                 srv = at[at["server"] == s]
                 ci = mean_ci(column(srv, latency_metric), confidence)
                 row[f"{short_name(s)} latency"] = fmt_us(ci.mean) if ci.mean is not None else "no data"
-        for s in contestants:
-            row[f"Δ {short_name(s)} vs {short_name(baseline)}"] = delta_cell(
+        for s in others:
+            row[f"Δ {short_name(s)} vs {short_name(baseline)}"] = delta_cell(  # type: ignore[arg-type]
                 at[at["server"] == s], at[at["server"] == baseline], metric, confidence, stats)
         for ref in refs:
             srv = at[at["server"] == ref]
@@ -126,15 +132,16 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
                f"latency = mean over runs of each run's {latency_metric.removeprefix('lat_').removesuffix('_us').upper()} "
                f"({latency_source})")
     cap = (f"{METRIC_LABELS.get(metric, metric)}: mean ± half-width of the {_ci_words(confidence)}; {lat_txt}; "
-           f"{_delta_words(confidence)}; {client_bound_words()}. Servers: "
+           + (f"{_delta_words(confidence)}; " if others else "") + f"{client_bound_words()}. Servers: "
            + ", ".join(f"{short_name(s)} = {display_name(s)}" for s in list(servers) + refs)
            + ("; reference servers as extra columns marked (ref)" if refs else "")
            + (f". {n_failed} failed run(s) excluded (see the failed-runs table)." if n_failed else "."))
     return _with_meta(df, title, cap)
 
 
-def _against_baseline(sub: pd.DataFrame, servers: Sequence[str] | None, baseline: str):
-    """(scenario label, server, its ok runs, the baseline's ok runs of that scenario) per row."""
+def _against_baseline(sub: pd.DataFrame, servers: Sequence[str] | None, baseline: str | None):
+    """(scenario label, server, its ok runs, the baseline's ok runs of that scenario) per row
+    (no baseline: its runs are empty)."""
     for scen, label, s, grp in _scenario_rows(sub, servers):
         yield label, s, ok_runs(grp), ok_runs(sub[(sub["scenario"] == scen) & (sub["server"] == baseline)])
 
@@ -153,11 +160,11 @@ def _scenario_rows(sub: pd.DataFrame, servers: Sequence[str] | None):
 
 
 def latency_table(runs: pd.DataFrame, where: Where | None = None, servers: Sequence[str] | None = None,
-                  baseline: str = "go", confidence: float = 0.95, title: str = "Latency percentiles",
+                  baseline: str | None = None, confidence: float = 0.95, title: str = "Latency percentiles",
                   stats: RunStats | None = None,
                   latency_note: str = "Pipelined scenarios: one latency sample per batch.") -> pd.DataFrame:
     """Per scenario and server: P50, P99, P99.9 (mean over runs of per-run percentiles), P99/P50
-    (per run, then mean ± CI), and Δ P99 vs the baseline server."""
+    (per run, then mean ± CI), and Δ P99 vs the baseline server (no baseline: no Δ column)."""
     sub = select(runs, where)
     if sub.empty:
         return _with_meta(pd.DataFrame(), title, "no data for this table in this run")
@@ -170,22 +177,23 @@ def latency_table(runs: pd.DataFrame, where: Where | None = None, servers: Seque
             "P99": fmt_us(mean_ci(column(ok, "lat_p99_us")).mean),
             "P99.9": fmt_us(mean_ci(column(ok, "lat_p999_us")).mean),
             "P99/P50": fmt_mean_ci(ratio, lambda v: fmt_float(v, 2)),
-            f"Δ P99 vs {short_name(baseline)}": ("—" if s == baseline or base.empty else delta_text(
-                stats, "lat_p99_us", ok, base, confidence)),
         }
+        if baseline:
+            row[f"Δ P99 vs {short_name(baseline)}"] = ("—" if s == baseline or base.empty else delta_text(
+                stats, "lat_p99_us", ok, base, confidence))
         rows.append(row)
     cap = ("Percentiles per run from that run's full latency histogram (nearest rank), then the mean "
            f"over the n ok runs; P99/P50 per run, then mean ± half-width of the {_ci_words(confidence)}; "
-           f"{_delta_words(confidence)} (negative = lower tail latency than the baseline). "
+           + (f"{_delta_words(confidence)} (negative = lower tail latency than the baseline). " if baseline else "")
            + latency_note)
     return _with_meta(pd.DataFrame(rows), title, cap)
 
 
 def cost_table(runs: pd.DataFrame, where: Where | None = None, servers: Sequence[str] | None = None,
-               baseline: str = "go", confidence: float = 0.95, title: str = "Server cost",
+               baseline: str | None = None, confidence: float = 0.95, title: str = "Server cost",
                stats: RunStats | None = None) -> pd.DataFrame:
     """Per scenario and server: req/s, server CPU % and CPU-µs per request (mean ± CI), peak RSS
-    (largest over the runs), and Δ CPU-µs/request vs the baseline."""
+    (largest over the runs), and Δ CPU-µs/request vs the baseline (no baseline: no Δ column)."""
     sub = select(runs, where)
     if sub.empty:
         return _with_meta(pd.DataFrame(), title, "no data for this table in this run")
@@ -193,7 +201,7 @@ def cost_table(runs: pd.DataFrame, where: Where | None = None, servers: Sequence
     for label, s, ok, base in _against_baseline(sub, servers, baseline):
         rss = ok["rss_peak_kb"].max() if not ok.empty else np.nan
         mark = f" {CLIENT_BOUND_MARK}" if mostly_client_bound(ok) else ""
-        rows.append({
+        row = {
             "Scenario": label, "Server": display_name(s), "n": len(ok),
             "req/s": fmt_mean_ci(mean_ci(column(ok, "req_per_s"), confidence), show_n=False) + mark,
             "capacity (req/CPU-s)": fmt_mean_ci(mean_ci(column(ok, "capacity_rps"), confidence), show_n=False),
@@ -201,28 +209,41 @@ def cost_table(runs: pd.DataFrame, where: Where | None = None, servers: Sequence
             "CPU-µs/req": fmt_mean_ci(mean_ci(column(ok, "cpu_us_per_req"), confidence),
                                       lambda v: fmt_float(v, 2), show_n=False),
             "Peak RSS": "not recorded" if pd.isna(rss) else f"{rss / 1024:.1f} MiB",
-            f"Δ CPU-µs/req vs {short_name(baseline)}": ("—" if s == baseline or base.empty else format_delta(
-                ratio_ci_of(comparison(stats, "cpu_us_per_req", ok, base, confidence)))),
-        })
+        }
+        if baseline:
+            row[f"Δ CPU-µs/req vs {short_name(baseline)}"] = ("—" if s == baseline or base.empty else format_delta(
+                ratio_ci_of(comparison(stats, "cpu_us_per_req", ok, base, confidence))))
+        rows.append(row)
     cap = (f"Mean ± half-width of the {_ci_words(confidence)}. CPU = utime + stime of the server's "
            "whole process tree over the measured window (/proc); CPU % of one core; CPU-µs/req = CPU "
            "time / completed requests; capacity = requests per server CPU-second (1e6 / CPU-µs/req), a "
            "throughput that does not depend on the client; peak RSS = the largest over the runs of the "
            "measured window's own peak (VmHWM summed over the tree, reset before the window; runs made "
            "before that recorded only the peak since start-up and show 'not recorded'). "
-           f"{_delta_words(confidence)} (negative = cheaper than the baseline); {client_bound_words()}.")
+           + (f"{_delta_words(confidence)} (negative = cheaper than the baseline); " if baseline else "")
+           + f"{client_bound_words()}.")
     return _with_meta(pd.DataFrame(rows), title, cap)
 
 
-def versus_table(runs: pd.DataFrame, server: str = "evloop", others: Sequence[str] = ("nginx",),
+def versus_table(runs: pd.DataFrame, server: str | None = None, others: Sequence[str] | None = None,
                  where: Where | None = None, metrics: Sequence[str] = ("req_per_s", "cpu_us_per_req"),
                  confidence: float = 0.95,
-                 title: str = "C against the reference servers", stats: RunStats | None = None) -> pd.DataFrame:
+                 title: str = "", stats: RunStats | None = None) -> pd.DataFrame:
     """Per scenario, Δ of `server` against each of `others` on each metric (ratio of means − 1
-    with its CI): the comparison a reader of the cost table wants when the baseline is Go but
-    the question is "is the event loop as cheap as nginx?". Scenarios where a side has no ok
-    runs are left out."""
+    with its CI): the comparison a reader of the cost table wants when the baseline is another
+    contestant but the question is "is the contestant as cheap as a production server?". server:
+    default the first contestant present (tidy.servers.contestants); others: default the reference
+    servers present (tidy.servers.is_reference). Scenarios where a side has no ok runs are left out."""
     sub = select(runs, where)
+    present = set(sub["server"]) if not sub.empty else set()
+    if server is None:
+        server = next(iter(contestants(present)), None)
+    if others is None:
+        others = [s for s in sort_servers(present) if is_reference(s)]
+    title = title or (f"{display_name(server)} against the reference servers" if server
+                      else "The contestant against the reference servers")
+    if server is None or not others:
+        return _with_meta(pd.DataFrame(), title, "no contestant or no reference server in this run")
     names = {"req_per_s": "req/s", "cpu_us_per_req": "CPU-µs/req", "lat_p99_us": "P99"}
     rows = []
     for scen in sorted(sub["scenario"].unique(), key=lambda sc: scenario_sort_key(sub[sub["scenario"] == sc].iloc[0])) \

@@ -1,73 +1,53 @@
-"""Server ids -> display names, in one place. Extend SERVER_NAMES when a server is added."""
+"""Server ids -> display name, short name, language, tier, display order and colour, all read
+from the servers' manifests (servers/**/lab.toml, httplab.parse.manifest), so a new server (one
+new lab.toml) looks right in every report without a change here.
+
+The manifests are read once per servers folder (servers_dir(), which honours LAB_SERVERS_DIR);
+clear_cache() forgets them. An id without a manifest (an old run's server, since removed) is shown
+under its id, sorted after the known servers, in a neutral colour derived from its name. An A/A copy
+(`<server>~aa`) is named, ordered and coloured after its original.
+"""
 from __future__ import annotations
 
-SERVER_NAMES: dict[str, str] = {
-    "evloop": "C (evloop)",
-    "go": "Go net/http",
-    "nginx": "nginx",
-    "h2o": "h2o",
-    "floor": "floor",
-    # the languages suite (seed 003): stdlib tier
-    "lang_go_std": "Go net/http",
-    "lang_rust_std": "Rust std::net (8-thread pool)",
-    "lang_node_std": "Node.js http",
-    "lang_cpp_std": "C++ std::thread (8 threads)",
-    "lang_python_std": "Python http.server",
-    # production tier
-    "lang_go_fasthttp": "Go fasthttp",
-    "lang_rust_axum": "Rust axum/tokio",
-    "lang_node_fastify": "Node.js Fastify + cluster",
-    "lang_python_uvicorn": "Python Starlette/uvicorn (uvloop, httptools)",
-    "lang_cpp_beast": "C++ Boost.Beast/Asio",
-}
+import colorsys
+import hashlib
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
 
-# Names that differ in one suite's report (suite -> server -> name).
-SUITE_SERVER_NAMES: dict[str, dict[str, str]] = {
-    "languages": {"evloop": "C event loop (evloop)"},
-}
+from ..parse.manifest import Manifest, ManifestError, load_all, servers_dir
 
-# Language and tier of the languages suite's servers ("stdlib": the language's standard library
-# only, as in seed 003; "production": the stack seed 003 suggests instead). evloop is the lab's
-# answer to "C with epoll" and counts as stdlib tier (libc + epoll, no framework).
-SERVER_LANGUAGES: dict[str, str] = {
-    "lang_go_std": "Go", "lang_go_fasthttp": "Go",
-    "lang_rust_std": "Rust", "lang_rust_axum": "Rust",
-    "lang_node_std": "JavaScript", "lang_node_fastify": "JavaScript",
-    "lang_cpp_std": "C++", "lang_cpp_beast": "C++",
-    "lang_python_std": "Python", "lang_python_uvicorn": "Python",
-    "evloop": "C",
-}
-SERVER_TIERS: dict[str, str] = {
-    "lang_go_std": "stdlib", "lang_rust_std": "stdlib", "lang_node_std": "stdlib",
-    "lang_cpp_std": "stdlib", "lang_python_std": "stdlib", "evloop": "stdlib",
-    "lang_go_fasthttp": "production", "lang_rust_axum": "production", "lang_node_fastify": "production",
-    "lang_python_uvicorn": "production", "lang_cpp_beast": "production",
-}
+AA_SUFFIX = "~aa"  # an A/A copy: a second instance of a server (scripts' AA_SUFFIX)
 
-# Short labels for table column headers ("C req/s", "Go req/s").
-SHORT_NAMES: dict[str, str] = {
-    "evloop": "C",
-    "go": "Go",
-    "nginx": "nginx",
-    "h2o": "h2o",
-    "floor": "floor",
-    "lang_go_std": "Go std", "lang_rust_std": "Rust std", "lang_node_std": "Node std",
-    "lang_cpp_std": "C++ std", "lang_python_std": "Python std",
-    "lang_go_fasthttp": "fasthttp", "lang_rust_axum": "axum", "lang_node_fastify": "Fastify",
-    "lang_python_uvicorn": "uvicorn", "lang_cpp_beast": "Beast",
-}
-
-# Servers that are reference points rather than contestants (DESIGN §6).
-REFERENCE_SERVERS: tuple[str, ...] = ("nginx", "h2o", "floor")
-
-# Display order; unknown ids sort after these, alphabetically.
-SERVER_ORDER: tuple[str, ...] = ("evloop", "go", "nginx", "h2o", "floor",
-                                 "lang_go_std", "lang_rust_std", "lang_node_std", "lang_cpp_std",
-                                 "lang_python_std", "lang_go_fasthttp", "lang_rust_axum",
-                                 "lang_node_fastify", "lang_cpp_beast", "lang_python_uvicorn")
+# Tiers that are reference points rather than contestants (DESIGN §6; parse.manifest.TIERS).
+REFERENCE_TIERS: tuple[str, ...] = ("reference", "floor")
+CONTESTANT_TIER = "contestant"
 
 
-AA_SUFFIX = "~aa"  # an A/A copy: a second instance of a server (scripts/lib.sh AA_SUFFIX)
+@lru_cache(maxsize=8)
+def _load(base: Path) -> dict[str, Manifest]:
+    try:
+        found = load_all(base)
+    except ManifestError as e:
+        if e.field == "(folder)":  # no manifest at all: every id is unknown
+            return {}
+        raise
+    return {m.name: m for m in found}
+
+
+def manifests() -> dict[str, Manifest]:
+    """name -> Manifest of every server, in display order (read once per servers folder)."""
+    return _load(servers_dir().resolve())
+
+
+def clear_cache() -> None:
+    """Forget the manifests read so far (a test that edits a servers folder calls this)."""
+    _load.cache_clear()
+
+
+def manifest(server: str) -> Manifest | None:
+    """The manifest of a server id, or of the original of an A/A copy; None when there is none."""
+    return manifests().get(aa_of(server) or server)
 
 
 def is_aa_copy(server: str) -> bool:
@@ -75,43 +55,89 @@ def is_aa_copy(server: str) -> bool:
 
 
 def aa_of(server: str) -> str | None:
-    """The server an A/A copy copies ("evloop~aa" -> "evloop"); None for an ordinary server."""
+    """The server an A/A copy copies ("<server>~aa" -> "<server>"); None for an ordinary server."""
     return server.removesuffix(AA_SUFFIX) if is_aa_copy(server) else None
 
 
-def display_name(server: str, suite: str | None = None) -> str:
-    """Human name of a server id ("evloop" -> "C (evloop)"); unknown ids are returned as given.
-    With a suite, that suite's own name when it has one (SUITE_SERVER_NAMES). An A/A copy is
-    named after its original ("evloop~aa" -> "C (evloop), A/A copy")."""
+def display_name(server: str) -> str:
+    """Human name of a server id (the manifest's `display`); unknown ids are returned as given.
+    An A/A copy is named after its original ("<display>, A/A copy")."""
     original = aa_of(server)
     if original is not None:
-        return display_name(original, suite) + ", A/A copy"
-    if suite is not None and server in SUITE_SERVER_NAMES.get(suite, {}):
-        return SUITE_SERVER_NAMES[suite][server]
-    return SERVER_NAMES.get(server, server)
-
-
-def language(server: str) -> str | None:
-    """Programming language of a languages-suite server (None for others)."""
-    return SERVER_LANGUAGES.get(server)
-
-
-def tier(server: str) -> str | None:
-    """"stdlib" or "production" for a languages-suite server (None for others)."""
-    return SERVER_TIERS.get(server)
+        return display_name(original) + ", A/A copy"
+    m = manifests().get(server)
+    return m.display if m else server
 
 
 def short_name(server: str) -> str:
-    """Short label for column headers ("evloop" -> "C"; "evloop~aa" -> "C A/A")."""
+    """Short label for column headers (the manifest's `short`; an A/A copy: "<short> A/A")."""
     original = aa_of(server)
     if original is not None:
         return short_name(original) + " A/A"
-    return SHORT_NAMES.get(server, server)
+    m = manifests().get(server)
+    return m.short if m else server
 
 
-def sort_servers(servers: list[str] | tuple[str, ...] | set[str]) -> list[str]:
-    """Servers in display order."""
-    known = {s: i for i, s in enumerate(SERVER_ORDER)}
-    # an A/A copy right after its original
-    return sorted(set(servers), key=lambda s: (known.get(s.removesuffix(AA_SUFFIX), len(known)),
-                                               is_aa_copy(s), s))
+def language(server: str) -> str | None:
+    """Programming language of a server (an A/A copy: its original's); None without a manifest."""
+    m = manifest(server)
+    return m.language if m else None
+
+
+def tier(server: str) -> str | None:
+    """The server's tier (parse.manifest.TIERS; an A/A copy: its original's); None without a manifest."""
+    m = manifest(server)
+    return m.tier if m else None
+
+
+def is_reference(server: str) -> bool:
+    """A reference point rather than a contestant: tier reference or floor (never an A/A copy)."""
+    return not is_aa_copy(server) and tier(server) in REFERENCE_TIERS
+
+
+def sort_servers(servers: Iterable[str]) -> list[str]:
+    """Servers in display order (the manifests' order, then name); ids without a manifest after
+    them, alphabetically; an A/A copy right after its original."""
+    known = manifests()
+
+    def key(s: str) -> tuple:
+        base = s.removesuffix(AA_SUFFIX)
+        m = known.get(base)
+        return (0, m.order, m.name, is_aa_copy(s), s) if m else (1, 0, base, is_aa_copy(s), s)
+    return sorted(set(servers), key=key)
+
+
+def contestants(servers: Iterable[str]) -> list[str]:
+    """Those of `servers` with tier contestant (A/A copies left out), in display order."""
+    return [s for s in sort_servers(servers) if not is_aa_copy(s) and tier(s) == CONTESTANT_TIER]
+
+
+def _hex(rgb: tuple[float, float, float]) -> str:
+    return "#" + "".join(f"{round(min(max(c, 0.0), 1.0) * 255):02x}" for c in rgb)
+
+
+def _rgb(colour_hex: str) -> tuple[float, float, float]:
+    h = colour_hex.lstrip("#")
+    return (int(h[0:2], 16) / 255, int(h[2:4], 16) / 255, int(h[4:6], 16) / 255)
+
+
+def lighten(colour_hex: str, amount: float = 0.45) -> str:
+    """'#rrggbb' mixed with white (amount 0: unchanged, 1: white)."""
+    return _hex(tuple(c + (1.0 - c) * amount for c in _rgb(colour_hex)))  # type: ignore[arg-type]
+
+
+def _neutral(server: str) -> str:
+    """A stable greyish colour from the id alone (the same in every process and report)."""
+    d = hashlib.sha256(server.encode()).digest()
+    hue, light = d[0] / 255, 0.38 + 0.24 * d[1] / 255
+    return _hex(colorsys.hls_to_rgb(hue, light, 0.12))
+
+
+def colour(server: str) -> str:
+    """The server's colour in every plot ('#rrggbb'): its manifest's; an A/A copy gets its
+    original's, lightened; an id without a manifest a neutral colour derived from its name."""
+    original = aa_of(server)
+    if original is not None:
+        return lighten(colour(original))
+    m = manifests().get(server)
+    return m.colour if m else _neutral(server)

@@ -182,7 +182,7 @@ def test_sections_and_tables(h2run):
 
 
 def test_report_context_and_summary(h2run, tmp_path):
-    ctx = open_h2_report(run_dir=h2run, out_dir=tmp_path / "data")
+    ctx = open_h2_report(run_dir=h2run, out_dir=tmp_path / "data", baseline="go")
     assert {p.name for p in ctx.written} == {"comparisons.csv", "comparisons.parquet", "estimates.csv", "estimates.parquet", "latency.parquet", "runs.parquet"}
     back = pd.read_parquet(tmp_path / "data" / "runs.parquet")   # the whole run, every suite
     assert "h2c" in set(back["suite"])

@@ -309,7 +309,7 @@ def test_read_host_states(tmp_path, state):
 
 
 def _header(raw_run: Path, tmp_path: Path) -> str:
-    ctx = open_report("http1", run_dir=raw_run, out_dir=tmp_path / "out", start=REPO, write=False)
+    ctx = open_report("http1", run_dir=raw_run, out_dir=tmp_path / "out", start=REPO, baseline="go", write=False)
     return header_markdown(ctx, "HTTP/1.1")
 
 

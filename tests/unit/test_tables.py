@@ -8,7 +8,7 @@ from httplab.report.tables import (comparison_table, cost_table, failed_runs_tab
                             verify_table)
 from make_fake_run import make_fake_run
 
-FAST: dict = {}
+FAST: dict = {"baseline": "go"}  # the http1 notebook's baseline parameter
 
 
 @pytest.fixture
