@@ -41,7 +41,7 @@ ROUTE_KINDS: dict[str, str] = {
     "root_close": "GET / with 'Connection: close' on every request",
 }
 
-# reference: a production server the others are read against (nginx, h2o); floor: the limit of
+# reference: a production server the others are read against; floor: the limit of
 # the setup (no parsing); contestant: a server under test (the lab's C event loop, yours);
 # stdlib / production: seed 003's two tiers of a language.
 TIERS = ("contestant", "stdlib", "production", "reference", "floor")
@@ -291,7 +291,7 @@ def servers_dir() -> Path:
 
 def manifest_paths(base: Path | None = None) -> list[Path]:
     base = base or servers_dir()
-    # up to three levels: servers/<impl>/, servers/<impl>/<variant>/, servers/go/cmd/<variant>/
+    # up to three levels: servers/<impl>/, servers/<impl>/<variant>/, servers/<impl>/cmd/<variant>/
     return sorted(set(base.glob("*/lab.toml")) | set(base.glob("*/*/lab.toml")) | set(base.glob("*/*/*/lab.toml")))
 
 
