@@ -117,7 +117,7 @@ def test_languages_report_lists_every_server_of_both_tiers(run_id: str) -> None:
     md = (Path(SMOKE) / "reports" / run_id / "languages.md").read_text()
     header, *body = table_rows(md, "Root endpoint (GET /)")
     assert len(body) == 11, body
-    assert {row[header.index("Tier")] for row in body} == {"stdlib", "production"}
+    assert {row[header.index("Tier")] for row in body} == {"contestant", "stdlib", "production"}
     assert all(row[header.index("n")] == "5" for row in body), body
 
 
