@@ -1,0 +1,288 @@
+"""A report's findings, first: the seed's headline claims beside this run's numbers, and the
+reasons the two differ that the run itself shows (cores per server, client-bound points, the A/A
+noise floor). Every number of ours is a row of the statistics frames (ctx.stats); the seeds'
+numbers are copied from their tables (../shared/seeds/), per scenario, so "ours ÷ seed" is taken
+scenario by scenario, never between a range and a range.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import pandas as pd
+
+from ..stats import format_delta
+from ..stats.write import KEEPALIVE_SCORE
+from ..tidy.servers import display_name, language, short_name, tier
+from .cells import mean_ci_of, ratio_ci_of
+from .engine import ReportContext, compared_servers
+from .fmt import fmt_mean_ci
+from .tables import to_markdown
+
+# The seeds' machine: both servers and the load generator unpinned on one 12-core laptop.
+SEED_MACHINE = "Apple M3 Pro, 12 cores, server and load generator unpinned"
+
+
+@dataclass(frozen=True)
+class SeedPoint:
+    """One row of a seed's table: its event loop's and Go's req/s on the scenario we map it to."""
+    scenario: str
+    contestant: float
+    baseline: float
+
+    @property
+    def ratio(self) -> float:
+        return self.contestant / self.baseline
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A line of a seed's summary ("GET /ping: xKit +18% ~ +24%") and the table rows behind it."""
+    what: str
+    seed_text: str
+    points: tuple[SeedPoint, ...]
+
+
+@dataclass(frozen=True)
+class Seed:
+    number: str
+    title: str
+    setup: str
+    claims: tuple[Claim, ...]
+    peak: tuple[str, float, tuple[str, ...]]   # (what, req/s, our scenarios it is read against)
+
+
+def _p(scenario: str, a: float, b: float) -> SeedPoint:
+    return SeedPoint(scenario, a, b)
+
+
+SEEDS: dict[str, Seed] = {
+    "http1": Seed("000", "HTTP Server Benchmark", "xKit vs Go net/http, wrk -t4 -c100 -d10s", (
+        Claim("GET /ping by connections", "xKit +18% ~ +24%", (
+            _p("get_ping_c50", 151935, 128639), _p("get_ping_c100", 152316, 128915),
+            _p("get_ping_c200", 151007, 128162), _p("get_ping_c500", 155486, 125471))),
+        Claim("GET /echo by response size", "xKit +15% ~ +54%", (
+            _p("get_echo_s64_c100", 150592, 127432), _p("get_echo_s256_c100", 146487, 126907),
+            _p("get_echo_s1024_c100", 144831, 125729), _p("get_echo_s4096_c100", 141511, 91886))),
+        Claim("POST /echo by body size", "xKit +15% ~ +60%", (
+            _p("post_echo_b1024_c100", 141495, 122584), _p("post_echo_b4096_c100", 133935, 83512),
+            _p("post_echo_b16384_c100", 82231, 53828), _p("post_echo_b65536_c100", 35908, 31124))),
+    ), ("Peak req/s of the event loop (GET /ping)", 155486,
+        ("get_ping_c50", "get_ping_c100", "get_ping_c200", "get_ping_c500"))),
+    "h2c": Seed("001", "HTTP/2 (h2c) Server Benchmark", "xKit vs Go h2c, h2load -m10", (
+        Claim("GET /ping by connections", "xKit +294% ~ +405%", (
+            _p("get_ping_c50", 576249, 141655), _p("get_ping_c100", 561825, 120732),
+            _p("get_ping_c200", 555800, 110143), _p("get_ping_c500", 538905, 136719))),
+        Claim("GET /echo by response size", "xKit +257% ~ +340%", (
+            _p("get_echo_s64_c100", 518176, 123386), _p("get_echo_s256_c100", 511276, 116267),
+            _p("get_echo_s1024_c100", 493405, 115267), _p("get_echo_s4096_c100", 383507, 107457))),
+        Claim("POST /echo by body size", "xKit +15% ~ +235%", (
+            _p("post_echo_b1024_c100", 401047, 119739), _p("post_echo_b4096_c100", 195221, 90585),
+            _p("post_echo_b16384_c100", 57304, 41313), _p("post_echo_b65536_c100", 19040, 16557))),
+    ), ("Peak req/s of the event loop (GET /ping)", 576249,
+        ("get_ping_c50", "get_ping_c100", "get_ping_c200", "get_ping_c500"))),
+    "https": Seed("002", "HTTPS Server Benchmark", "xKit + OpenSSL vs Go crypto/tls; wrk, h2load -m10", (
+        Claim("HTTPS/1.1 GET /ping by connections", "Go ≈ xKit (Go +0% to +10%)", (
+            _p("h1_get_ping_c50", 125147, 125076), _p("h1_get_ping_c100", 124593, 128277),
+            _p("h1_get_ping_c200", 122837, 127075), _p("h1_get_ping_c500", 111397, 122498))),
+        Claim("HTTPS/2 GET /ping by connections", "xKit +209% ~ +278%", (
+            _p("h2_get_ping_c50", 511586, 165341), _p("h2_get_ping_c100", 508685, 144024),
+            _p("h2_get_ping_c200", 497775, 131749))),
+        Claim("HTTPS/2 GET /echo by response size", "xKit +92% ~ +221%", (
+            _p("h2_get_echo_s64_c100", 470607, 146727), _p("h2_get_echo_s1024_c100", 388828, 140926),
+            _p("h2_get_echo_s4096_c100", 227414, 118595))),
+        Claim("HTTPS/2 POST /echo by body size", "xKit +98% (1 KiB) → Go +46% (64 KiB)", (
+            _p("h2_post_echo_b1024_c100", 291086, 146916), _p("h2_post_echo_b4096_c100", 128229, 104892),
+            _p("h2_post_echo_b16384_c100", 38975, 37391), _p("h2_post_echo_b65536_c100", 10278, 14994))),
+    ), ("Peak req/s of the event loop (HTTPS/2 GET /ping)", 511586,
+        ("h2_get_ping_c50", "h2_get_ping_c100", "h2_get_ping_c200"))),
+}
+
+# Seed 003 ranks languages by their stdlib servers' average req/s over four keep-alive endpoints.
+SEED_003_TITLE = "Five-language shoot-out (stdlib servers, wrk -c100)"
+
+
+# ---------------------------------------------------------------- our side of a claim
+
+def _delta(ctx: ReportContext, scenario: str, a: str, b: str):
+    return ratio_ci_of(ctx.stats.compare("req_per_s", (ctx.suite, scenario, a), (ctx.suite, scenario, b)))
+
+
+def _range_text(deltas: Sequence[tuple[str, object]]) -> str:
+    """'+84% [+80%, +88%] (c50) … +147% [+140%, +153%] (c500)': the smallest and largest Δ."""
+    have = [(s, d) for s, d in deltas if d.estimate is not None]  # type: ignore[attr-defined]
+    if not have:
+        return "no data"
+    lo = min(have, key=lambda x: x[1].estimate)  # type: ignore[attr-defined]
+    hi = max(have, key=lambda x: x[1].estimate)  # type: ignore[attr-defined]
+    if lo[0] == hi[0]:
+        return f"{format_delta(lo[1])} ({_short(lo[0])})"  # type: ignore[arg-type]
+    return f"{format_delta(lo[1])} ({_short(lo[0])}) to {format_delta(hi[1])} ({_short(hi[0])})"  # type: ignore[arg-type]
+
+
+def _short(scenario: str) -> str:
+    """The varying part of a scenario id ('get_ping_c50' -> 'c50', 'post_echo_b4096_c100' -> 'b4096')."""
+    parts = scenario.split("_")
+    for p in parts:
+        if p[0] in "sb" and p[1:].isdigit():
+            return _size(int(p[1:]))
+    return parts[-1]
+
+
+def _size(n: int) -> str:
+    return f"{n // 1024} KiB" if n >= 1024 else f"{n} B"
+
+
+def _kilo(x: float) -> str:
+    """The seeds' way of writing req/s: 155K, 8.5K."""
+    return f"{x / 1e3:.1f}K" if x < 10e3 else f"{x / 1e3:.0f}K"
+
+
+def _cores(n: int) -> str:
+    return f"{n} core" + ("" if n == 1 else "s")
+
+
+def _vs_seed(ctx: ReportContext, claim: Claim, a: str, b: str) -> str:
+    """Our A/B ratio over the seed's, per scenario: the smallest and largest (× the seed's)."""
+    vals = []
+    for p in claim.points:
+        row = ctx.stats.compare("req_per_s", (ctx.suite, p.scenario, a), (ctx.suite, p.scenario, b))
+        if row is not None and math.isfinite(row["ratio"]):
+            vals.append(float(row["ratio"]) / p.ratio)
+    if not vals:
+        return "—"
+    lo, hi = min(vals), max(vals)
+    return f"{lo:.2f}×" if abs(hi - lo) < 0.005 else f"{lo:.2f}× to {hi:.2f}×"
+
+
+def claims_table(ctx: ReportContext) -> pd.DataFrame:
+    """One row per seed claim: the seed's summary, ours (smallest and largest Δ of the scenarios
+    the claim covers, each with its interval), and ours ÷ the seed's ratio per scenario."""
+    seed = SEEDS.get(ctx.suite)
+    servers = compared_servers(ctx)
+    if seed is None or len(servers) < 2:
+        return pd.DataFrame()
+    a, b = servers[0], ctx.baseline
+    ours = f"This run: {short_name(a)} vs {short_name(b)} (95 % CI)"
+    rows = []
+    for c in seed.claims:
+        deltas = [(p.scenario, _delta(ctx, p.scenario, a, b)) for p in c.points]
+        rows.append({"Claim (seed " + seed.number + ")": c.what, "Seed (12 cores)": c.seed_text,
+                     ours: _range_text(deltas),
+                     "Our ratio ÷ seed's": _vs_seed(ctx, c, a, b)})
+    what, value, scenarios = seed.peak
+    peaks = [(s, mean_ci_of(ctx.stats.estimate((ctx.suite, s, a), "req_per_s"))) for s in scenarios]
+    peaks = [(s, m) for s, m in peaks if m.mean is not None]
+    if peaks:
+        s, m = max(peaks, key=lambda x: x[1].mean)  # type: ignore[arg-type, return-value]
+        rows.append({"Claim (seed " + seed.number + ")": what, "Seed (12 cores)": f"{_kilo(value)} req/s",
+                     ours: f"{short_name(a)}: {fmt_mean_ci(m)} req/s ({_short(s)})",
+                     "Our ratio ÷ seed's": f"{m.mean / value:.2f}×"})  # type: ignore[operator]
+    return pd.DataFrame(rows)
+
+
+def languages_table(ctx: ReportContext) -> pd.DataFrame:
+    """Seed 003's ranking (its stdlib servers' average req/s) beside ours: each language's stdlib
+    server's score (the four keep-alive endpoints, per rep, with its interval)."""
+    from .languages import SEED_STDLIB_AVG
+    present = sorted(set(ctx.runs["server"])) if not ctx.runs.empty else []
+    rows = []
+    for lang, seed_avg in SEED_STDLIB_AVG.items():
+        std = [s for s in present if language(s) == lang and tier(s) == "stdlib"]
+        if not std:
+            continue
+        m = mean_ci_of(ctx.stats.estimate((ctx.suite, KEEPALIVE_SCORE, std[0]), "req_per_s"))
+        rows.append({"Language (seed 003's rank)": lang, "Seed: avg req/s (12 cores)": _kilo(seed_avg),
+                     "Our stdlib server": display_name(std[0]), "This run: avg req/s (1 core, 95 % CI)": fmt_mean_ci(m),
+                     "Ours ÷ seed's": "—" if m.mean is None else f"{m.mean / seed_avg:.2f}×"})
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------- why they differ
+
+def _cpus(spec: str) -> int:
+    n = 0
+    for part in str(spec).split(","):
+        if "-" in part:
+            a, b = part.split("-")
+            n += int(b) - int(a) + 1
+        elif part.strip():
+            n += 1
+    return n
+
+
+def reasons(ctx: ReportContext) -> list[str]:
+    """The sentences saying why this run's numbers differ from the seed's, each from the run."""
+    meta = ctx.run.meta
+    host = meta.get("host") or {}
+    s_cpus, c_cpus = meta.get("server_cpus", "?"), meta.get("client_cpus", "?")
+    out = [f"**Cores.** The seed ran on one laptop ({SEED_MACHINE}). Here every server is pinned to "
+           f"{_cores(_cpus(s_cpus))} (CPU {s_cpus}) and the load generator to {_cores(_cpus(c_cpus))} "
+           f"(CPU {c_cpus}) of a {host.get('cores', '?')}-core {host.get('cpu_model', 'machine')}: a server "
+           "that spreads over many cores (Go's runtime, a thread pool) loses what it had in the seed, a "
+           "single-threaded event loop loses nothing, so ratios against such servers are larger here."]
+    runs = ctx.runs
+    if not runs.empty and "client_bound" in runs:
+        ok = runs[(runs["status"] == "ok") & runs["aa_of"].isna()]
+        points = ok.groupby(["scenario", "server"])["client_bound"].mean()
+        bound = points[points > 0.5]
+        if len(points):
+            if len(bound):
+                who = ", ".join(sorted({short_name(s) for _, s in bound.index}))
+                out.append(f"**Client-bound points.** In {len(bound)} of {len(points)} points ({who}) the load "
+                           "generator's core was saturated while the server's was not: there req/s measures the "
+                           "tool, and CPU-µs per request (Server cost) is the number that compares servers.")
+            else:
+                out.append(f"**Client-bound points.** None of the {len(points)} points was client-bound: the "
+                           "servers, not the load generator, set every req/s here.")
+    pct = ctx.noise.pct("req_per_s") if ctx.noise.present else None
+    if pct is not None:
+        out.append(f"**Noise floor.** Two instances of the same server (the A/A copy) differed by up to "
+                   f"±{pct:.0f} % in req/s in this run (the widest bound of their intervals); a Δ whose "
+                   "interval lies inside that is not a finding here.")
+    else:
+        out.append("**Noise floor.** No A/A copy ran in this run (the quick profile), so there is no measured "
+                   "noise floor: read small Δs with care.")
+    return out
+
+
+def headline(ctx: ReportContext, seed: Seed, a: str) -> str:
+    """One sentence: the range of our Δs over every claimed scenario against the seed's range."""
+    b = ctx.baseline
+    ours, theirs = [], []
+    for c in seed.claims:
+        for p in c.points:
+            row = ctx.stats.compare("req_per_s", (ctx.suite, p.scenario, a), (ctx.suite, p.scenario, b))
+            if row is not None and math.isfinite(row["ratio"]):
+                ours.append(float(row["ratio"]) - 1)
+                theirs.append(p.ratio - 1)
+    if not ours:
+        return ""
+    def pct(x: float) -> str:
+        return f"{x * 100:+.0f} %".replace("-", "−")
+    return (f"Over the {len(ours)} scenarios both ran, {short_name(a)} vs {short_name(b)} ranges from "
+            f"{pct(min(ours))} to {pct(max(ours))} here, where the seed measured {pct(min(theirs))} to "
+            f"{pct(max(theirs))}; the reasons below are what this run shows.")
+
+
+def findings_markdown(ctx: ReportContext) -> str:
+    """The report's opening section: the seed's headline claims beside ours, one table, the reasons."""
+    if ctx.suite == "languages":
+        table = languages_table(ctx)
+        lead = (f"Seed 003, *{SEED_003_TITLE}*, ranked five languages by their standard-library servers' "
+                "average req/s on a 12-core laptop. Below, each language's stdlib server in this run, every "
+                "server pinned to the same core.")
+    else:
+        seed = SEEDS.get(ctx.suite)
+        if seed is None:
+            return ""
+        table = claims_table(ctx)
+        servers = compared_servers(ctx)
+        names = " vs ".join(display_name(s) for s in servers[:1] + (ctx.baseline,))
+        lead = (f"Seed {seed.number}, *{seed.title}* ({seed.setup}), made the claims on the left; on the "
+                f"right, this run's {names} on the same scenarios, every Δ with its 95 % interval. "
+                + headline(ctx, seed, servers[0]))
+    parts = ["## Findings", "", lead, "", to_markdown(table) if not table.empty else "*No seed scenario ran.*", ""]
+    parts += [f"- {r}" for r in reasons(ctx)]
+    return "\n".join(parts)

@@ -1,0 +1,64 @@
+"""The findings block that opens each report: the seed's claims beside this run's rows of the
+statistics frames, on the committed reference run."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from httplab.report import engine as R
+from httplab.report import findings as F
+
+ROOT = Path(__file__).resolve().parents[2]
+RUN = ROOT / "raw" / "20261123T092401Z-vm"
+
+
+@pytest.fixture(scope="module")
+def http1():
+    if not RUN.is_dir():
+        pytest.skip("the reference run is not in raw/")
+    return R.open_report("http1", run_dir=RUN, baseline="go", write=False, start=ROOT)
+
+
+def test_seed_points_reproduce_the_seed_summaries():
+    # the ranges the seeds print are their own tables' ratios, rounded
+    for suite, claim, lo, hi in [("http1", 0, 0.18, 0.24), ("h2c", 0, 2.94, 4.05), ("https", 1, 2.09, 2.78)]:
+        ratios = [p.ratio - 1 for p in F.SEEDS[suite].claims[claim].points]
+        assert round(min(ratios), 2) == pytest.approx(lo, abs=0.01)
+        assert round(max(ratios), 2) == pytest.approx(hi, abs=0.01)
+
+
+def test_claims_table_reads_the_comparisons_rows(http1):
+    table = F.claims_table(http1)
+    assert list(table.iloc[:, 0])[:3] == [c.what for c in F.SEEDS["http1"].claims]
+    assert len(table.columns) <= 8
+    # ours ÷ seed's, per scenario: the smallest over GET /ping is the comparisons row's ratio over the seed's
+    ping = F.SEEDS["http1"].claims[0]
+    per = []
+    for p in ping.points:
+        row = http1.stats.compare("req_per_s", ("http1", p.scenario, "evloop"), ("http1", p.scenario, "go"))
+        per.append(float(row["ratio"]) / p.ratio)
+    assert table.iloc[0, 3] == f"{min(per):.2f}× to {max(per):.2f}×"
+    # every Δ cell carries an interval
+    assert all("[" in cell for cell in table.iloc[:3, 2])
+
+
+def test_reasons_come_from_the_run(http1):
+    text = " ".join(F.reasons(http1))
+    meta = http1.run.meta
+    assert f"(CPU {meta['server_cpus']})" in text and meta["host"]["cpu_model"] in text
+    floor = http1.noise.pct("req_per_s")
+    assert floor is not None and math.isfinite(floor) and f"±{floor:.0f} %" in text
+    md = F.findings_markdown(http1)
+    assert md.startswith("## Findings") and "Seed 000" in md and "where the seed measured +15 % to +60 %" in md
+
+
+def test_languages_findings_set_the_seed_ranking_beside_ours():
+    if not RUN.is_dir():
+        pytest.skip("the reference run is not in raw/")
+    ctx = R.open_report("languages", run_dir=RUN, baseline="lang_go_std", write=False, start=ROOT)
+    table = F.languages_table(ctx)
+    assert list(table.iloc[:, 0]) == ["Go", "Rust", "JavaScript", "C++", "Python"]
+    assert table.iloc[4, 1] == "8.5K"
+    assert all("(n=5)" in c for c in table.iloc[:, 3])
