@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # setup.sh: installs what the lab needs, idempotently; fast when all is present.
-#   - Debian packages with apt: the lab's (load tools, build tools) and those the
-#     server manifests list (servers/**/lab.toml `apt`);
+#   - Debian packages with apt: the lab's (load tools, build tools, chromium for the
+#     browser test of the reports) and those the server manifests list (servers/**/lab.toml `apt`);
 #   - the Python environment from environment.yml: a conda env when conda is on
 #     PATH and LAB_USE_CONDA=1, else .venv with pip; the lab's package editable;
 #   - the Jupyter kernel "httplab" that the notebooks name;
@@ -10,7 +10,9 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-LAB_APT_PACKAGES=(wrk nghttp2-client build-essential jq curl ca-certificates time xz-utils strace iproute2)
+# chromium: tests/browser opens the exported reports in it headless (through Playwright, which
+# is pointed at /usr/bin/chromium: no `playwright install` download).
+LAB_APT_PACKAGES=(wrk nghttp2-client build-essential jq curl ca-certificates time xz-utils strace iproute2 chromium)
 # Toolchains that come with the machine image rather than apt (Debian's Go is too old).
 TOOLCHAINS=(gcc g++ make go cargo node npm python3)
 

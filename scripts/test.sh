@@ -8,7 +8,10 @@
 #   5. integration tests against the live sanitized C server on loopback (HTTP/1.1,
 #      h2c, h2spec's conformance suite) and the language servers' routes;
 #   6. a pipeline smoke run: run_all.sh with tiny durations on a few scenarios,
-#      into a scratch raw/, data/ and reports/, then checks of the exported report.
+#      into a scratch raw/, data/ and reports/, then checks of the exported report;
+#   7. that run's index and reports opened in headless Chromium (tests/browser: images,
+#      legible figures, no horizontal scroll, TOC links, empty sections, missing-value cells);
+#      full-page screenshots are kept in build/screenshots/smoke/.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -37,6 +40,17 @@ main() {
         --scenarios 'get_ping_c100,post_echo_b4096_c100,get_ping_pipe16_c100,h1_get_ping_c100,h2_get_ping_c100,get_root_c100'
     # (each suite runs those of these scenario ids it has: all four suites get some)
     (cd "$LAB_ROOT" && LAB_SMOKE_DIR=$SCRATCH "$py" -m pytest -q tests/smoke)
+
+    step "the smoke run's reports in a browser (headless Chromium)"
+    local browser_rc=0
+    (cd "$LAB_ROOT" && LAB_SMOKE_DIR=$SCRATCH LAB_REQUIRE_BROWSER=1 "$py" -m pytest -q tests/browser) || browser_rc=$?
+    # The screenshots outlive the scratch dir, so a person can look at them.
+    if [[ -d $SCRATCH/screenshots ]]; then
+        rm -rf "$BUILD_DIR/screenshots/smoke"; mkdir -p "$BUILD_DIR/screenshots"
+        cp -r "$SCRATCH/screenshots" "$BUILD_DIR/screenshots/smoke"
+        log "screenshots of the smoke run's reports: $BUILD_DIR/screenshots/smoke/"
+    fi
+    (( browser_rc == 0 )) || die "the browser test of the reports failed (above)"
     step "all passed"
 }
 
