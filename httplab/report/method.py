@@ -1,0 +1,143 @@
+"""A report's method in one screen, after its findings: the load tools' command lines exactly as
+run (read back from raw/, paths made repository-relative), durations, warm-up, reps and order,
+pinning, the host's state, and the interval method with its measured coverage."""
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+from pathlib import Path
+
+import pandas as pd
+
+from ..stats import MIN_RUNS
+from ..tidy.rawpack import readable_view
+from ..tidy.servers import contestants, display_name
+from .engine import ReportContext
+
+# An absolute path into a checkout ("/home/x/lab/scripts/lua/report.lua"): only the part from the
+# lab's own folders on is kept, so a report never shows the machine that made it.
+_ABS = re.compile(r"(?<![\w.])/\S*?/(scripts|build|servers)/")
+_HOST_PORT = re.compile(r"127\.0\.0\.1:\d+")
+
+
+def relative(cmd: str) -> str:
+    """A command line with absolute lab paths made repository-relative and the port shown as PORT
+    (each server has its own; the rest of the line is the same)."""
+    return _HOST_PORT.sub("127.0.0.1:PORT", _ABS.sub(r"\1/", cmd))
+
+
+def commands(ctx: ReportContext) -> list[tuple[str, str]]:
+    """(scenario, command) of each scenario's first finished rep, for the suite's first contestant
+    (else its first server): the load tool's line exactly as run, from r<rep>.run.json."""
+    runs = ctx.runs
+    if runs.empty or "raw_path" not in runs:
+        return []
+    present = sorted(set(runs["server"]))
+    cs = contestants(present)
+    server = cs[0] if cs else present[0]
+    view = readable_view(ctx.run.run_dir)
+    out = []
+    sub = runs[(runs["server"] == server)].sort_values(["start_utc", "rep"]) if "start_utc" in runs else \
+        runs[(runs["server"] == server)].sort_values(["scenario", "rep"])
+    for scenario, grp in sub.groupby("scenario", sort=False):
+        raw_path = str(grp["raw_path"].iloc[0])           # <run_id>/<suite>/<server>/<scenario>/r<rep>
+        rel = Path(*Path(raw_path).parts[1:])
+        f = view / rel.parent / (rel.name + ".run.json")
+        try:
+            cmd = json.loads(f.read_text()).get("cmd") or ""
+        except (OSError, ValueError):
+            continue
+        if cmd:
+            out.append((str(scenario), relative(cmd)))
+    return out
+
+
+# The values that vary between a suite's scenarios of one shape (connections, sizes, streams).
+_VARYING = re.compile(r"(BODY_SIZE=|PIPELINE_DEPTH=|-c |-m |size=|/x)(\d+)")
+
+
+def shapes(cmds: list[tuple[str, str]]) -> list[tuple[list[str], str]]:
+    """The commands grouped by shape (equal once connections, sizes and depths are masked): per
+    shape the scenarios it ran and the first of its command lines, in the order first seen."""
+    groups: dict[str, tuple[list[str], str]] = {}
+    for scenario, cmd in cmds:
+        key = _VARYING.sub(lambda m: m.group(1) + "N", cmd)
+        groups.setdefault(key, ([], cmd))[0].append(scenario)
+    return list(groups.values())
+
+
+def _wrapped(scenarios: list[str], cmd: str, width: int = 96) -> str:
+    lines = textwrap.wrap(cmd, width - 4, break_long_words=False, break_on_hyphens=False)
+    head = f"# {scenarios[0]}" + (f" (and, with their own values, {', '.join(scenarios[1:])})" if scenarios[1:] else "")
+    return "\n".join(textwrap.wrap(head, width, subsequent_indent="#   ")) + "\n" + " \\\n    ".join(lines)
+
+
+def _host_line(meta: dict) -> str:
+    host, st = meta.get("host") or {}, meta.get("host_state") or {}
+    kernel = (st.get("kernel") or {}).get("release") or host.get("kernel", "?")
+    smt = (st.get("smt") or {}).get("active")
+    gov = {v for v in (st.get("governor") or {}).values() if v}
+    mem = (st.get("memory") or {}).get("total_kb")
+    load = (st.get("loadavg") or {}).get("1m")
+    parts = [f"{host.get('cpu_model', '?')}, {host.get('cores', '?')} cores", f"kernel {kernel}"]
+    if mem:
+        parts.append(f"{mem / 2**20:.0f} GiB RAM")
+    parts.append("SMT " + ("on" if smt else "off" if smt is False else "unknown"))
+    parts.append("governor " + (", ".join(sorted(gov)) if gov else "not exposed (virtual machine)"))
+    if st.get("thp"):
+        parts.append(f"THP {st['thp']}")
+    if load is not None:
+        parts.append(f"load average {load:.2f} at the start")
+    return "; ".join(parts)
+
+
+def settings_table(ctx: ReportContext) -> pd.DataFrame:
+    """Setting | value: the run's durations, reps, order, pinning, host and statistics."""
+    meta = ctx.run.meta
+    p = meta.get("params") or {}
+    tools = sorted(set(ctx.runs["server"])) if not ctx.runs.empty else []
+    rows = [
+        ("Measured run", f"{p.get('duration_s', '?')} s after {p.get('warmup_s', '?')} s of unrecorded warm-up"
+         + (f"; h2load's latency run (with its per-request log) {p['latency_run_s']} s" if "latency_run_s" in p
+            and not ctx.runs.empty and (ctx.runs["protocol"] == "h2").any() else "")),
+        ("Repetitions", f"{p.get('reps', '?')} reps; within each, the servers in a seeded random balanced "
+                        "order (each server started fresh and passed the verify gate first)"),
+        ("A/A copy", "yes: a second instance of the contestant on the headline scenarios (the noise floor)"
+         if p.get("aa") else "no (quick profile): no measured noise floor"),
+        ("Pinning", f"server on CPU {meta.get('server_cpus', '?')}, load generator on CPU "
+                    f"{meta.get('client_cpus', '?')} ({meta.get('client_threads', '?')} load-tool thread per client CPU), taskset"),
+        ("Host", _host_line(meta)),
+        ("Servers", ", ".join(display_name(s) for s in tools if "~" not in s) or "—"),
+        ("Intervals", f"{ctx.confidence:.0%} t intervals on the log scale (figures: geometric means; Δ: "
+                      f"ratios paired by rep); none below {MIN_RUNS} runs"),
+        ("Their coverage", _coverage_line()),
+    ]
+    df = pd.DataFrame(rows, columns=["Setting", "Value"])
+    df.attrs["title"] = "Method in one screen"
+    return df
+
+
+def _coverage_line() -> str:
+    from ..stats.coverage import committed_table
+    t = committed_table()
+    t = t[(t["interval"] != "ranking_holm") & (t["n"] >= MIN_RUNS)]
+    if t.empty:
+        return "not measured"
+    return (f"{100 * t['coverage'].min():.1f}–{100 * t['coverage'].max():.1f} % of {int(t['trials'].iloc[0]):,} "
+            f"simulated samples per case held the truth at n ≥ {MIN_RUNS} (normal and lognormal noise, "
+            "equal and 3:1 spreads; table in the method notes)")
+
+
+def method_markdown(ctx: ReportContext) -> str:
+    """The section: the settings table, then the command lines as run."""
+    from .tables import to_markdown
+    cmds = commands(ctx)
+    parts = ["## Method", "", to_markdown(settings_table(ctx)), ""]
+    if cmds:
+        who = contestants(sorted(set(ctx.runs["server"])))
+        parts += [f"The load tool's command lines exactly as run against "
+                  f"{display_name(who[0]) if who else 'the first server'} (rep 1), one per shape; the other "
+                  "scenarios of a shape differ only in the values named, the other servers only in the port:",
+                  "", "```", "\n".join(_wrapped(sc, c) for sc, c in shapes(cmds)), "```"]
+    return "\n".join(parts)
