@@ -2,7 +2,8 @@
 helpers that print 'no data' instead of failing when a table or plot has nothing to show."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ class ReportContext:
     confidence: float
     baseline: str
     full: RawRun | None = None  # the whole run (all suites), e.g. to compare h2c with http1
+    toc: list[str] = field(default_factory=list)  # the section titles shown so far (heading())
 
     @property
     def runs(self) -> pd.DataFrame:
@@ -267,7 +269,7 @@ def header_markdown(ctx: ReportContext, title: str) -> str:
         ("Kernel", str(host.get("kernel", "—"))),
         ("Pinning", f"server CPUs `{meta.get('server_cpus', '—')}`, load generator CPUs "
                     f"`{meta.get('client_cpus', '—')}`"),
-        ("Tools", "; ".join(f"{k}: {v}" for k, v in tools.items()) or "—"),
+        ("Tools", "see the table below" if tools else "—"),
         ("Git", f"{str(git.get('commit', '—'))[:12]}{' (dirty)' if git.get('dirty') else ''}"),
         ("Runs", f"{len(runs)} measured runs, {len(ok)} ok, {len(runs) - len(ok)} failed; "
                  f"n = {n_txt} ok runs per server and scenario"),
@@ -279,6 +281,132 @@ def header_markdown(ctx: ReportContext, title: str) -> str:
     table = "| Item | Value |\n|---|---|\n" + "\n".join(f"| {k} | {_cell(v)} |" for k, v in rows)
     warn = (f"> **⚠ The host changed during this suite:** {'; '.join(warnings)}.\n\n" if warnings else "")
     return f"# {title}\n\n{warn}{table}\n"
+
+
+INDEX_LINK = "../index.html"  # reports/<run_id>/<nb>.html → reports/index.html
+
+
+def slug(title: str) -> str:
+    """GitHub's anchor of a Markdown heading: lower case, punctuation dropped (letters, digits, '_',
+    '-' and spaces kept), each space a '-'. The reports also put an explicit <a id> with it before
+    each heading (heading_markdown), since nbconvert's HTML gives headings other ids."""
+    text = re.sub(r"[^\w\- ]", "", title.strip().lower())
+    return text.replace(" ", "-")
+
+
+def heading_markdown(title: str, prose: str = "", level: int = 2) -> str:
+    """A section's heading (with its anchor) and its prose."""
+    head = f'<a id="{slug(title)}"></a>\n\n{"#" * level} {title}'
+    return f"{head}\n\n{prose}" if prose else head
+
+
+def toc_markdown(titles: list[str]) -> str:
+    """The table of contents: one link per section title (slug anchors, heading_markdown)."""
+    if not titles:
+        return ""
+    return "**Contents**\n\n" + "\n".join(f"- [{t}](#{slug(t)})" for t in titles)
+
+
+def _toc_id(ctx: ReportContext) -> str:
+    return f"toc-{ctx.suite}-{id(ctx)}"
+
+
+def _update_toc(ctx: ReportContext) -> None:
+    from IPython.display import Markdown, update_display
+    update_display(Markdown(toc_markdown(ctx.toc)), display_id=_toc_id(ctx))
+
+
+def heading(ctx: ReportContext, title: str, prose: str = "") -> None:
+    """Display a section's heading and prose, and add it to the report's table of contents (the
+    header's TOC display is updated in place, so it lists exactly the sections shown)."""
+    from IPython.display import Markdown, display
+    ctx.toc.append(title)
+    display(Markdown(heading_markdown(title, prose)))
+    _update_toc(ctx)
+
+
+def has_content(*tables: pd.DataFrame) -> bool:
+    """A section has content when one of its tables has a row."""
+    return any(not t.empty for t in tables)
+
+
+def section(ctx: ReportContext, title: str, prose: str, *tables: pd.DataFrame, note: str = "") -> bool:
+    """A section that shows nothing when it has nothing: heading, prose and tables when any table
+    has a row (has_content), else no output at all (and no TOC entry). True when shown, so that
+    the notebook draws the section's figures only then."""
+    if not has_content(*tables):
+        return False
+    heading(ctx, title, prose)
+    for t in tables:
+        ctx.show_table(t, note)
+    return True
+
+
+def _version(text: Any) -> str:
+    """A tool's version line made short: the first version-like token with what names it
+    ('go version go1.26.8 linux/amd64' → 'go1.26.8'; 'nginx version: nginx/1.22.1' → '1.22.1')."""
+    t = str(text or "").strip()
+    m = re.search(r"(?<![\w.])v?(?:go)?\d+(?:\.\d+)+[\w.+~-]*", t)
+    return m.group(0) if m else (t.split("\n")[0][:40] or "—")
+
+
+def tools_table(meta: dict[str, Any]) -> str:
+    """Tool | version, then the servers' versions (meta.json `servers`, runs made before it lack it)."""
+    tools = _d(meta.get("tools"))
+    servers = _d(meta.get("servers"))
+    rows = [(f"`{k}`", _version(v)) for k, v in tools.items()]
+    rows += [(f"server {display_name(k)}", _version(v)) for k, v in servers.items()]
+    if not rows:
+        return "*No tool versions recorded.*"
+    note = "" if servers else "\n\n*This run's meta.json records no server versions (runs before the manifests).*"
+    return "| Tool | Version |\n|---|---|\n" + "\n".join(f"| {k} | {_cell(v)} |" for k, v in rows) + note
+
+
+def machine_line(meta: dict[str, Any]) -> str:
+    """'AMD EPYC, 2 cores, Linux 6.18' with the host state's details where recorded."""
+    host, st = _d(meta.get("host")), _d(meta.get("host_state"))
+    parts = [str(host.get("cpu_model") or st.get("cpu_model") or "CPU not recorded"),
+             f"{host.get('cores', st.get('cores', '?'))} cores"]
+    mhz = _d(st.get("cpu")).get("mhz")
+    if mhz:
+        parts[0] += f" ({float(mhz) / 1000:.1f} GHz)"
+    if host.get("kernel"):
+        parts.append(str(host["kernel"]))
+    return ", ".join(parts)
+
+
+def header(ctx: ReportContext, title: str, intro: str = "") -> None:
+    """The top of a report: title, run id and date, machine and a link back to the index (then the
+    notebook's intro and contents())."""
+    from IPython.display import Markdown, display
+    display(Markdown(title_markdown(ctx, title, intro)))
+
+
+def contents(ctx: ReportContext) -> None:
+    """The table of contents, filled in by every heading()/section() that follows (the display is
+    updated in place, so it lists exactly the sections the report shows)."""
+    from IPython.display import Markdown, display
+    display(Markdown(toc_markdown(ctx.toc) or "**Contents**"), display_id=_toc_id(ctx))
+
+
+def title_markdown(ctx: ReportContext, title: str, intro: str = "") -> str:
+    meta = ctx.run.meta
+    date = _fmt_utc(meta.get("start_utc")).removesuffix("Z")
+    line = (f"Run `{ctx.run.run_id}` · {date} UTC · profile {meta.get('profile', '—')} · "
+            f"{machine_line(meta)} · [← all reports]({INDEX_LINK})")
+    return f"# {title}\n\n{line}\n\n{intro}".rstrip() + "\n"
+
+
+def run_section(ctx: ReportContext) -> None:
+    """The 'Run and machine' section: run facts, host state, pinning, tools and server versions."""
+    heading(ctx, "Run and machine")
+    show_markdown(run_markdown(ctx))
+
+
+def run_markdown(ctx: ReportContext) -> str:
+    """The run's table (header_markdown without its title) and the tools table."""
+    body = header_markdown(ctx, "").split("\n", 2)[2]
+    return f"{body}\n**Tools and servers**\n\n{tools_table(ctx.run.meta)}\n"
 
 
 def show_table(df: pd.DataFrame, note: str = "") -> None:
@@ -302,9 +430,29 @@ def show_figure(fig: Any, what: str = "this plot") -> None:
     plt.close(fig)
 
 
-def show_markdown(text: str) -> None:
+def anchored(text: str) -> tuple[str, list[str]]:
+    """Markdown with an anchor (heading_markdown) before each level-2 heading, and those headings."""
+    titles: list[str] = []
+    lines = []
+    for line in text.split("\n"):
+        if line.startswith("## "):
+            titles.append(line[3:].strip())
+            lines.append(f'<a id="{slug(titles[-1])}"></a>\n')
+        lines.append(line)
+    return "\n".join(lines), titles
+
+
+def show_markdown(text: str, ctx: ReportContext | None = None) -> None:
+    """Display Markdown; with ctx, its '## ' headings get anchors and join the table of contents."""
     from IPython.display import Markdown, display
+    if ctx is None:
+        display(Markdown(text))
+        return
+    text, titles = anchored(text)
+    ctx.toc.extend(titles)
     display(Markdown(text))
+    if titles:
+        _update_toc(ctx)
 
 
 def show_code_block(text: str) -> None:

@@ -280,10 +280,13 @@ def ranking_table(runs: pd.DataFrame, tier_name: str | None = None, confidence: 
             "Δ vs next": ("—" if nxt is None else
                           f"{CLIENT_BOUND_MARK} both client-bound: no req/s finding"
                           if r.server in bound and nxt.server in bound else
-                          _score_delta(runs, stats, r.server, nxt.server)),
+                          _holm_note(_score_delta(runs, stats, r.server, nxt.server), nxt.server in r.tied_with)),
             "Memory": _rss_mib(ok_runs(runs[runs["server"] == r.server])),
             "Tied with": ", ".join(short_name(t) for t in r.tied_with) or "—",
         })
+    df = pd.DataFrame(rows)
+    df.attrs["key_columns"] = ["Rank", "Server"]
+    df.attrs["column_groups"] = [["Language", "Tier", "Avg req/s", "n reps"], ["Δ vs next", "Tied with", "Memory"]]
     cap = ("Score = mean req/s of GET /, POST /something, GET /something?json=true and GET "
            "/something?foo=bar, formed per rep (the four runs of a rep hit the same server process) "
            "from reps whose four runs are all ok, then averaged over those reps (n reps) with a "
@@ -296,8 +299,20 @@ def ranking_table(runs: pd.DataFrame, tier_name: str | None = None, confidence: 
            "by rep): against the server "
            f"ranked just below. {CLIENT_BOUND_MARK} = client-bound on most of its keep-alive runs (the load "
            "generator's cores saturated, the server's not): its req/s measured the tool, so two such "
-           "servers always tie here; compare their CPU-µs per request instead. " + MEMORY_WORDS + ".")
-    return _with_meta(pd.DataFrame(rows), title, cap)
+           "servers always tie here; compare their CPU-µs per request instead. A Δ vs next whose "
+           "uncorrected interval excludes 0 while the two still tie after Holm's adjustment says so. "
+           + MEMORY_WORDS + ".")
+    return _with_meta(df, title, cap)
+
+
+HOLM_TIE = "tie after Holm's adjustment"
+
+
+def _holm_note(text: str, tied: bool) -> str:
+    """The Δ vs next cell: an uncorrected interval that excludes 0 beside a tie is marked, so the
+    cell never reads as a difference the ranking does not call."""
+    clear = text[:1] in "+−-" and "[" in text
+    return f"{text}; {HOLM_TIE}" if tied and clear else text
 
 
 # ---------------------------------------------------------------- tail latency

@@ -100,6 +100,7 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
     refs = [r for r in sort_servers(set(references if references is not None else filter(is_reference, present))
                                     & present) if r not in servers]
     others = [s for s in servers if s != baseline] if baseline else []
+    lat_label = latency_metric.removeprefix("lat_").removesuffix("_us").upper()
     rows = []
     for level in sorted(sub[vary].unique()):
         at = ok[ok[vary] == level]
@@ -117,7 +118,7 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
             for s in servers:
                 srv = at[at["server"] == s]
                 ci = mean_ci(column(srv, latency_metric), confidence)
-                row[f"{short_name(s)} latency"] = fmt_us(ci.mean) if ci.mean is not None else "no data"
+                row[f"{short_name(s)} {lat_label}"] = fmt_us(ci.mean) if ci.mean is not None else "no data"
         for s in others:
             row[f"Δ {short_name(s)} vs {short_name(baseline)}"] = delta_cell(  # type: ignore[arg-type]
                 at[at["server"] == s], at[at["server"] == baseline], metric, confidence, stats)
@@ -126,10 +127,13 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
             row[f"{short_name(ref)} req/s (ref)"] = fmt_mean_ci(mean_ci(column(srv, metric), confidence))
         rows.append(row)
     df = pd.DataFrame(rows)
+    df.attrs["key_columns"] = [label]
+    df.attrs["column_groups"] = [[c for c in df.columns if c.endswith(" req/s") or c.startswith("Δ ")],
+                                 [c for c in df.columns if c.endswith((" Transfer/s", f" {lat_label}"))]]
     n_failed = int((sub["status"] != "ok").sum())
     lat_txt = (f"Transfer/s = mean bytes read per second by the client (responses; {transfer_source})"
                if transfer else
-               f"latency = mean over runs of each run's {latency_metric.removeprefix('lat_').removesuffix('_us').upper()} "
+               f"{lat_label} = mean over runs of each run's {lat_label} latency "
                f"({latency_source})")
     cap = (f"{METRIC_LABELS.get(metric, metric)}: mean ± half-width of the {_ci_words(confidence)}; {lat_txt}; "
            + (f"{_delta_words(confidence)}; " if others else "") + f"{client_bound_words()}. Servers: "
@@ -186,7 +190,9 @@ def latency_table(runs: pd.DataFrame, where: Where | None = None, servers: Seque
            f"over the n ok runs; P99/P50 per run, then mean ± half-width of the {_ci_words(confidence)}; "
            + (f"{_delta_words(confidence)} (negative = lower tail latency than the baseline). " if baseline else "")
            + latency_note)
-    return _with_meta(pd.DataFrame(rows), title, cap)
+    df = pd.DataFrame(rows)
+    df.attrs["key_columns"] = ["Scenario", "Server"]
+    return _with_meta(df, title, cap)
 
 
 def cost_table(runs: pd.DataFrame, where: Where | None = None, servers: Sequence[str] | None = None,
@@ -214,6 +220,10 @@ def cost_table(runs: pd.DataFrame, where: Where | None = None, servers: Sequence
             row[f"Δ CPU-µs/req vs {short_name(baseline)}"] = ("—" if s == baseline or base.empty else format_delta(
                 ratio_ci_of(comparison(stats, "cpu_us_per_req", ok, base, confidence))))
         rows.append(row)
+    df = pd.DataFrame(rows)
+    df.attrs["key_columns"] = ["Scenario", "Server"]
+    df.attrs["column_groups"] = [["n", "req/s", "capacity (req/CPU-s)", "CPU %"],
+                                 ["CPU-µs/req", *[c for c in df.columns if str(c).startswith("Δ ")], "Peak RSS"]]
     cap = (f"Mean ± half-width of the {_ci_words(confidence)}. CPU = utime + stime of the server's "
            "whole process tree over the measured window (/proc); CPU % of one core; CPU-µs/req = CPU "
            "time / completed requests; capacity = requests per server CPU-second (1e6 / CPU-µs/req), a "
@@ -222,7 +232,7 @@ def cost_table(runs: pd.DataFrame, where: Where | None = None, servers: Sequence
            "before that recorded only the peak since start-up and show 'not recorded'). "
            + (f"{_delta_words(confidence)} (negative = cheaper than the baseline); " if baseline else "")
            + f"{client_bound_words()}.")
-    return _with_meta(pd.DataFrame(rows), title, cap)
+    return _with_meta(df, title, cap)
 
 
 def versus_table(runs: pd.DataFrame, server: str | None = None, others: Sequence[str] | None = None,
@@ -308,12 +318,57 @@ def verify_table(verify: pd.DataFrame, title: str = "Verify gate") -> pd.DataFra
     return _with_meta(pd.DataFrame(rows), title, cap)
 
 
-def to_markdown(df: pd.DataFrame) -> str:
-    """Title, table and caption as Markdown ('no data' paragraph when empty)."""
+MAX_COLUMNS = 8  # a Markdown table wider than this overflows GitHub's page width
+
+
+def column_parts(df: pd.DataFrame, max_columns: int = MAX_COLUMNS) -> list[list[str]]:
+    """The column lists of the tables `df` is shown as: all of them when they fit in max_columns,
+    else the key columns (df.attrs["key_columns"], default the first) repeated in every part and
+    the others packed in order, keeping each group of df.attrs["column_groups"] (lists of column
+    names that belong together, e.g. one metric's columns and its Δ) in one part where it fits."""
+    cols = [str(c) for c in df.columns]
+    if len(cols) <= max_columns:
+        return [cols]
+    keys = [c for c in df.attrs.get("key_columns", cols[:1]) if c in cols]
+    room = max(1, max_columns - len(keys))
+    rest = [c for c in cols if c not in keys]
+    if not df.attrs.get("column_groups"):  # no groups: parts of (nearly) equal width
+        n = -(-len(rest) // room)
+        size = -(-len(rest) // n)
+        return [keys + rest[i:i + size] for i in range(0, len(rest), size)]
+    groups: list[list[str]] = []
+    seen: set[str] = set()
+    declared = {c: g for g in df.attrs.get("column_groups", []) for c in g}
+    for c in rest:
+        if c in seen:
+            continue
+        g = [x for x in declared.get(c, [c]) if x in rest and x not in seen] or [c]
+        seen.update(g)
+        groups.extend(g[i:i + room] for i in range(0, len(g), room))
+    parts: list[list[str]] = []
+    for g in groups:
+        if parts and len(parts[-1]) + len(g) <= room:
+            parts[-1].extend(g)
+        else:
+            parts.append(list(g))
+    return [keys + p for p in parts]
+
+
+def to_markdown(df: pd.DataFrame, max_columns: int = MAX_COLUMNS) -> str:
+    """Title, table and caption as Markdown ('no data' paragraph when empty). A table wider than
+    max_columns is split into narrower ones (column_parts), each repeating the key columns."""
     title = df.attrs.get("title", "")
     cap = df.attrs.get("caption", "")
     head = f"**{title}**\n\n" if title else ""
     if df.empty:
         return f"{head}*{cap[:1].upper() + cap[1:]}.*" if cap else f"{head}*No data.*"
-    body = df.to_markdown(index=False, disable_numparse=True)
+    parts = column_parts(df, max_columns)
+    n_keys = len(set.intersection(*(set(p) for p in parts))) if len(parts) > 1 else 0
+    bodies = []
+    for i, cols in enumerate(parts):
+        body = df[cols].to_markdown(index=False, disable_numparse=True)
+        if len(parts) > 1:
+            body = f"*Part {i + 1} of {len(parts)}: {', '.join(cols[n_keys:])}*\n\n{body}"
+        bodies.append(body)
+    body = "\n\n".join(bodies)
     return f"{head}{body}\n\n*{cap}*" if cap else f"{head}{body}"

@@ -155,6 +155,9 @@ def format_delta(r: RatioCI, digits: int | None = None) -> str:
     if not r.has_interval:
         n = f"n={r.n_a}" if r.n_a == r.n_b else f"n={r.n_a}/{r.n_b}"
         return f"{_pct(r.estimate, d)} ({n}, {r.reason})"
+    if r.clear:  # a bound that excludes 0 never prints as ±0%
+        while d < 3 and any(abs(round(x * 100, d)) == 0 for x in (r.low, r.high)):  # type: ignore[arg-type]
+            d += 1
     text = f"{_pct(r.estimate, d)} [{_pct(r.low, d)}, {_pct(r.high, d)}]"  # type: ignore[arg-type]
     return text if r.clear else f"no clear difference ({text})"
 

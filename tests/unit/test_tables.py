@@ -24,7 +24,7 @@ def _sections(runs):
 def test_ping_table_layout_n_and_delta(runs):
     s = _sections(runs)["ping"]
     t = comparison_table(runs, s.where, s.vary, vary_label=s.vary_label, title=s.title, **FAST)
-    assert list(t.columns) == ["Connections", "C req/s", "Go req/s", "C latency", "Go latency", "Δ C vs Go",
+    assert list(t.columns) == ["Connections", "C req/s", "Go req/s", "C P50", "Go P50", "Δ C vs Go",
                                "nginx req/s (ref)"]
     assert t["Connections"].tolist() == ["50", "100"]
     row50 = t.iloc[0]
@@ -46,7 +46,7 @@ def test_echo_and_post_tables(runs):
     assert t["Response size"].tolist() == ["64 B", "4 KiB"]
     p = comparison_table(runs, sec["echo_post"].where, "size_bytes", vary_label="Body size", transfer=True, **FAST)
     assert {"C Transfer/s", "Go Transfer/s"} <= set(p.columns) and "MiB/s" in p.iloc[0]["C Transfer/s"]
-    assert "C latency" not in p.columns
+    assert "C P50" not in p.columns
 
 
 def test_missing_data_gives_empty_table_with_reason(runs):
