@@ -1,9 +1,11 @@
-"""Writes reports/index.html linking every reports/<run_id>/<suite>.html and .md, newest first.
+"""Writes reports/index.html, the lab's start page: every run newest first, with its date, machine,
+profile and suites, the reference run (raw/REFERENCE) marked, one or two headline numbers per suite
+with their intervals (from data/<run_id>/estimates and comparisons), and links to every report.
 
-    python -m httplab.report.index reports/ [--raw raw/]
+    python -m httplab.report.index reports/ [--raw raw/] [--data data/]
 
-Run id, profile and date come from raw/<run_id>/meta.json when it exists (raw defaults to the
-`raw` folder beside the reports folder).
+Run facts come from raw/<run_id>/meta.json when it exists (raw and data default to the folders
+beside the reports folder).
 """
 from __future__ import annotations
 
@@ -12,8 +14,27 @@ import html
 from dataclasses import dataclass
 from pathlib import Path
 
+import math
+
+import pandas as pd
+
 from ..parse.errors import RawFormatError
+from ..stats import MeanCI, format_delta
 from ..tidy.rawrun import read_meta
+from ..tidy.servers import contestants, short_name
+from .cells import ratio_ci_of
+from .fmt import fmt_mean_ci
+
+# Per suite: its report (notebook), its headline scenario and the baseline its report compares with
+# (the notebooks' `baseline` parameter).
+HEADLINES: dict[str, tuple[str, str, str]] = {
+    "http1": ("http1", "get_ping_c100", "go"),
+    "h2c": ("http2", "get_ping_c100", "go"),
+    "https": ("https", "h2_get_ping_c100", "go"),
+    "languages": ("languages", "keepalive_score", "lang_go_std"),
+}
+SCENARIO_WORDS = {"get_ping_c100": "GET /ping, 100 conns", "h2_get_ping_c100": "HTTPS/2 GET /ping, 100 conns",
+                  "keepalive_score": "keep-alive score"}
 
 
 @dataclass(frozen=True)
@@ -23,9 +44,70 @@ class ReportEntry:
     date: str
     complete: bool | None
     suites: tuple[tuple[str, str | None, str | None], ...]  # (suite, html rel path, md rel path)
+    machine: str = ""
+    run_suites: tuple[str, ...] = ()
+    reference: bool = False
+    headlines: tuple[str, ...] = ()
 
 
-def collect(reports_dir: Path, raw_root: Path) -> list[ReportEntry]:
+def _row(df: pd.DataFrame, **eq: str) -> pd.Series | None:
+    for k, v in eq.items():
+        df = df[df[k] == v]
+    return df.iloc[0] if len(df) else None
+
+
+def headlines(data_dir: Path, suites: tuple[str, ...]) -> tuple[str, ...]:
+    """Per suite: the contestant's req/s on its headline scenario (estimate with interval) and its Δ
+    against the suite's baseline (the comparisons row, either way round). Nothing without the frames."""
+    try:
+        est = pd.read_parquet(data_dir / "estimates.parquet")
+        cmp = pd.read_parquet(data_dir / "comparisons.parquet")
+    except (OSError, ValueError, ImportError):
+        return ()
+    out = []
+    for suite in suites:
+        if suite not in HEADLINES:
+            continue
+        _, scen, base = HEADLINES[suite]
+        e = est[(est["suite"] == suite) & (est["scenario"] == scen) & (est["metric"] == "req_per_s")]
+        for c in contestants(set(e["server"])):
+            r = _row(e, server=c)
+            if r is None:
+                continue
+            ci = MeanCI(float(r["estimate"]), None if math.isnan(r["lo"]) else float(r["lo"]),
+                        None if math.isnan(r["hi"]) else float(r["hi"]), int(r["n"]), float(r["confidence"]),
+                        r["reason"] or None)
+            text = f"{suite} {SCENARIO_WORDS.get(scen, scen)}: {short_name(c)} {fmt_mean_ci(ci)} req/s"
+            srv = cmp[(cmp["kind"] == "server") & (cmp["metric"] == "req_per_s") & (cmp["a_suite"] == suite)
+                      & (cmp["a_scenario"] == scen)]
+            row, flip = _row(srv, a_server=c, b_server=base), False
+            if row is None:
+                row, flip = _row(srv, a_server=base, b_server=c), True
+            if row is not None:
+                if flip:
+                    row = row.copy()
+                    row["ratio"], row["lo"], row["hi"] = 1 / row["ratio"], 1 / row["hi"], 1 / row["lo"]
+                    row["n_a"], row["n_b"] = row["n_b"], row["n_a"]
+                text += f"; Δ vs {short_name(base)} {format_delta(ratio_ci_of(row))}"
+            out.append(text)
+    return tuple(out)
+
+
+def _machine(meta: dict) -> str:
+    host = meta.get("host") if isinstance(meta.get("host"), dict) else {}
+    model = host.get("cpu_model") or "CPU not recorded"
+    return f"{model}, {host['cores']} cores" if host.get("cores") else str(model)
+
+
+def reference_run(raw_root: Path) -> str:
+    """The run named in raw/REFERENCE ('' when there is none)."""
+    ref = raw_root / "REFERENCE"
+    return ref.read_text(encoding="utf-8").strip() if ref.is_file() else ""
+
+
+def collect(reports_dir: Path, raw_root: Path, data_root: Path | None = None) -> list[ReportEntry]:
+    data_root = data_root if data_root is not None else reports_dir.resolve().parent / "data"
+    ref = reference_run(raw_root)
     entries = []
     for run_dir in sorted(p for p in reports_dir.iterdir() if p.is_dir()):
         stems = sorted({p.stem for p in run_dir.iterdir() if p.suffix in (".html", ".md")})
@@ -34,7 +116,7 @@ def collect(reports_dir: Path, raw_root: Path) -> list[ReportEntry]:
         suites = tuple((s, f"{run_dir.name}/{s}.html" if (run_dir / f"{s}.html").is_file() else None,
                         f"{run_dir.name}/{s}.md" if (run_dir / f"{s}.md").is_file() else None)
                        for s in stems)
-        profile, date, complete = "", "", None
+        profile, date, complete, machine, run_suites = "", "", None, "", ()
         meta_path = raw_root / run_dir.name / "meta.json"
         if meta_path.is_file():
             try:
@@ -42,9 +124,12 @@ def collect(reports_dir: Path, raw_root: Path) -> list[ReportEntry]:
                 profile = str(meta.get("profile") or "")
                 date = str(meta.get("start_utc") or "")
                 complete = bool(meta.get("complete"))
+                machine = _machine(meta)
+                run_suites = tuple(str(s) for s in meta.get("suites") or ())
             except RawFormatError:
                 pass
-        entries.append(ReportEntry(run_dir.name, profile, date, complete, suites))
+        entries.append(ReportEntry(run_dir.name, profile, date, complete, suites, machine, run_suites,
+                                   run_dir.name == ref, headlines(data_root / run_dir.name, run_suites)))
     entries.sort(key=lambda e: (e.date or "", e.run_id), reverse=True)
     return entries
 
@@ -59,29 +144,41 @@ def render(entries: list[ReportEntry]) -> str:
                 parts.append(f'(<a href="{html.escape(m)}">md</a>)')
             links.append(" ".join(parts))
         state = "" if e.complete is None else ("complete" if e.complete else "partial")
-        rows.append(f"<tr><td><code>{html.escape(e.run_id)}</code></td><td>{html.escape(e.profile or '—')}</td>"
-                    f"<td>{html.escape(e.date.replace('T', ' ') or '—')}</td><td>{state or '—'}</td>"
+        ref = ' <strong>reference run</strong>' if e.reference else ""
+        heads = "".join(f"<li>{html.escape(h)}</li>" for h in e.headlines)
+        rows.append(f"<tr><td><code>{html.escape(e.run_id)}</code>{ref}</td>"
+                    f"<td>{html.escape(e.date.replace('T', ' ') or '—')}</td>"
+                    f"<td>{html.escape(e.machine or '—')}</td>"
+                    f"<td>{html.escape(e.profile or '—')}{', ' + state if state else ''}</td>"
+                    f"<td>{html.escape(', '.join(e.run_suites) or '—')}</td>"
+                    f"<td>{'<ul>' + heads + '</ul>' if heads else '—'}</td>"
                     f"<td>{' · '.join(links)}</td></tr>")
-    body = "\n".join(rows) or '<tr><td colspan="5">no reports yet</td></tr>'
+    body = "\n".join(rows) or '<tr><td colspan="7">no reports yet</td></tr>'
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>HTTP server benchmark reports</title>
 <style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}
-td,th{{border:1px solid #ccc;padding:4px 10px;text-align:left}}</style></head>
+td,th{{border:1px solid #ccc;padding:4px 10px;text-align:left;vertical-align:top}}ul{{margin:0;padding-left:1.2em}}</style></head>
 <body><h1>HTTP server benchmark reports</h1>
-<p>Newest first. Each suite links to its HTML report and its Markdown export.</p>
-<table><thead><tr><th>Run id</th><th>Profile</th><th>Start (UTC)</th><th>Run</th><th>Suites</th></tr></thead>
+<p>Runs newest first; the reference run is the one raw/REFERENCE names. Headlines: the contestant's
+req/s on each suite's headline scenario (geometric mean with its 95 % interval, n runs) and its Δ against
+the suite's baseline (ratio of geometric means − 1, t interval on the log scale, paired by rep; from
+<code>data/&lt;run_id&gt;/estimates</code> and <code>comparisons</code>). Each suite links to its HTML report and
+its Markdown export.</p>
+<table><thead><tr><th>Run</th><th>Start (UTC)</th><th>Machine</th><th>Profile</th><th>Suites</th>
+<th>Headlines</th><th>Reports</th></tr></thead>
 <tbody>
 {body}
 </tbody></table></body></html>
 """
 
 
-def write_index(reports_dir: str | Path, raw_root: str | Path | None = None) -> Path:
+def write_index(reports_dir: str | Path, raw_root: str | Path | None = None,
+                data_root: str | Path | None = None) -> Path:
     reports = Path(reports_dir)
     raw = Path(raw_root) if raw_root else reports.resolve().parent / "raw"
     reports.mkdir(parents=True, exist_ok=True)
     out = reports / "index.html"
-    out.write_text(render(collect(reports, raw)), encoding="utf-8")
+    out.write_text(render(collect(reports, raw, Path(data_root) if data_root else None)), encoding="utf-8")
     return out
 
 
@@ -89,8 +186,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Write reports/index.html")
     ap.add_argument("reports_dir")
     ap.add_argument("--raw", default=None, help="raw root (default: raw/ beside the reports folder)")
+    ap.add_argument("--data", default=None, help="data root (default: data/ beside the reports folder)")
     args = ap.parse_args(argv)
-    print(write_index(args.reports_dir, args.raw))
+    print(write_index(args.reports_dir, args.raw, args.data))
     return 0
 
 
