@@ -418,15 +418,40 @@ def show_table(df: pd.DataFrame, note: str = "") -> None:
     display(Markdown(f"{text}\n\n{note}" if note else text))
 
 
+def figure_alt(fig: Any, what: str) -> str:
+    """The image's alt text: what the notebook calls it, then the figure's own description
+    (plots.describe): 'GET /ping throughput. Bar chart: requests/s by connections …'."""
+    from .plots import description
+    text = description(fig)
+    return f"{what}. {text}" if text else what
+
+
+def figure_output(fig: Any, what: str = "this plot") -> tuple[dict[str, str], dict[str, Any]]:
+    """(data, metadata) of the display output for a Figure: the PNG as rendered by plots.png_bytes
+    (plots.WIDTH_PX wide, shown 1:1) with {"image/png": {"alt", "width", "height"}} metadata,
+    and the alt text as text/plain."""
+    import base64
+    from .plots import png_bytes
+
+    png, (width, height) = png_bytes(fig)
+    alt = figure_alt(fig, what)
+    return ({"image/png": base64.b64encode(png).decode("ascii"), "text/plain": f"<Figure: {alt}>"},
+            {"image/png": {"alt": alt, "width": width, "height": height}})
+
+
 def show_figure(fig: Any, what: str = "this plot") -> None:
-    """Display a Figure, or say 'no data' when the plot function returned None."""
+    """Display a Figure as a PNG carrying its alt text (figure_output), or say 'no data' when the
+    plot function returned None."""
     from IPython.display import Markdown, display
     import matplotlib.pyplot as plt
+    from .plots import configure_inline_backend
 
     if fig is None:
         display(Markdown(f"*No data for {what} in this run.*"))
         return
-    display(fig)
+    configure_inline_backend()
+    data, metadata = figure_output(fig, what)
+    display(data, raw=True, metadata=metadata)
     plt.close(fig)
 
 

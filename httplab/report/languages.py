@@ -36,7 +36,6 @@ from ..tidy.servers import display_name, is_aa_copy, language, short_name, sort_
 from .quality import mostly_client_bound
 from .tables import CLIENT_BOUND_MARK, client_bound_words, delta_cell
 from .method_words import ci_words, delta_words
-from .plots import ci_bar, palette
 from ..stats.frames import RunStats
 from ..stats.multiple import rank
 from ..stats.write import COMPOSITES, KEEPALIVE_SCORE, run_stats
@@ -683,9 +682,10 @@ def one_core_note(meta: Mapping[str, Any]) -> str:
 def endpoint_bars(runs: pd.DataFrame, tier_name: str | None, metric: str = "req_per_s",
                   confidence: float = 0.95, scenarios: Sequence[str] = KEEPALIVE + (CLOSE,)):
     """Grouped bars: x = endpoint, one bar per server of the tier (mean over ok runs), whiskers =
-    log-scale t interval (n ≥ 5), dots = runs. None when there is no data."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
+    log-scale t interval (n ≥ 5), dots = runs; the common look of report.plots (width, fonts,
+    manifest colours, log y over a > 10× span, client-bound hatched, noisy runs ×). None when
+    there is no data."""
+    from . import plots as P
 
     ok = ok_runs(runs)
     if ok.empty:
@@ -695,26 +695,22 @@ def endpoint_bars(runs: pd.DataFrame, tier_name: str | None, metric: str = "req_
     ok = ok[ok["server"].isin(servers) & ok["scenario"].isin(present)]
     if ok.empty or ok[metric].dropna().empty:
         return None
-    pal = palette(servers)
-    width = 0.8 / len(servers)
-    fig, ax = plt.subplots(figsize=(min(13.0, 2.2 * len(present) + 3.0), 4.0))
-    for i, s in enumerate(servers):
-        for j, sc in enumerate(present):
-            vals = ok.loc[(ok["server"] == s) & (ok["scenario"] == sc), metric].dropna().to_numpy(dtype=float)
-            ci_bar(ax, j - 0.4 + width * (i + 0.5), vals, width, pal[s], name(s) if j == 0 else None,
-                   confidence, small=True)
-    ax.set_xticks(range(len(present)), [ENDPOINT_SHORT.get(sc, sc).replace(", ", ",\n") for sc in present])
-    ax.set_ylabel({"req_per_s": "requests/s", "cpu_us_per_req": "server CPU-µs per request"}.get(metric, metric))
-    if metric == "cpu_us_per_req":
-        ax.set_yscale("log")
-    ax.set_title(f"{'Throughput' if metric == 'req_per_s' else 'Server CPU per request'} by endpoint"
-                 + (f" — {tier_name} tier" if tier_name else ""), fontsize=10)
-    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    ax.text(1.0, -0.2, f"bars: mean over ok runs; whiskers: {confidence:.0%} t CI (n ≥ 5); dots: runs",
-            transform=ax.transAxes, ha="right", fontsize=7, color="gray")
-    sns.despine(fig)
-    fig.tight_layout()
-    return fig
+    with P.matplotlib.rc_context(P.STYLE):
+        fig, axes = P.new_figure(4.8)
+        ax = axes[0, 0]
+        values, any_cb, any_noisy = P.grouped_bars(ax, ok, "scenario", present, servers, metric, confidence,
+                                                   label=name, small=True)
+        log = P.set_value_axis(ax, values)
+        ticks = [ENDPOINT_SHORT.get(sc, sc) for sc in present]
+        ax.set_xticks(range(len(present)), [t.replace(", ", ",\n") for t in ticks])
+        ylabel = {"req_per_s": "requests/s", "cpu_us_per_req": "server CPU-µs per request"}.get(metric, metric)
+        ax.set_ylabel(ylabel)
+        title = (f"{'Throughput' if metric == 'req_per_s' else 'Server CPU per request'} by endpoint"
+                 + (f" — {tier_name} tier" if tier_name else ""))
+        P.title_and_caption(fig, ax, title, P.bars_caption(confidence, log))
+        P.bar_legend(ax, any_cb, any_noisy)
+    return P.describe(fig, P.bars_alt(f"Bar chart ({title})", ylabel, "endpoint", ticks, servers, confidence,
+                                      log, any_cb, any_noisy))
 
 
 def latency_curves(latency: pd.DataFrame, runs: pd.DataFrame, tier_name: str | None):
