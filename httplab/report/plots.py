@@ -111,17 +111,19 @@ def png_bytes(fig: Figure) -> tuple[bytes, tuple[int, int]]:
 
 def configure_inline_backend() -> None:
     """In a kernel: the inline backend shows stray figures as plain PNG at DPI, uncropped, like
-    show_figure (IPython's default is png with bbox_inches='tight', which changes the width)."""
+    show_figure (its default is png with bbox_inches='tight', which changes the width)."""
     try:
         from IPython import get_ipython
+        from matplotlib_inline.config import InlineBackend
     except ImportError:  # pragma: no cover
         return
     ip = get_ipython()
     if ip is None:
         return
-    ip.run_line_magic("config", "InlineBackend.figure_formats = {'png'}")
-    ip.run_line_magic("config", f"InlineBackend.print_figure_kwargs = {{'bbox_inches': None, 'dpi': {DPI}}}")
-    ip.run_line_magic("config", f"InlineBackend.rc = {STYLE!r}")
+    cfg = InlineBackend.instance(parent=ip)
+    cfg.figure_formats = {"png"}
+    cfg.print_figure_kwargs = {"bbox_inches": None, "dpi": DPI}
+    cfg.rc = dict(STYLE)
 
 
 # ---------------------------------------------------------------- axes
@@ -188,10 +190,10 @@ def mark_handles(client_bound: bool, noisy: bool) -> list:
     out = []
     if client_bound:
         out.append(Patch(facecolor="white", edgecolor="black", hatch=HATCH,
-                         label="hatched: client-bound (most runs limited by the load tool)"))
+                         label="hatched = client-bound"))
     if noisy:
         out.append(Line2D([], [], ls="none", marker="x", color="black", markersize=7,
-                          label="×: noisy run"))
+                          label="× = noisy run"))
     return out
 
 
@@ -290,7 +292,7 @@ def bars_alt(kind: str, ylabel: str, xlabel: str, groups: Sequence[str], servers
     """'Bar chart: requests/s by connections (50, 100, 400), per server (A, B), …'."""
     marks = [m for m, on in (("hatched bars are client-bound", any_cb), ("× marks noisy runs", any_noisy)) if on]
     return (f"{kind}: {ylabel} by {xlabel} ({', '.join(groups)}), one bar per server "
-            f"({', '.join(display_name(s) for s in servers)}), mean of ok runs with {confidence:.0%} CI "
+            f"({'; '.join(display_name(s) for s in servers)}), mean of ok runs with {confidence:.0%} CI "
             f"whiskers and run dots, {'log' if log else 'linear'} y axis"
             + (f"; {'; '.join(marks)}" if marks else "") + ".")
 
@@ -342,6 +344,7 @@ def cpu_bars(runs: pd.DataFrame, where: Where | None, vary: str, servers: Sequen
 NINES = {50.0: "50", 90.0: "90", 99.0: "99", 99.9: "99.9", 99.99: "99.99"}  # axis label: "percentile (%)"
 _X = np.linspace(0.0, 4.0, 241)
 _P = 100.0 * (1.0 - 10.0 ** (-_X))
+_X_AXIS_FROM = 0.1  # the latency axis spans the curves from p ≈ 20 % on (not the single fastest request)
 
 
 def nines(p_percent: float | np.ndarray) -> float | np.ndarray:
@@ -402,7 +405,7 @@ def latency_curves(latency: pd.DataFrame, runs: pd.DataFrame, where: Where | Non
             cb = mostly_client_bound(ok[(ok["scenario"] == first["scenario"]) & (ok["server"] == s)])
             any_cb |= cb
             y = weighted_percentiles(v, w, _P)
-            curves.append(y)
+            curves.append(y[_X >= _X_AXIS_FROM])
             ax.plot(_X, y, color=pal[s], lw=1.6, ls="--" if cb else "-", label=f"{display_name(s)} (n={n})")
             if s not in drawn:
                 drawn.append(s)
@@ -427,6 +430,6 @@ def latency_curves(latency: pd.DataFrame, runs: pd.DataFrame, where: Where | Non
     return describe(fig, (
         f"Line charts, one panel per scenario ({'; '.join(labels)}): latency (log scale) against "
         f"percentile from 50 % to 99.99 % on a nines axis, one line per server "
-        f"({', '.join(display_name(s) for s in drawn)}), pooled over ok runs"
+        f"({'; '.join(display_name(s) for s in drawn)}), pooled over ok runs"
         + ("; dashed lines are client-bound" if any_cb else "") + "."))
 
