@@ -179,3 +179,17 @@ def test_show_figure_displays_png_with_alt(monkeypatch, http_run):
     assert kw["metadata"]["image/png"]["alt"].startswith("GET /ping throughput. Bar chart")
     R.show_figure(None, "nothing")
     assert len(shown) == 2 and "No data for nothing" in shown[1][0][0].data
+
+
+def test_nbconvert_reads_the_alt_from_the_image_metadata(http_run):
+    """The metadata key is the one nbconvert reads (its classic HTML template: get_metadata('alt',
+    'image/png')); the default lab and markdown templates of nbconvert 7 ignore it."""
+    import nbformat
+    from nbconvert import HTMLExporter
+    fig = P.cpu_bars(http_run.runs, {"route": "/ping"}, "connections")
+    data, md = R.figure_output(fig, "CPU-µs per request")
+    plt.close(fig)
+    out = nbformat.v4.new_output("display_data", data=data, metadata=md)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("show()", outputs=[out])])
+    html, _ = HTMLExporter(template_name="classic").from_notebook_node(nb)
+    assert 'alt="CPU-µs per request. Bar chart' in html
