@@ -166,14 +166,15 @@ def set_value_axis(ax, values: Iterable[float], tick: Callable = count_tick, log
                    axis: str = "y") -> bool:
     """Log scale when the values span > 10× (wants_log), linear otherwise; labels by `tick`
     (count_tick: thousands separators). On a log axis ticks at 1-2-5 when the span is under
-    1000×, decades otherwise. Returns whether the axis is log."""
+    1000×, 1-3 under 30,000×, decades otherwise. Returns whether the axis is log."""
     v = _positive(values)
     log = wants_log(v) if log is None else log
     a = ax.yaxis if axis == "y" else ax.xaxis
     if log and len(v):
         (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
         span = v.max() / v.min()
-        a.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0) if span < 1000 else (1.0,)))
+        subs = (1.0, 2.0, 5.0) if span < 1000 else (1.0, 3.0) if span < 30_000 else (1.0,)
+        a.set_major_locator(ticker.LogLocator(base=10, subs=subs))
         a.set_minor_locator(ticker.LogLocator(base=10, subs="auto"))
         a.set_minor_formatter(ticker.NullFormatter())
         lo, hi = v.min() / 1.6, v.max() * 1.6
