@@ -87,9 +87,13 @@ make_reports() {
         (cd "$LAB_ROOT" && "$(dirname "$py")/papermill" -k httplab --cwd "$LAB_ROOT" \
             "notebooks/$nb.ipynb" "$out/$nb.ipynb" -p run_dir "$RUN_DIR" -p out_dir "$DATA_ROOT/$run_id" >/dev/null)
         rm -rf "${out:?}/${nb}_files"
+        # notebooks/templates: nbconvert's lab and markdown templates, extended to write each figure's alt text
         "$jupyter" nbconvert --log-level WARN --to html --no-input --ExtractOutputPreprocessor.enabled=True \
+            --TemplateExporter.extra_template_basedirs="$LAB_ROOT/notebooks/templates" --template alt_lab \
             "$out/$nb.ipynb" --output-dir "$out"
-        "$jupyter" nbconvert --log-level WARN --to markdown --no-input "$out/$nb.ipynb" --output-dir "$out"
+        "$jupyter" nbconvert --log-level WARN --to markdown --no-input \
+            --TemplateExporter.extra_template_basedirs="$LAB_ROOT/notebooks/templates" --template alt_markdown \
+            "$out/$nb.ipynb" --output-dir "$out"
     done
     "$py" -m httplab.report.index "$REPORTS_ROOT" --raw "$RAW_ROOT"
     log "reports: $out/ and $REPORTS_ROOT/index.html"

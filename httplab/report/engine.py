@@ -288,15 +288,24 @@ INDEX_LINK = "../index.html"  # reports/<run_id>/<nb>.html → reports/index.htm
 
 def slug(title: str) -> str:
     """GitHub's anchor of a Markdown heading: lower case, punctuation dropped (letters, digits, '_',
-    '-' and spaces kept), each space a '-'. The reports also put an explicit <a id> with it before
-    each heading (heading_markdown), since nbconvert's HTML gives headings other ids."""
+    '-' and spaces kept), each space a '-'. The reports write their headings as HTML with this id
+    (heading_html), since nbconvert's HTML gives Markdown headings other ids."""
     text = re.sub(r"[^\w\- ]", "", title.strip().lower())
     return text.replace(" ", "-")
 
 
+def heading_html(title: str, level: int = 2) -> str:
+    """A heading as HTML carrying its own id (the slug), so a table-of-contents link lands on the
+    heading itself in nbconvert's HTML (which gives Markdown headings ids of its own) and on GitHub
+    (which keeps the id, prefixed, and resolves '#slug' to it). `code` in a title stays code."""
+    import html as _html
+    text = re.sub(r"`([^`]+)`", r"<code>\1</code>", _html.escape(title, quote=False))
+    return f'<h{level} id="{slug(title)}">{text}</h{level}>'
+
+
 def heading_markdown(title: str, prose: str = "", level: int = 2) -> str:
-    """A section's heading (with its anchor) and its prose."""
-    head = f'<a id="{slug(title)}"></a>\n\n{"#" * level} {title}'
+    """A section's heading (heading_html) and its prose."""
+    head = heading_html(title, level)
     return f"{head}\n\n{prose}" if prose else head
 
 
@@ -344,7 +353,7 @@ def section(ctx: ReportContext, title: str, prose: str, *tables: pd.DataFrame, n
 
 def _version(text: Any) -> str:
     """A tool's version line made short: the first version-like token with what names it
-    ('go version go1.26.8 linux/amd64' → 'go1.26.8'; 'nginx version: nginx/1.22.1' → '1.22.1')."""
+    ('go version go1.26.8 linux/amd64' → 'go1.26.8'; 'curl 7.88.1 (x86_64-pc-linux-gnu)' → '7.88.1')."""
     t = str(text or "").strip()
     m = re.search(r"(?<![\w.])v?(?:go)?\d+(?:\.\d+)+[\w.+~-]*", t)
     return m.group(0) if m else (t.split("\n")[0][:40] or "—")
@@ -456,13 +465,13 @@ def show_figure(fig: Any, what: str = "this plot") -> None:
 
 
 def anchored(text: str) -> tuple[str, list[str]]:
-    """Markdown with an anchor (heading_markdown) before each level-2 heading, and those headings."""
+    """Markdown with each level-2 heading made a heading with its id (heading_html), and those headings."""
     titles: list[str] = []
     lines = []
     for line in text.split("\n"):
         if line.startswith("## "):
             titles.append(line[3:].strip())
-            lines.append(f'<a id="{slug(titles[-1])}"></a>\n')
+            line = heading_html(titles[-1])
         lines.append(line)
     return "\n".join(lines), titles
 

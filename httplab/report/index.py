@@ -25,14 +25,33 @@ from ..tidy.servers import contestants, short_name
 from .cells import ratio_ci_of
 from .fmt import fmt_mean_ci
 
-# Per suite: its report (notebook), its headline scenario and the baseline its report compares with
-# (the notebooks' `baseline` parameter).
-HEADLINES: dict[str, tuple[str, str, str]] = {
-    "http1": ("http1", "get_ping_c100", "go"),
-    "h2c": ("http2", "get_ping_c100", "go"),
-    "https": ("https", "h2_get_ping_c100", "go"),
-    "languages": ("languages", "keepalive_score", "lang_go_std"),
+# Per suite: its report (notebook) and its headline scenario. The baseline a headline compares with
+# is the one its report compares with: the notebook's `baseline` parameter (notebook_parameter).
+HEADLINES: dict[str, tuple[str, str]] = {
+    "http1": ("http1", "get_ping_c100"),
+    "h2c": ("http2", "get_ping_c100"),
+    "https": ("https", "h2_get_ping_c100"),
+    "languages": ("languages", "keepalive_score"),
 }
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+
+
+def notebook_parameter(notebook: str, name: str, notebooks: Path = NOTEBOOKS) -> str | None:
+    """A string parameter's default in a notebook's papermill parameters cell (None when absent)."""
+    import ast
+    import json
+    try:
+        cells = json.loads((notebooks / f"{notebook}.ipynb").read_text(encoding="utf-8"))["cells"]
+    except (OSError, ValueError, KeyError):
+        return None
+    for cell in cells:
+        if "parameters" not in (cell.get("metadata", {}).get("tags") or []):
+            continue
+        for node in ast.parse("".join(cell.get("source", ""))).body:
+            if (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+                    and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
+                return node.value.value
+    return None
 SCENARIO_WORDS = {"get_ping_c100": "GET /ping, 100 conns", "h2_get_ping_c100": "HTTPS/2 GET /ping, 100 conns",
                   "keepalive_score": "keep-alive score"}
 
@@ -68,7 +87,8 @@ def headlines(data_dir: Path, suites: tuple[str, ...]) -> tuple[str, ...]:
     for suite in suites:
         if suite not in HEADLINES:
             continue
-        _, scen, base = HEADLINES[suite]
+        nb, scen = HEADLINES[suite]
+        base = notebook_parameter(nb, "baseline") or ""
         e = est[(est["suite"] == suite) & (est["scenario"] == scen) & (est["metric"] == "req_per_s")]
         for c in contestants(set(e["server"])):
             r = _row(e, server=c)

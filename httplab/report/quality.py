@@ -150,6 +150,7 @@ def point_flags_table(runs: pd.DataFrame, title: str = "Client-bound and noisy p
     known = ok["client_bound"].notna().sum()
     df = pd.DataFrame(rows)
     df.attrs["title"] = title
+    df.attrs["key_columns"] = ["Server", "Scenario"]  # repeated in each part when the table is split
     df.attrs["caption"] = (bounds.describe_thresholds() + f" Of {known} ok runs with the cores recorded, "
                            f"{int(ok['client_bound'].fillna(False).astype(bool).sum())} were client-bound and "
                            f"{int(ok['noisy'].fillna(False).astype(bool).sum())} noisy"

@@ -21,10 +21,10 @@ def test_toc_links_every_heading_anchor():
     toc = R.toc_markdown(titles)
     for t in titles:
         assert f"[{t}](#{R.slug(t)})" in toc
-        assert f'<a id="{R.slug(t)}"></a>' in R.heading_markdown(t, "prose")
+        assert f'<h2 id="{R.slug(t)}">' in R.heading_markdown(t, "prose")
     assert R.toc_markdown([]) == ""
     text, found = R.anchored("intro\n## Findings\nbody")
-    assert found == ["Findings"] and '<a id="findings"></a>' in text
+    assert found == ["Findings"] and '<h2 id="findings">Findings</h2>' in text
 
 
 class _Ctx:
