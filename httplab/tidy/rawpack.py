@@ -56,6 +56,8 @@ ARCHIVE_SUFFIX = ".tar.xz"
 HIST_MEMBER = ".rawpack-hist"  # inside <server>/ in the archive
 HIST_MAGIC = b"httplab-rawpack-hist 1\n"
 PLACEHOLDER = b'"@rawpack-hist: unpack with python -m httplab.tidy.rawpack unpack"'
+# What archives packed before the module moved under tidy/ hold in the same place: still read.
+LEGACY_PLACEHOLDERS = (b'"@rawpack-hist: unpack with python -m httplab.rawpack unpack"',)
 HIST_KEY = re.compile(rb'"latency_hist":\s?')
 # [[v,c],[v,c]] (report.lua, h2log) or [[v, c], [v, c]] (json.dumps defaults)
 HIST_ARRAY = re.compile(rb"\[(?:\[\d+, ?\d+\](?:, ?\[\d+, ?\d+\])*)?\]")
@@ -91,7 +93,7 @@ def _split_hist(name: str, data: bytes) -> tuple[bytes, _Hist] | None:
     """(skeleton, histogram) when the file holds exactly one latency_hist array that this codec
     reproduces byte for byte; else None (the file is stored as it is)."""
     keys = list(HIST_KEY.finditer(data))
-    if len(keys) != 1 or PLACEHOLDER in data:
+    if len(keys) != 1 or any(p in data for p in (PLACEHOLDER, *LEGACY_PLACEHOLDERS)):
         return None
     start = keys[0].end()
     m = HIST_ARRAY.match(data, start)
@@ -261,10 +263,11 @@ def read_archive(path: str | Path, server: str | None = None) -> ArchiveContent:
         skel = files.get(h.name)
         if skel is None:
             raise RawPackError(f"{where}: listed in {HIST_MEMBER} but not in the archive")
-        if skel[h.offset:h.offset + len(PLACEHOLDER)] != PLACEHOLDER:
+        mark = next((p for p in (PLACEHOLDER, *LEGACY_PLACEHOLDERS) if skel[h.offset:h.offset + len(p)] == p), None)
+        if mark is None:
             raise RawPackError(f"{where}: no histogram placeholder at byte {h.offset}")
         files[h.name] = (skel[:h.offset] + _serialise_hist(h.values, h.counts, h.style)
-                         + skel[h.offset + len(PLACEHOLDER):])
+                         + skel[h.offset + len(mark):])
     if f"{server}" not in dirs:
         raise RawPackError(f"{path}: no {server}/ directory member")
     return ArchiveContent(path, tuple(dirs), files, len(hists))
