@@ -531,9 +531,9 @@ def latency_table(ctx: ReportContext) -> pd.DataFrame:
 
 
 def section_plot(ctx: ReportContext, key: str, metric: str = "req_per_s"):
-    from .plots import cpu_bars, throughput_bars
+    from .plots import capacity_bars, cpu_bars, throughput_bars
     s = sections(ctx)[key]
-    fn = cpu_bars if metric == "cpu_us_per_req" else throughput_bars
+    fn = {"cpu_us_per_req": cpu_bars, "capacity_rps": capacity_bars}.get(metric, throughput_bars)
     return fn(ctx.runs, s.where, s.vary, confidence=ctx.confidence, title=s.title, vary_label=s.vary_label)
 
 

@@ -286,3 +286,72 @@ def findings_markdown(ctx: ReportContext) -> str:
     parts = ["## Findings", "", lead, "", to_markdown(table) if not table.empty else "*No seed scenario ran.*", ""]
     parts += [f"- {r}" for r in reasons(ctx)]
     return "\n".join(parts)
+
+
+# ---------------------------------------------------------------- the seed-vs-lab chart
+
+def seed_chart(ctx: ReportContext):
+    """The findings as a picture: per scenario of the seed's claims, the seed's ratio (open diamond)
+    and ours with its interval (the contestant's colour), on a log axis with 1 marked; for seed 003,
+    per language the seed's stdlib average and our stdlib server's score with its interval. None
+    when the run has nothing the seed measured."""
+    from . import plots as P
+
+    points = _chart_points(ctx)
+    if not points:
+        return None
+    with __import__("matplotlib").rc_context(P.STYLE):
+        fig, axes = P.new_figure(4.2)
+        ax = axes[0, 0]
+        xs = range(len(points))
+        for x, (label, seed, est, lo, hi, colour) in zip(xs, points):
+            ax.scatter([x], [seed], marker="D", s=46, facecolors="white", edgecolors="black", zorder=3,
+                       label="seed (12 cores)" if x == 0 else None)
+            if est is not None:
+                err = [[est - lo], [hi - est]] if lo is not None and hi is not None else None
+                ax.errorbar([x], [est], yerr=err, fmt="o", ms=7, color=colour, ecolor="black", capsize=3,
+                            zorder=4, label="this run (95 % CI)" if x == 0 else None)
+        ax.set_xticks(list(xs), [p[0] for p in points], rotation=35, ha="right")
+        values = [v for p in points for v in (p[1], p[2]) if v is not None]
+        if ctx.suite == "languages":
+            P.set_value_axis(ax, values, log=True)
+            ax.set_ylabel("avg requests/s (stdlib server)")
+            what = "each language's stdlib server: seed 003's average req/s and this run's score"
+        else:
+            P.set_value_axis(ax, values + [1.0], tick=lambda v, pos=None: f"{v:g}×", log=True)
+            ax.axhline(1.0, color="#888888", lw=1, zorder=1)
+            a = compared_servers(ctx)[0]
+            ax.set_ylabel(f"{short_name(a)} ÷ {short_name(ctx.baseline)} req/s")
+            what = f"req/s ratio {display_name(a)} ÷ {display_name(ctx.baseline)} per scenario, seed vs this run"
+        ax.legend(loc="best")
+        P.title_and_caption(fig, ax, "The seed's numbers and this run's",
+                            "diamonds: the seed; dots: this run, whiskers its 95 % t CI; log scale")
+    return P.describe(fig, f"Dot chart: {what} ({len(points)} points), log y axis.")
+
+
+def _chart_points(ctx: ReportContext) -> list[tuple[str, float, float | None, float | None, float | None, str]]:
+    from ..tidy.servers import colour
+    out = []
+    if ctx.suite == "languages":
+        present = sorted(set(ctx.runs["server"])) if not ctx.runs.empty else []
+        from .languages import SEED_STDLIB_AVG
+        for lang, avg in SEED_STDLIB_AVG.items():
+            std = [s for s in present if language(s) == lang and tier(s) == "stdlib"]
+            if std:
+                m = mean_ci_of(ctx.stats.estimate((ctx.suite, KEEPALIVE_SCORE, std[0]), "req_per_s"))
+                out.append((lang, avg, m.mean, m.low, m.high, colour(std[0])))
+        return out
+    seed = SEEDS.get(ctx.suite)
+    servers = compared_servers(ctx)
+    if seed is None or len(servers) < 2:
+        return []
+    a, b = servers[0], ctx.baseline
+    for c in seed.claims:
+        for p in c.points:
+            row = ctx.stats.compare("req_per_s", (ctx.suite, p.scenario, a), (ctx.suite, p.scenario, b))
+            if row is None or not math.isfinite(row["ratio"]):
+                continue
+            lo = float(row["lo"]) if math.isfinite(row["lo"]) else None
+            hi = float(row["hi"]) if math.isfinite(row["hi"]) else None
+            out.append((p.scenario, p.ratio, float(row["ratio"]), lo, hi, colour(a)))
+    return out

@@ -703,9 +703,11 @@ def endpoint_bars(runs: pd.DataFrame, tier_name: str | None, metric: str = "req_
         log = P.set_value_axis(ax, values)
         ticks = [ENDPOINT_SHORT.get(sc, sc) for sc in present]
         ax.set_xticks(range(len(present)), [t.replace(", ", ",\n") for t in ticks])
-        ylabel = {"req_per_s": "requests/s", "cpu_us_per_req": "server CPU-µs per request"}.get(metric, metric)
+        ylabel = {"req_per_s": "requests/s", "cpu_us_per_req": "server CPU-µs per request",
+                  "capacity_rps": "requests per server CPU-second"}.get(metric, metric)
         ax.set_ylabel(ylabel)
-        title = (f"{'Throughput' if metric == 'req_per_s' else 'Server CPU per request'} by endpoint"
+        title = ({"req_per_s": "Throughput", "capacity_rps": "Capacity (requests per server CPU-second)"}
+                 .get(metric, "Server CPU per request") + " by endpoint"
                  + (f" — {tier_name} tier" if tier_name else ""))
         P.title_and_caption(fig, ax, title, P.bars_caption(confidence, log))
         P.bar_legend(ax, any_cb, any_noisy)

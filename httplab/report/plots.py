@@ -339,6 +339,14 @@ def cpu_bars(runs: pd.DataFrame, where: Where | None, vary: str, servers: Sequen
                        confidence, title, vary_label)
 
 
+def capacity_bars(runs: pd.DataFrame, where: Where | None, vary: str, servers: Sequence[str] | None = None,
+                  confidence: float = 0.95, title: str = "", vary_label: str | None = None) -> Figure | None:
+    """Requests per server CPU-second: what a server could serve on a full core, the figure that
+    still compares servers where the load generator, not the server, capped req/s."""
+    return metric_bars(runs, where, vary, "capacity_rps", "requests per server CPU-second", servers,
+                       confidence, title, vary_label)
+
+
 # ---------------------------------------------------------------- latency curves
 # The "nines" axis: x = −log10(1 − p), so 90 %, 99 %, 99.9 %, 99.99 % are evenly spaced (1, 2, 3, 4)
 # and 50 % sits at 0.30. The curve is drawn from p = 0 to 99.99 %.

@@ -62,3 +62,14 @@ def test_languages_findings_set_the_seed_ranking_beside_ours():
     assert list(table.iloc[:, 0]) == ["Go", "Rust", "JavaScript", "C++", "Python"]
     assert table.iloc[4, 1] == "8.5K"
     assert all("(n=5)" in c for c in table.iloc[:, 3])
+
+
+def test_seed_chart_sets_each_seed_ratio_beside_ours(http1):
+    from httplab.report import plots as P
+    fig = F.seed_chart(http1)
+    data, (w, _) = P.png_bytes(fig)
+    assert w == P.WIDTH_PX
+    points = F._chart_points(http1)
+    assert [p[0] for p in points] == [p.scenario for c in F.SEEDS["http1"].claims for p in c.points]
+    assert all(lo <= est <= hi for _, _, est, lo, hi, _ in points)
+    assert "seed vs this run" in P.description(fig)
