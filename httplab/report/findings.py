@@ -221,7 +221,10 @@ def reasons(ctx: ReportContext) -> list[str]:
            f"{_cores(_cpus(s_cpus))} (CPU {s_cpus}) and the load generator to {_cores(_cpus(c_cpus))} "
            f"(CPU {c_cpus}) of a {host.get('cores', '?')}-core {host.get('cpu_model', 'machine')}: a server "
            "that spreads over many cores (Go's runtime, a thread pool) loses what it had in the seed, a "
-           "single-threaded event loop loses nothing, so ratios against such servers are larger here."]
+           "single-threaded event loop loses nothing, "
+           + ("so each number here says what a server does with one core, the seed's with twelve shared "
+              "with the load generator."
+              if ctx.suite == "languages" else "so ratios against such servers are larger here.")]
     runs = ctx.runs
     if not runs.empty and "client_bound" in runs:
         ok = runs[(runs["status"] == "ok") & runs["aa_of"].isna()]
