@@ -65,7 +65,7 @@ def _int(text: str | None) -> int | None:
         return None
 
 
-def _parse_cpu_list(text: str | None) -> list[int] | None:
+def parse_cpu_list(text: str | None) -> list[int] | None:
     """'0-3,8,10-11' -> [0, 1, 2, 3, 8, 10, 11]; None when unreadable."""
     if text is None:
         return None
@@ -354,7 +354,7 @@ def collect_host_state(proc: Path = Path("/proc"), sys: Path = Path("/sys"), *,
     for row in busiest or []:
         row["cmd"] = _cmdline(proc, row["pid"])
     online_text = _read1(cpu_base / "online")
-    online = _parse_cpu_list(online_text)
+    online = parse_cpu_list(online_text)
     boost, boost_source = _boost(sysfs)
     smt_active = _int(_read1(cpu_base / "smt" / "active"))
     aslr = _int(_read1(proc / "sys" / "kernel" / "randomize_va_space"))

@@ -12,6 +12,7 @@ from typing import Sequence
 
 import pandas as pd
 
+from ..parse.hoststate import parse_cpu_list
 from ..stats import format_delta
 from ..stats.write import KEEPALIVE_SCORE
 from ..tidy.servers import display_name, language, short_name, tier
@@ -105,8 +106,13 @@ SEED_003_TITLE = "Five-language shoot-out (stdlib servers, wrk -c100)"
 
 # ---------------------------------------------------------------- our side of a claim
 
+def _compare(ctx: ReportContext, scenario: str, a: str, b: str) -> pd.Series | None:
+    """The comparisons row of req/s, A vs B, on one scenario of the report's suite."""
+    return ctx.stats.compare("req_per_s", (ctx.suite, scenario, a), (ctx.suite, scenario, b))
+
+
 def _delta(ctx: ReportContext, scenario: str, a: str, b: str):
-    return ratio_ci_of(ctx.stats.compare("req_per_s", (ctx.suite, scenario, a), (ctx.suite, scenario, b)))
+    return ratio_ci_of(_compare(ctx, scenario, a, b))
 
 
 def _range_text(deltas: Sequence[tuple[str, object]]) -> str:
@@ -147,7 +153,7 @@ def _vs_seed(ctx: ReportContext, claim: Claim, a: str, b: str) -> str:
     """Our A/B ratio over the seed's, per scenario: the smallest and largest (× the seed's)."""
     vals = []
     for p in claim.points:
-        row = ctx.stats.compare("req_per_s", (ctx.suite, p.scenario, a), (ctx.suite, p.scenario, b))
+        row = _compare(ctx, p.scenario, a, b)
         if row is not None and math.isfinite(row["ratio"]):
             vals.append(float(row["ratio"]) / p.ratio)
     if not vals:
@@ -201,24 +207,14 @@ def languages_table(ctx: ReportContext) -> pd.DataFrame:
 
 # ---------------------------------------------------------------- why they differ
 
-def _cpus(spec: str) -> int:
-    n = 0
-    for part in str(spec).split(","):
-        if "-" in part:
-            a, b = part.split("-")
-            n += int(b) - int(a) + 1
-        elif part.strip():
-            n += 1
-    return n
-
-
 def reasons(ctx: ReportContext) -> list[str]:
     """The sentences saying why this run's numbers differ from the seed's, each from the run."""
     meta = ctx.run.meta
     host = meta.get("host") or {}
     s_cpus, c_cpus = meta.get("server_cpus", "?"), meta.get("client_cpus", "?")
     out = [f"**Cores.** The seed ran on one laptop ({SEED_MACHINE}). Here every server is pinned to "
-           f"{_cores(_cpus(s_cpus))} (CPU {s_cpus}) and the load generator to {_cores(_cpus(c_cpus))} "
+           f"{_cores(len(parse_cpu_list(s_cpus) or []))} (CPU {s_cpus}) and the load generator to "
+           f"{_cores(len(parse_cpu_list(c_cpus) or []))} "
            f"(CPU {c_cpus}) of a {host.get('cores', '?')}-core {host.get('cpu_model', 'machine')}: a server "
            "that spreads over many cores (Go's runtime, a thread pool) loses what it had in the seed, a "
            "single-threaded event loop loses nothing, "
@@ -256,7 +252,7 @@ def headline(ctx: ReportContext, seed: Seed, a: str) -> str:
     ours, theirs = [], []
     for c in seed.claims:
         for p in c.points:
-            row = ctx.stats.compare("req_per_s", (ctx.suite, p.scenario, a), (ctx.suite, p.scenario, b))
+            row = _compare(ctx, p.scenario, a, b)
             if row is not None and math.isfinite(row["ratio"]):
                 ours.append(float(row["ratio"]) - 1)
                 theirs.append(p.ratio - 1)
@@ -351,7 +347,7 @@ def _chart_points(ctx: ReportContext) -> list[tuple[str, float, float | None, fl
     a, b = servers[0], ctx.baseline
     for c in seed.claims:
         for p in c.points:
-            row = ctx.stats.compare("req_per_s", (ctx.suite, p.scenario, a), (ctx.suite, p.scenario, b))
+            row = _compare(ctx, p.scenario, a, b)
             if row is None or not math.isfinite(row["ratio"]):
                 continue
             lo = float(row["lo"]) if math.isfinite(row["lo"]) else None

@@ -14,15 +14,14 @@ import html
 from dataclasses import dataclass
 from pathlib import Path
 
-import math
-
 import pandas as pd
 
 from ..parse.errors import RawFormatError
-from ..stats import MeanCI, format_delta
+from ..stats import format_delta
+from ..stats.frames import RunStats
 from ..tidy.rawrun import read_meta
 from ..tidy.servers import contestants, short_name
-from .cells import ratio_ci_of
+from .cells import mean_ci_of, ratio_ci_of
 from .fmt import fmt_mean_ci
 
 # Per suite: its report (notebook) and its headline scenario. The baseline a headline compares with
@@ -69,12 +68,6 @@ class ReportEntry:
     headlines: tuple[str, ...] = ()
 
 
-def _row(df: pd.DataFrame, **eq: str) -> pd.Series | None:
-    for k, v in eq.items():
-        df = df[df[k] == v]
-    return df.iloc[0] if len(df) else None
-
-
 def headlines(data_dir: Path, suites: tuple[str, ...]) -> tuple[str, ...]:
     """Per suite: the contestant's req/s on its headline scenario (estimate with interval) and its Δ
     against the suite's baseline (the comparisons row, either way round). Nothing without the frames."""
@@ -83,31 +76,21 @@ def headlines(data_dir: Path, suites: tuple[str, ...]) -> tuple[str, ...]:
         cmp = pd.read_parquet(data_dir / "comparisons.parquet")
     except (OSError, ValueError, ImportError):
         return ()
+    stats = RunStats(est, cmp)
     out = []
     for suite in suites:
         if suite not in HEADLINES:
             continue
         nb, scen = HEADLINES[suite]
         base = notebook_parameter(nb, "baseline") or ""
-        e = est[(est["suite"] == suite) & (est["scenario"] == scen) & (est["metric"] == "req_per_s")]
-        for c in contestants(set(e["server"])):
-            r = _row(e, server=c)
-            if r is None:
+        present = set(est.loc[(est["suite"] == suite) & (est["scenario"] == scen), "server"])
+        for c in contestants(present):
+            ci = mean_ci_of(stats.estimate((suite, scen, c), "req_per_s"))
+            if ci.mean is None:
                 continue
-            ci = MeanCI(float(r["estimate"]), None if math.isnan(r["lo"]) else float(r["lo"]),
-                        None if math.isnan(r["hi"]) else float(r["hi"]), int(r["n"]), float(r["confidence"]),
-                        r["reason"] or None)
             text = f"{suite} {SCENARIO_WORDS.get(scen, scen)}: {short_name(c)} {fmt_mean_ci(ci)} req/s"
-            srv = cmp[(cmp["kind"] == "server") & (cmp["metric"] == "req_per_s") & (cmp["a_suite"] == suite)
-                      & (cmp["a_scenario"] == scen)]
-            row, flip = _row(srv, a_server=c, b_server=base), False
-            if row is None:
-                row, flip = _row(srv, a_server=base, b_server=c), True
+            row = stats.compare("req_per_s", (suite, scen, c), (suite, scen, base))  # either way round
             if row is not None:
-                if flip:
-                    row = row.copy()
-                    row["ratio"], row["lo"], row["hi"] = 1 / row["ratio"], 1 / row["hi"], 1 / row["lo"]
-                    row["n_a"], row["n_b"] = row["n_b"], row["n_a"]
                 text += f"; Δ vs {short_name(base)} {format_delta(ratio_ci_of(row))}"
             out.append(text)
     return tuple(out)

@@ -192,9 +192,9 @@ def test_boost_from_intel_pstate(tmp_path):
 
 
 def test_cpu_list_helpers():
-    assert H._parse_cpu_list("0-3,8,10-11\n") == [0, 1, 2, 3, 8, 10, 11]
-    assert H._parse_cpu_list("") == []
-    assert H._parse_cpu_list("a") is None
+    assert H.parse_cpu_list("0-3,8,10-11\n") == [0, 1, 2, 3, 8, 10, 11]
+    assert H.parse_cpu_list("") == []
+    assert H.parse_cpu_list("a") is None
     assert H.format_cpu_list([5, 0, 1, 2]) == "0-2,5"
 
 
