@@ -7,6 +7,8 @@
 #   4. Python unit tests (parsers on captured tool output, tidy frames, statistics);
 #   5. integration tests against the live sanitized C server on loopback (HTTP/1.1,
 #      h2c, h2spec's conformance suite) and the language servers' routes;
+#      then the attack suite (tests/attacks): hostile clients against the sanitized
+#      C server, with a legitimate client measured throughout;
 #   6. a pipeline smoke run: run_all.sh with tiny durations on a few scenarios,
 #      into a scratch raw/, data/ and reports/, then checks of the exported report;
 #   7. that run's index and reports opened in headless Chromium (tests/browser: images,
@@ -31,6 +33,9 @@ main() {
 
     step "Python unit and integration tests"
     (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 LANG_TESTS_REQUIRE_ALL=1 "$py" -m pytest -q tests/unit tests/integration)
+
+    step "the C server under attack (tests/attacks: floods, slow clients, memory, fds)"
+    (cd "$LAB_ROOT" && "$py" -m pytest -q tests/attacks)
 
     step "pipeline smoke run"
     SCRATCH=$(mktemp -d)

@@ -1,6 +1,8 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,12 +15,61 @@
  * hard limit does not cost a huge table. */
 #define MAX_SETSIZE (1 << 20)
 
+/* The numeric flags: one row each, so a new limit is one line here plus
+ * its field in server_config (and its row in README.md). */
+enum { NUM_U64, NUM_MS, NUM_SIZE, NUM_U32 };
+typedef struct num_flag {
+    const char *name;
+    int tls_only;
+    int kind;
+    size_t off; /* in server_config */
+    unsigned long long min, max;
+    const char *what;
+} num_flag;
+
+#define CFG(f) offsetof(server_config, f)
+#define DAY_MS 86400000ULL
+static const num_flag num_flags[] = {
+    {"--max-body", 0, NUM_U64, CFG(max_body), 0, 1ULL << 40, "max body"},
+    {"--header-timeout", 0, NUM_MS, CFG(header_timeout_ms), 1, DAY_MS,
+     "header timeout"},
+    {"--idle-timeout", 0, NUM_MS, CFG(idle_timeout_ms), 1, DAY_MS,
+     "idle timeout"},
+    {"--send-timeout", 0, NUM_MS, CFG(send_timeout_ms), 1, DAY_MS,
+     "send timeout"},
+    {"--body-timeout", 0, NUM_MS, CFG(body_timeout_ms), 1, DAY_MS,
+     "body timeout"},
+    {"--body-min-rate", 0, NUM_U64, CFG(body_min_rate), 0, 1ULL << 40,
+     "body min rate"},
+    {"--max-conns", 0, NUM_SIZE, CFG(max_conns), 1, 1ULL << 24,
+     "max conns"},
+    {"--h2-conn-memory", 0, NUM_U64, CFG(h2_conn_memory), 1, 1ULL << 40,
+     "h2 conn memory"},
+    {"--h2-max-header-list", 0, NUM_U32, CFG(h2_max_header_list), 256,
+     1U << 24, "h2 max header list"},
+    {"--h2-max-continuations", 0, NUM_U32, CFG(h2_max_continuations), 0,
+     1U << 16, "h2 max continuations"},
+    {"--h2-reset-burst", 0, NUM_U32, CFG(h2_reset_burst), 1, 1U << 30,
+     "h2 reset burst"},
+    {"--h2-reset-rate", 0, NUM_U32, CFG(h2_reset_rate), 0, 1U << 30,
+     "h2 reset rate"},
+    {"--h2-flood-burst", 0, NUM_U32, CFG(h2_flood_burst), 1, 1U << 30,
+     "h2 flood burst"},
+    {"--h2-flood-rate", 0, NUM_U32, CFG(h2_flood_rate), 0, 1U << 30,
+     "h2 flood rate"},
+    {"--handshake-timeout", 1, NUM_MS, CFG(handshake_timeout_ms), 1, DAY_MS,
+     "handshake timeout"},
+};
+#define N_NUM_FLAGS (sizeof(num_flags) / sizeof(num_flags[0]))
+
 static void usage(const char *prog, int tls) {
-    fprintf(stderr,
-            "usage: %s PORT%s [--bind ADDR] [--max-body BYTES]\n"
-            "       [--header-timeout MS] [--idle-timeout MS]%s\n",
-            prog, tls ? " CERT KEY" : "",
-            tls ? " [--handshake-timeout MS]" : "");
+    fprintf(stderr, "usage: %s PORT%s [--bind ADDR]", prog,
+            tls ? " CERT KEY" : "");
+    for (size_t i = 0; i < N_NUM_FLAGS; i++)
+        if (tls || !num_flags[i].tls_only)
+            fprintf(stderr, "%s[%s N]", i % 3 == 0 ? "\n       " : " ",
+                    num_flags[i].name);
+    fprintf(stderr, "\n(see servers/evloop/README.md for each limit)\n");
     exit(2);
 }
 
@@ -30,10 +81,50 @@ static unsigned long long parse_num(const cli_args *a, int tls, const char *s,
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
     if (*s < '0' || *s > '9' || *end || errno || v < min || v > max) {
-        fprintf(stderr, "%s: bad %s: %s\n", a->cfg.prog, what, s);
+        fprintf(stderr, "%s: bad %s: %s (%llu..%llu)\n", a->cfg.prog, what, s,
+                min, max);
         usage(a->cfg.prog, tls);
     }
     return v;
+}
+
+static void set_num(server_config *cfg, const num_flag *f,
+                    unsigned long long v) {
+    char *field = (char *)cfg + f->off;
+    switch (f->kind) {
+    case NUM_U64: *(uint64_t *)(void *)field = v; break;
+    case NUM_MS: *(long long *)(void *)field = (long long)v; break;
+    case NUM_SIZE: *(size_t *)(void *)field = (size_t)v; break;
+    default: *(uint32_t *)(void *)field = (uint32_t)v; break;
+    }
+}
+
+static const num_flag *find_flag(const char *name, int tls) {
+    for (size_t i = 0; i < N_NUM_FLAGS; i++)
+        if (!strcmp(name, num_flags[i].name) && (tls || !num_flags[i].tls_only))
+            return &num_flags[i];
+    return NULL;
+}
+
+void cli_defaults(server_config *cfg) {
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->bind_addr = "127.0.0.1";
+    cfg->port = -1;
+    cfg->max_body = 16777216;
+    cfg->header_timeout_ms = 10000;
+    cfg->idle_timeout_ms = 60000;
+    cfg->send_timeout_ms = 30000;
+    cfg->body_timeout_ms = 10000;
+    cfg->body_min_rate = 1024;
+    cfg->max_conns = 8192;
+    cfg->h2_conn_memory = 0; /* = max_body, see cli_parse */
+    cfg->h2_max_header_list = 16384;
+    cfg->h2_max_continuations = 8;
+    cfg->h2_reset_burst = 1000;
+    cfg->h2_reset_rate = 33;
+    cfg->h2_flood_burst = 1000;
+    cfg->h2_flood_rate = 100;
+    cfg->handshake_timeout_ms = 10000;
 }
 
 void cli_parse(int argc, char **argv, int tls, cli_args *a) {
@@ -41,13 +132,8 @@ void cli_parse(int argc, char **argv, int tls, cli_args *a) {
     int npos = 0; /* positionals seen: PORT, then CERT and KEY for TLS */
 
     memset(a, 0, sizeof(*a));
+    cli_defaults(&a->cfg);
     a->cfg.prog = prog;
-    a->cfg.bind_addr = "127.0.0.1";
-    a->cfg.port = -1;
-    a->cfg.max_body = 16777216;
-    a->cfg.header_timeout_ms = 10000;
-    a->cfg.idle_timeout_ms = 60000;
-    a->cfg.handshake_timeout_ms = 10000;
 
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
@@ -62,22 +148,21 @@ void cli_parse(int argc, char **argv, int tls, cli_args *a) {
         }
         if (i + 1 >= argc) usage(prog, tls);
         const char *v = argv[++i];
+        const num_flag *f;
         if (!strcmp(s, "--bind")) a->cfg.bind_addr = v;
-        else if (!strcmp(s, "--max-body"))
-            a->cfg.max_body = parse_num(a, tls, v, 0, (1ULL << 40),
-                                        "max body");
-        else if (!strcmp(s, "--header-timeout"))
-            a->cfg.header_timeout_ms =
-                (long long)parse_num(a, tls, v, 1, 86400000, "header timeout");
-        else if (!strcmp(s, "--idle-timeout"))
-            a->cfg.idle_timeout_ms =
-                (long long)parse_num(a, tls, v, 1, 86400000, "idle timeout");
-        else if (tls && !strcmp(s, "--handshake-timeout"))
-            a->cfg.handshake_timeout_ms = (long long)parse_num(
-                a, tls, v, 1, 86400000, "handshake timeout");
+        else if ((f = find_flag(s, tls)))
+            set_num(&a->cfg, f, parse_num(a, tls, v, f->min, f->max, f->what));
         else usage(prog, tls);
     }
     if (npos != (tls ? 3 : 1)) usage(prog, tls);
+    /* One body of --max-body must always fit, or its upload would stall
+     * waiting for credit that only its own completion can free. */
+    if (!a->cfg.h2_conn_memory) a->cfg.h2_conn_memory = a->cfg.max_body;
+    if (a->cfg.h2_conn_memory < a->cfg.max_body) {
+        fprintf(stderr, "%s: --h2-conn-memory must be at least --max-body\n",
+                prog);
+        usage(prog, tls);
+    }
 }
 
 /* 500+ connections need more than the usual soft limit of 1024 fds. */

@@ -11,6 +11,8 @@ typedef struct cli_args {
     const char *cert_file, *key_file; /* TLS only */
 } cli_args;
 
+/* Every limit at its default (README.md lists them). */
+void cli_defaults(server_config *cfg);
 /* Fills a from argv; on a bad command line prints usage and exits 2. */
 void cli_parse(int argc, char **argv, int tls, cli_args *a);
 /* SIGPIPE ignored, RLIMIT_NOFILE raised, routes ready. Returns the event

@@ -168,11 +168,31 @@ void conn_close(conn *c) {
 
 void conn_set_phase(conn *c, conn_phase phase) {
     const server_config *cfg = &c->srv->cfg;
-    c->phase = phase;
-    c->deadline = aeNowMs(c->srv->el) + (phase == CONN_PHASE_HEAD
-                                             ? cfg->header_timeout_ms
-                                             : cfg->idle_timeout_ms);
+    long long t = phase == CONN_PHASE_HEAD   ? cfg->header_timeout_ms
+                  : phase == CONN_PHASE_BODY ? cfg->body_timeout_ms
+                                             : cfg->idle_timeout_ms;
+    conn_set_deadline(c, phase, aeNowMs(c->srv->el) + t);
 }
+
+void conn_set_deadline(conn *c, conn_phase phase, long long at) {
+    c->phase = phase;
+    c->deadline = at;
+}
+
+long long conn_body_deadline(const conn *c, long long start,
+                             uint64_t received) {
+    const server_config *cfg = &c->srv->cfg;
+    long long at = start + cfg->body_timeout_ms;
+    /* Each --body-min-rate bytes buy one more second: a client must keep up
+     * the rate on average, so one byte a second cannot hold a connection. */
+    if (cfg->body_min_rate)
+        at += (long long)(received / cfg->body_min_rate) * 1000 +
+              (long long)(received % cfg->body_min_rate * 1000 /
+                          cfg->body_min_rate);
+    return at;
+}
+
+long long conn_now(const conn *c) { return aeNowMs(c->srv->el); }
 
 /* ---- output queue ---- */
 
@@ -249,7 +269,7 @@ static int conn_flush(conn *c) {
     /* The stall clock starts at the first attempt, not at queueing: output
      * queued this turn (e.g. right after a TLS handshake) is flushed in
      * before-sleep, after the sweep timer may already have looked. */
-    if (!c->wdeadline) c->wdeadline = now + c->srv->cfg.idle_timeout_ms;
+    if (!c->wdeadline) c->wdeadline = now + c->srv->cfg.send_timeout_ms;
 
     int n = 0;
     size_t skip = c->seg_off;
@@ -266,7 +286,7 @@ static int conn_flush(conn *c) {
     } while (w < 0 && errno == EINTR);
     if (w < 0) return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
 
-    c->wdeadline = now + c->srv->cfg.idle_timeout_ms;
+    c->wdeadline = now + c->srv->cfg.send_timeout_ms;
     c->out_pending -= (size_t)w;
     size_t left = (size_t)w;
     while (left) {
@@ -535,28 +555,25 @@ void conn_check_timeout(conn *c, long long now) {
         return;
     }
     if (now < c->deadline) return;
-    if (!(c->flags & (F_LINGER | F_CLOSE_AFTER_FLUSH)) && c->proto &&
-        c->phase != CONN_PHASE_HEAD && c->proto->on_idle_timeout) {
-        /* Say goodbye (GOAWAY) before closing; flushed this turn. */
-        c->proto->on_idle_timeout(c);
-        c->flags |= F_CLOSE_AFTER_FLUSH;
-        c->flags &= ~F_PAUSED;
-        c->deadline = now + c->srv->cfg.idle_timeout_ms;
-        dirty_add(c);
-        return;
-    }
-    if ((c->flags & (F_LINGER | F_CLOSE_AFTER_FLUSH)) ||
-        c->phase != CONN_PHASE_HEAD || !c->proto ||
-        !c->proto->on_header_timeout) {
+    if ((c->flags & (F_LINGER | F_CLOSE_AFTER_FLUSH)) || !c->proto ||
+        !c->proto->on_timeout) {
         conn_close(c);
         return;
     }
-    /* A partial head did not complete in time: the handler may queue a 408
-     * (flushed this turn), then we close. */
-    c->proto->on_header_timeout(c);
-    c->flags |= F_CLOSE_AFTER_FLUSH;
-    c->flags &= ~F_PAUSED;
-    dirty_add(c);
+    int r = c->proto->on_timeout(c, now);
+    if (r == PROTO_CLOSE) {
+        /* A last word was queued (408, GOAWAY): flushed this turn, then we
+         * close; a peer that will not take it has the send timeout. */
+        c->flags &= ~F_PAUSED;
+        c->deadline = now + c->srv->cfg.send_timeout_ms;
+    }
+    if (conn_apply(c, r) == 0) dirty_add(c);
+}
+
+int conn_reclaimable(const conn *c) {
+    return !(c->flags & (F_HANDSHAKE | F_LINGER | F_CLOSE_AFTER_FLUSH)) &&
+           c->out_pending == 0 && c->rstart == c->rend &&
+           (!c->proto || c->phase == CONN_PHASE_IDLE);
 }
 
 void conn_begin_shutdown(conn *c) {

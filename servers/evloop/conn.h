@@ -18,6 +18,7 @@
 #define CONN_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 
@@ -76,13 +77,14 @@ typedef struct proto_handler {
     int (*attach)(struct conn *c); /* set up c->proto_data; 0 or -1 */
     /* Consume input from c->rbuf[rstart..rend), queue output. */
     int (*on_data)(struct conn *c);
-    /* The head did not arrive in time; may queue a final response. */
-    void (*on_header_timeout)(struct conn *c);
     void (*detach)(struct conn *c);
-    /* Optional. The idle timeout expired outside the head phase: may queue
-     * a goodbye (HTTP/2 GOAWAY); the connection closes once it is written.
-     * Without it the connection is simply closed. */
-    void (*on_idle_timeout)(struct conn *c);
+    /* The phase's deadline passed (c->phase says which: a head too slow, a
+     * body under its minimum rate, an idle keep-alive). The handler may
+     * queue a last word (HTTP/1 408, HTTP/2 GOAWAY) and return PROTO_CLOSE,
+     * return PROTO_ABORT to close at once, or deal with it itself (HTTP/2
+     * resets only the late streams), re-arm the deadline and return
+     * PROTO_NEED_MORE. Optional: without it the connection is closed. */
+    int (*on_timeout)(struct conn *c, long long now);
     /* Optional. Graceful shutdown began: announce it and return a PROTO_*
      * result as on_data does (PROTO_CLOSE once nothing is in flight).
      * Without it an idle connection is closed at once. */
@@ -92,7 +94,7 @@ typedef struct proto_handler {
 /* Which timeout applies while no output is pending. */
 typedef enum {
     CONN_PHASE_HEAD, /* waiting for a request head: header timeout */
-    CONN_PHASE_BODY, /* reading a body: idle timeout, renewed on progress */
+    CONN_PHASE_BODY, /* reading a body: body timeout plus minimum rate */
     CONN_PHASE_IDLE  /* between requests: idle timeout */
 } conn_phase;
 
@@ -151,6 +153,9 @@ void conn_read_pending(server *s);
 void conn_check_timeout(conn *c, long long now);
 /* Graceful shutdown: closes c right away if nothing is in flight. */
 void conn_begin_shutdown(conn *c);
+/* Nothing in flight and no request begun: may be closed to make room for a
+ * new connection when the server is at --max-conns. */
+int conn_reclaimable(const conn *c);
 
 /* ---- for protocol handlers ---- */
 
@@ -166,7 +171,16 @@ int conn_out_ref(conn *c, const void *p, size_t n);
 int conn_out_give(conn *c, void *mem, const void *p, size_t n);
 /* True when a handler should stop producing (PROTO_PAUSED). */
 int conn_out_full(const conn *c);
+/* Enters a phase with its timeout counted from now. */
 void conn_set_phase(conn *c, conn_phase phase);
+/* Enters a phase with an explicit deadline (loop ms). */
+void conn_set_deadline(conn *c, conn_phase phase, long long at);
+/* When a body that began at `start` and has `received` bytes so far is
+ * late: --body-timeout, plus a second per --body-min-rate bytes. */
+long long conn_body_deadline(const conn *c, long long start,
+                             uint64_t received);
+/* The loop's cached time, for handlers that keep their own clocks. */
+long long conn_now(const conn *c);
 /* Replaces the handler (detaching the old one, which frees its state) --
  * HTTP/1.1 Upgrade. The caller, still inside the old handler's on_data,
  * must return PROTO_SWITCH right away without touching its state. */

@@ -48,6 +48,7 @@ typedef struct h1_state {
     h1_info info;
     size_t hstart, hlen, bpos;
     uint64_t clen;
+    long long body_start; /* loop ms when the head of that request ended */
     char *body; /* reused across requests */
     size_t blen, bcap;
     chunked_decoder dec;
@@ -258,7 +259,9 @@ need_more:
         c->rstart = 0;
         c->rend = h->bpos = h->hlen;
     }
-    conn_set_phase(c, CONN_PHASE_BODY); /* progress renews the timeout */
+    /* Progress buys time only at --body-min-rate: a trickle is cut off. */
+    conn_set_deadline(c, CONN_PHASE_BODY,
+                      conn_body_deadline(c, h->body_start, h->blen));
     return PROTO_NEED_MORE;
 }
 
@@ -411,7 +414,9 @@ static int on_head(conn *c, h1_state *h, int *progress) {
         static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
         if (conn_out_copy(c, cont, sizeof(cont) - 1) < 0) return PROTO_ABORT;
     }
-    conn_set_phase(c, CONN_PHASE_BODY);
+    h->body_start = conn_now(c);
+    conn_set_deadline(c, CONN_PHASE_BODY,
+                      conn_body_deadline(c, h->body_start, 0));
     return PROTO_NEED_MORE;
 }
 
@@ -445,11 +450,22 @@ static int h1_on_data(conn *c) {
     }
 }
 
-static void h1_on_header_timeout(conn *c) {
+static int h1_on_timeout(conn *c, long long now) {
     h1_state *h = c->proto_data;
-    /* Only a client that sent part of a head is told why. */
-    if (h->state == ST_HEAD && c->rend > c->rstart && c->out_pending == 0)
-        h1_error(c, h, 408);
+    (void)now;
+    switch (c->phase) {
+    case CONN_PHASE_HEAD:
+        /* Only a client that sent part of a head is told why. */
+        if (h->state == ST_HEAD && c->rend > c->rstart && c->out_pending == 0)
+            return h1_error(c, h, 408);
+        return PROTO_CLOSE;
+    case CONN_PHASE_BODY:
+        /* The body fell behind --body-min-rate (or stalled). */
+        return c->out_pending == 0 ? h1_error(c, h, 408) : PROTO_ABORT;
+    default:
+        /* No goodbye for an idle keep-alive connection: just close. */
+        return PROTO_ABORT;
+    }
 }
 
 static int h1_attach(conn *c) {
@@ -473,8 +489,8 @@ const proto_handler h1_handler = {
     .name = "http/1.1",
     .attach = h1_attach,
     .on_data = h1_on_data,
-    .on_header_timeout = h1_on_header_timeout,
     .detach = h1_detach,
-    /* No goodbye on idle timeout or shutdown: an idle HTTP/1 connection is
-     * simply closed; busy ones answer with "Connection: close". */
+    .on_timeout = h1_on_timeout,
+    /* No goodbye on shutdown: an idle HTTP/1 connection is simply closed;
+     * busy ones answer with "Connection: close". */
 };

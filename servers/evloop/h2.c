@@ -28,6 +28,29 @@ static h2_stream *stream_of(h2_conn *h, int32_t id) {
     return h->dying ? NULL : nghttp2_session_get_stream_user_data(h->ng, id);
 }
 
+/* Frames that make us work but carry no request: PING, SETTINGS, PRIORITY
+ * and empty DATA. nghttp2 bounds the acks it queues for a peer that does not
+ * read them (max_outbound_ack); this token bucket bounds a peer that reads
+ * them as fast as it floods. Returns -1 when the bucket is empty. */
+static int flood_take(h2_conn *h) {
+    const server_config *cfg = &h->c->srv->cfg;
+    long long now = conn_now(h->c);
+    h->flood_tokens += (double)(now - h->flood_at) * cfg->h2_flood_rate / 1e3;
+    if (h->flood_tokens > cfg->h2_flood_burst)
+        h->flood_tokens = cfg->h2_flood_burst;
+    h->flood_at = now;
+    if (h->flood_tokens < 1) return -1;
+    h->flood_tokens -= 1;
+    return 0;
+}
+
+/* GOAWAY(ENHANCE_YOUR_CALM) queued; parsing stops and the connection closes
+ * once it is written. */
+static int flooded(nghttp2_session *ng) {
+    nghttp2_session_terminate_session(ng, NGHTTP2_ENHANCE_YOUR_CALM);
+    return NGHTTP2_ERR_CALLBACK_FAILURE;
+}
+
 /* RFC 7540 5.1.1: a new stream id must exceed every earlier one, else
  * connection error PROTOCOL_ERROR. nghttp2 silently ignores a HEADERS for an
  * unknown lower id (it cannot tell "never opened" from "long closed"), so
@@ -37,6 +60,10 @@ static h2_stream *stream_of(h2_conn *h, int32_t id) {
 static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd,
                           void *user_data) {
     h2_conn *h = user_data;
+    if ((hd->type == NGHTTP2_PING || hd->type == NGHTTP2_SETTINGS ||
+         hd->type == NGHTTP2_PRIORITY) &&
+        flood_take(h) < 0)
+        return flooded(ng);
     if (hd->type != NGHTTP2_HEADERS || !(hd->stream_id & 1)) return 0;
     if (hd->stream_id > h->max_client_stream) {
         h->max_client_stream = hd->stream_id;
@@ -71,38 +98,90 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *frame,
     (void)ng;
     (void)flags;
     /* Trailers (HCAT_HEADERS) carry nothing the routes use. */
-    if (st && frame->headers.cat == NGHTTP2_HCAT_REQUEST)
-        h2_stream_on_header(st, name, value);
+    if (!st || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
+    /* RFC 9113 6.5.2 counts a field as name + value + 32. Past the limit the
+     * rest is ignored and the stream answered 431 (on_frame_recv). */
+    uint32_t limit = ((h2_conn *)user_data)->c->srv->cfg.h2_max_header_list;
+    if (st->hdr_bytes <= limit)
+        st->hdr_bytes += (uint32_t)(nghttp2_rcbuf_get_buf(name).len +
+                                    nghttp2_rcbuf_get_buf(value).len + 32);
+    if (st->hdr_bytes > limit) st->flags |= H2S_HDR_BIG;
+    else h2_stream_on_header(st, name, value);
     return 0;
 }
 
-/* The body will not fit: answer 413 now. Later DATA is dropped, and once
- * the response is out the rest of the upload is cancelled (on_frame_send). */
-static int refuse_body(h2_conn *h, h2_stream *st) {
+/* Returns a stream's DATA bytes to the peer's flow-control window. */
+static int give_credit(h2_conn *h, int32_t id, size_t n) {
+    return n && nghttp2_session_consume(h->ng, id, n) == NGHTTP2_ERR_NOMEM
+               ? -1
+               : 0;
+}
+
+/* The request cannot be served (413 body too large, 431 headers too large,
+ * 408 body too slow): answer now. Later DATA is dropped, and once the
+ * response is out the rest of the upload is cancelled (on_frame_send). */
+static int refuse(h2_conn *h, h2_stream *st, int status) {
     st->flags |= H2S_DISCARD;
     free(st->body);
     st->body = NULL;
     st->blen = st->bcap = 0;
+    h->held -= st->held;
+    st->held = 0;
+    if (give_credit(h, st->id, st->unconsumed) < 0) return -1;
+    st->unconsumed = 0;
     if (st->flags & H2S_RESPONDED) return 0;
-    return h2_respond_error(h, st, 413);
+    return h2_respond_error(h, st, status);
+}
+
+/* Keeps a DATA chunk's credit back while the connection holds
+ * --h2-conn-memory of bodies: the peer's window shuts, so a client that
+ * uploads without reading its answers cannot make us buffer more. */
+static int credit(h2_conn *h, h2_stream *st, size_t n) {
+    if (h->held <= h->c->srv->cfg.h2_conn_memory)
+        return give_credit(h, st->id, n);
+    st->unconsumed += n;
+    h->withheld = 1;
+    return 0;
+}
+
+/* Once the connection is under its budget again, every stream gets back
+ * the credit kept from it. */
+static int return_credit(h2_conn *h) {
+    if (!h->withheld || h->held > h->c->srv->cfg.h2_conn_memory) return 0;
+    h->withheld = 0;
+    for (h2_stream *st = h->live; st; st = st->next) {
+        if (give_credit(h, st->id, st->unconsumed) < 0) return -1;
+        st->unconsumed = 0;
+    }
+    return 0;
 }
 
 static int on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id,
                          const uint8_t *data, size_t len, void *user_data) {
     h2_conn *h = user_data;
     h2_stream *st = stream_of(h, id);
-    (void)ng;
     (void)flags;
-    if (!st || (st->flags & H2S_DISCARD)) return 0;
+    if (!st || (st->flags & H2S_DISCARD)) {
+        /* Dropped at once, so its credit goes straight back. */
+        return nghttp2_session_consume(ng, id, len) == NGHTTP2_ERR_NOMEM
+                   ? NGHTTP2_ERR_CALLBACK_FAILURE
+                   : 0;
+    }
+    st->t_recv = conn_now(h->c);
     switch (h2_stream_append(st, data, len, h->c->srv->cfg.max_body)) {
-    case H2_BODY_OK: return 0;
+    case H2_BODY_OK:
+        st->held += len;
+        h->held += len;
+        return credit(h, st, len) < 0 ? NGHTTP2_ERR_CALLBACK_FAILURE : 0;
     case H2_BODY_TOO_LARGE:
-        return refuse_body(h, st) < 0 ? NGHTTP2_ERR_CALLBACK_FAILURE : 0;
+        return refuse(h, st, 413) < 0 || give_credit(h, id, len) < 0
+                   ? NGHTTP2_ERR_CALLBACK_FAILURE
+                   : 0;
     default:
         nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, id,
                                   NGHTTP2_INTERNAL_ERROR);
         st->flags |= H2S_DISCARD | H2S_RESPONDED;
-        return 0;
+        return give_credit(h, id, len) < 0 ? NGHTTP2_ERR_CALLBACK_FAILURE : 0;
     }
 }
 
@@ -117,17 +196,26 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame,
     h2_conn *h = user_data;
     h2_stream *st;
     int rv = 0;
-    (void)ng;
 
     if (frame->hd.type != NGHTTP2_DATA && frame->hd.type != NGHTTP2_HEADERS)
         return 0;
+    /* An empty DATA that does not end the stream is a flood frame (a
+     * padded one counts too: padding is not content). */
+    if (frame->hd.type == NGHTTP2_DATA &&
+        frame->hd.length == frame->data.padlen &&
+        !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM) && flood_take(h) < 0)
+        return flooded(ng);
     if (!(st = stream_of(h, frame->hd.stream_id))) return 0;
     if (frame->hd.type == NGHTTP2_HEADERS &&
         frame->headers.cat == NGHTTP2_HCAT_REQUEST &&
-        (st->flags & H2S_HAS_CLEN) &&
-        st->declared_len > h->c->srv->cfg.max_body)
+        (st->flags & H2S_HDR_BIG))
+        rv = refuse(h, st, 431);
+    else if (frame->hd.type == NGHTTP2_HEADERS &&
+             frame->headers.cat == NGHTTP2_HCAT_REQUEST &&
+             (st->flags & H2S_HAS_CLEN) &&
+             st->declared_len > h->c->srv->cfg.max_body)
         /* Refused before any of the body is read. */
-        rv = refuse_body(h, st);
+        rv = refuse(h, st, 413);
     else if ((frame->hd.flags & NGHTTP2_FLAG_END_STREAM) &&
              !(st->flags & H2S_RESPONDED))
         rv = answer(h, st);
@@ -141,7 +229,7 @@ static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame,
         (frame->hd.type != NGHTTP2_DATA && frame->hd.type != NGHTTP2_HEADERS))
         return 0;
     st = stream_of(user_data, frame->hd.stream_id);
-    /* Our 413 is complete but the client is still uploading: RFC 7540
+    /* Our 413 (or 408, 431) is complete but the client is still uploading: RFC 7540
      * 8.1 lets us stop it with RST_STREAM(NO_ERROR). */
     if (st && (st->flags & H2S_DISCARD) &&
         !nghttp2_session_get_stream_remote_close(ng, st->id) &&
@@ -191,22 +279,37 @@ static void h2_conn_free(h2_conn *h) {
     free(h);
 }
 
-/* A server session with our SETTINGS queued as its first frame. nghttp2's
- * flood and rapid-reset protections stay at their defaults. */
+/* A server session with our SETTINGS queued as its first frame, and the
+ * limits of server_config applied. */
 static h2_conn *h2_conn_new(conn *c) {
     nghttp2_session_callbacks *cbs = callbacks();
+    const server_config *cfg = &c->srv->cfg;
     h2_conn *h = calloc(1, sizeof(*h));
+    nghttp2_option *opt = NULL;
     const nghttp2_settings_entry iv[] = {
         {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, H2_MAX_STREAMS},
         {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, H2_STREAM_WINDOW},
+        {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, cfg->h2_max_header_list},
     };
 
-    if (!h || !cbs) {
+    if (!h || !cbs || nghttp2_option_new(&opt) != 0) {
         free(h);
         return NULL;
     }
+    /* Credit is returned by hand (credit() in this file), which is what
+     * bounds the bodies one connection can make us hold. */
+    nghttp2_option_set_no_auto_window_update(opt, 1);
+    /* Rapid reset (CVE-2023-44487) and CONTINUATION floods: nghttp2 counts,
+     * we set the numbers. */
+    nghttp2_option_set_stream_reset_rate_limit(opt, cfg->h2_reset_burst,
+                                               cfg->h2_reset_rate);
+    nghttp2_option_set_max_continuations(opt, cfg->h2_max_continuations);
     h->c = c;
-    if (nghttp2_session_server_new(&h->ng, cbs, h) != 0) {
+    h->flood_tokens = cfg->h2_flood_burst;
+    h->flood_at = conn_now(c);
+    int rv = nghttp2_session_server_new2(&h->ng, cbs, h, opt);
+    nghttp2_option_del(opt);
+    if (rv != 0) {
         free(h);
         return NULL;
     }
@@ -220,13 +323,40 @@ static h2_conn *h2_conn_new(conn *c) {
     return h;
 }
 
+/* When a live stream is late, or 0 if it is not waiting on anyone: a body
+ * still arriving has the body deadline (rate since t_open, pause since
+ * t_recv), a response stuck behind the peer's window the send timeout. */
+static long long stream_deadline(h2_conn *h, h2_stream *st) {
+    const server_config *cfg = &h->c->srv->cfg;
+    if (!(st->flags & H2S_DISCARD) &&
+        !nghttp2_session_get_stream_remote_close(h->ng, st->id)) {
+        long long rate = conn_body_deadline(h->c, st->t_open, st->blen);
+        long long pause = st->t_recv + cfg->body_timeout_ms;
+        return rate < pause ? rate : pause;
+    }
+    if ((st->flags & H2S_RESPONDED) && st->out && st->out_off < st->out_len)
+        return st->t_sent + cfg->send_timeout_ms;
+    return 0;
+}
+
 /* After input or an event: queue output, pick the timeout, and tell the
  * connection what comes next. */
 static int h2_settle(conn *c, h2_conn *h) {
     if (h2_pump(h) < 0) return PROTO_ABORT;
-    /* Open streams: a stalled upload or reader is bounded by the idle
-     * timeout, renewed on every read; none: plain keep-alive idle. */
-    conn_set_phase(c, h->nlive ? CONN_PHASE_BODY : CONN_PHASE_IDLE);
+    if (h->withheld) {
+        if (return_credit(h) < 0 || h2_pump(h) < 0) return PROTO_ABORT;
+    }
+    if (!h->nlive) {
+        conn_set_phase(c, CONN_PHASE_IDLE); /* renewed by every event */
+    } else if (c->phase != CONN_PHASE_BODY) {
+        /* Streams are open. Their deadlines are looked at only when this
+         * one passes (h2_on_timeout), so traffic costs no scan per read. */
+        const server_config *cfg = &c->srv->cfg;
+        long long t = cfg->body_timeout_ms < cfg->send_timeout_ms
+                          ? cfg->body_timeout_ms
+                          : cfg->send_timeout_ms;
+        conn_set_deadline(c, CONN_PHASE_BODY, conn_now(c) + t);
+    }
     int want_write = nghttp2_session_want_write(h->ng);
     if (!want_write && !nghttp2_session_want_read(h->ng)) return PROTO_CLOSE;
     if (want_write && conn_out_full(c)) return PROTO_PAUSED;
@@ -258,7 +388,14 @@ static int h2_on_data(conn *c) {
         c->rstart = c->rend = 0;
         if (n < 0) {
             /* Bad preface, flood, or a callback failure: the session is
-             * unusable. Send what it queued (a GOAWAY) and close. */
+             * unusable. Send what it queued (a GOAWAY) and close. nghttp2
+             * queues none for its own flood limits (unanswered SETTINGS or
+             * PING acks, CONTINUATION frames): say ENHANCE_YOUR_CALM then,
+             * so the peer knows why (a GOAWAY already queued wins). */
+            if (n == NGHTTP2_ERR_FLOODED ||
+                n == NGHTTP2_ERR_TOO_MANY_CONTINUATIONS)
+                nghttp2_session_terminate_session(h->ng,
+                                                  NGHTTP2_ENHANCE_YOUR_CALM);
             return h2_pump(h) < 0 ? PROTO_ABORT : PROTO_CLOSE;
         }
         if (h->upgraded) {
@@ -271,11 +408,45 @@ static int h2_on_data(conn *c) {
     return h2_settle(c, h);
 }
 
-static void h2_on_idle_timeout(conn *c) {
+/* Streams that are late: a body under --body-min-rate or paused for
+ * --body-timeout gets 408 (then RST_STREAM(NO_ERROR) if the upload goes on);
+ * a response the peer's window has held for --send-timeout is reset with
+ * CANCEL, which frees what it holds. Then the deadline is re-armed. */
+static int reset_late_streams(conn *c, h2_conn *h, long long now) {
+    long long next = 0;
+    for (h2_stream *st = h->live, *nx; st; st = nx) {
+        nx = st->next; /* nothing below closes a stream synchronously */
+        long long at = stream_deadline(h, st);
+        if (!at) continue;
+        if (at > now) {
+            if (!next || at < next) next = at;
+        } else if (!(st->flags & H2S_DISCARD) &&
+                   !nghttp2_session_get_stream_remote_close(h->ng, st->id)) {
+            if (refuse(h, st, 408) < 0) return -1;
+        } else {
+            st->out = NULL; /* nothing more to send: no deadline either */
+            if (nomem(nghttp2_submit_rst_stream(h->ng, NGHTTP2_FLAG_NONE,
+                                                st->id, NGHTTP2_CANCEL)))
+                return -1;
+        }
+    }
+    const server_config *cfg = &c->srv->cfg;
+    conn_set_deadline(c, CONN_PHASE_BODY,
+                      next ? next : now + cfg->body_timeout_ms);
+    return 0;
+}
+
+static int h2_on_timeout(conn *c, long long now) {
     h2_conn *h = c->proto_data;
-    /* GOAWAY(NO_ERROR); the connection closes once it is written. */
-    if (nghttp2_session_terminate_session(h->ng, NGHTTP2_NO_ERROR) == 0)
-        h2_pump(h);
+    if (c->phase == CONN_PHASE_BODY && h->nlive) {
+        if (reset_late_streams(c, h, now) < 0) return PROTO_ABORT;
+        return h2_settle(c, h);
+    }
+    /* Idle keep-alive: GOAWAY(NO_ERROR); closed once it is written. */
+    if (nghttp2_session_terminate_session(h->ng, NGHTTP2_NO_ERROR) != 0 ||
+        h2_pump(h) < 0)
+        return PROTO_ABORT;
+    return PROTO_CLOSE;
 }
 
 static int h2_on_shutdown(conn *c) {
@@ -295,9 +466,8 @@ const proto_handler h2_handler = {
     .name = "h2c",
     .attach = h2_attach,
     .on_data = h2_on_data,
-    .on_header_timeout = NULL, /* h2 never waits in the head phase */
     .detach = h2_detach,
-    .on_idle_timeout = h2_on_idle_timeout,
+    .on_timeout = h2_on_timeout,
     .on_shutdown = h2_on_shutdown,
 };
 

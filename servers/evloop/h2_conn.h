@@ -14,10 +14,11 @@
 #define H2_MAX_STREAMS 128
 /* Receive windows. The per-stream one lets a 1 MiB upload arrive without
  * waiting for a WINDOW_UPDATE round trip; the connection one lets several
- * such streams share the connection. Bodies are collected whole anyway, so
- * the real memory bound is --max-body per stream, not these. */
+ * such streams share the connection. Credit is returned only while the
+ * connection holds less than --h2-conn-memory of bodies, so one connection
+ * holds at most that plus this connection window. */
 #define H2_STREAM_WINDOW (1 << 20)
-#define H2_CONN_WINDOW (16 << 20)
+#define H2_CONN_WINDOW (4 << 20)
 /* Scratch kept per pooled stream object. Generated bodies that fit are
  * copied into DATA frames; bigger ones leave with the stream, so this only
  * needs to hold a small answer and the work space for building it. */
@@ -27,7 +28,8 @@ enum {
     H2S_RESPONDED = 1u,  /* a response was submitted */
     H2S_DISCARD = 2u,    /* body over the limit: drop further DATA */
     H2S_BODY_REFD = 4u,  /* output segments point into body (not owned) */
-    H2S_HAS_CLEN = 8u    /* the request carried content-length */
+    H2S_HAS_CLEN = 8u,   /* the request carried content-length */
+    H2S_HDR_BIG = 16u    /* header list over --h2-max-header-list */
 };
 
 typedef struct h2_stream {
@@ -37,6 +39,17 @@ typedef struct h2_stream {
      * already owns the decoded strings, and this costs no allocation. */
     nghttp2_rcbuf *method, *path;
     uint64_t declared_len;
+    /* Deadlines (loop ms): the request began at t_open; its body must keep
+     * up --body-min-rate from there and never pause for --body-timeout
+     * (t_recv). The response last moved at t_sent;
+     * stuck longer than --send-timeout (the peer's window stays shut), it
+     * is reset. */
+    long long t_open, t_sent;
+    long long t_recv; /* the last DATA byte arrived */
+    uint32_t hdr_bytes; /* decoded header list so far (RFC 9113 6.5.2) */
+    /* DATA bytes kept in body and counted in h2_conn.held, and those whose
+     * flow-control credit we have not returned yet. */
+    size_t held, unconsumed;
     /* Request body, grown as DATA arrives; freed (or handed to the output
      * queue) when the stream closes. */
     char *body;
@@ -65,6 +78,15 @@ typedef struct h2_conn {
     route_response upgraded_rs;
     int upgraded_head;
     int dying; /* inside detach: callbacks must not touch streams */
+    /* Request-body bytes held by live streams; while at --h2-conn-memory,
+     * credit for new DATA is withheld (streams' unconsumed) until it drops. */
+    uint64_t held;
+    int withheld;
+    /* Token bucket for frames that carry no request (PING, SETTINGS,
+     * PRIORITY, empty DATA): --h2-flood-burst, refilled at
+     * --h2-flood-rate per second. */
+    double flood_tokens;
+    long long flood_at;
 } h2_conn;
 
 /* ---- h2_stream.c ---- */

@@ -27,7 +27,9 @@ static const char *status_str(int status) {
     case 400: return "400";
     case 404: return "404";
     case 405: return "405";
+    case 408: return "408";
     case 413: return "413";
+    case 431: return "431";
     default: return "500";
     }
 }
@@ -35,7 +37,9 @@ static const char *status_str(int status) {
 static const char *error_body(int status) {
     switch (status) {
     case 400: return "Bad Request\n";
+    case 408: return "Request Timeout\n";
     case 413: return "Content Too Large\n";
+    case 431: return "Request Header Fields Too Large\n";
     default: return "Internal Server Error\n";
     }
 }
@@ -70,7 +74,6 @@ static ssize_t read_body(nghttp2_session *ng, int32_t stream_id, uint8_t *buf,
     size_t n = left < length ? left : length;
     (void)ng;
     (void)stream_id;
-    (void)user_data;
 
     if (n == left) *data_flags |= NGHTTP2_DATA_FLAG_EOF;
     if (n >= H2_NO_COPY_MIN) {
@@ -80,6 +83,7 @@ static ssize_t read_body(nghttp2_session *ng, int32_t stream_id, uint8_t *buf,
     }
     memcpy(buf, st->out + st->out_off, n);
     st->out_off += n;
+    st->t_sent = conn_now(((h2_conn *)user_data)->c);
     return (ssize_t)n;
 }
 
@@ -102,6 +106,7 @@ static int submit(h2_conn *h, h2_stream *st, int status, const char *ctype,
     st->out = body;
     st->out_len = len;
     st->out_off = 0;
+    st->t_sent = conn_now(h->c);
     nghttp2_data_provider dp = {.source.ptr = st, .read_callback = read_body};
     /* HEAD and empty bodies end the stream with the HEADERS frame. */
     int rv = nghttp2_submit_response(h->ng, st->id, nv, n,
@@ -175,6 +180,7 @@ int h2_send_data(nghttp2_session *ng, nghttp2_frame *frame,
         return NGHTTP2_ERR_CALLBACK_FAILURE;
 
     st->out_off += length;
+    st->t_sent = conn_now(c);
     if (st->out != st->body) {
         r = conn_out_ref(c, src, length); /* static memory */
     } else if (st->out_off == st->out_len) {

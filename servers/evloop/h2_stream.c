@@ -18,6 +18,7 @@ h2_stream *h2_stream_open(h2_conn *h, int32_t id) {
     memset(st, 0, sizeof(*st));
     st->scratch = scratch;
     st->id = id;
+    st->t_open = st->t_sent = conn_now(h->c);
     st->next = h->live;
     if (h->live) h->live->prev = st;
     h->live = st;
@@ -33,6 +34,11 @@ static void release(h2_stream *st) {
 
 void h2_stream_close(h2_conn *h, h2_stream *st) {
     release(st);
+    h->held -= st->held;
+    /* Credit withheld from a stream that is gone still counts against the
+     * connection window: return it, or the connection would starve. */
+    if (st->unconsumed)
+        nghttp2_session_consume_connection(h->ng, st->unconsumed);
     if (st->body) {
         /* Queued DATA may still point into the body (a stream reset in the
          * middle of its response): the queue frees it once that is out. */

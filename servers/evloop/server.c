@@ -35,10 +35,38 @@ static long long accept_resume(aeEventLoop *el, long long id, void *data) {
     return AE_NOMORE;
 }
 
+/* At --max-conns: close connections that have nothing in flight (idle
+ * keep-alive, or connected and silent), as nginx reuses its idle
+ * connections, so that a crowd of idle sockets cannot lock out new clients.
+ * Returns how many were closed. */
+static size_t reclaim_idle(server *s, size_t want) {
+    size_t n = 0;
+    for (conn *c = s->conns, *next; c && n < want; c = next) {
+        next = c->next;
+        if (conn_reclaimable(c)) {
+            conn_close(c);
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Stops watching the listener; before_sleep resumes once a connection has
+ * closed. New clients wait in the kernel's backlog meanwhile. */
+static void pause_accepting(server *s) {
+    aeDeleteFileEvent(s->el, s->listen_fd, AE_READABLE);
+    s->accept_full = 1;
+}
+
 static void accept_handler(aeEventLoop *el, int fd, void *data, int mask) {
     server *s = data;
     (void)mask;
     for (int i = 0; i < ACCEPTS_PER_EVENT; i++) {
+        if (s->nconns >= s->cfg.max_conns &&
+            reclaim_idle(s, ACCEPTS_PER_EVENT - (size_t)i) == 0) {
+            pause_accepting(s);
+            return;
+        }
         int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (cfd < 0) {
             if (errno == EINTR || errno == ECONNABORTED) continue;
@@ -95,6 +123,11 @@ static void signal_handler(aeEventLoop *el, int fd, void *data, int mask) {
 static void before_sleep(aeEventLoop *el, void *data) {
     server *s = data;
     conn_flush_dirty(s);
+    if (s->accept_full && s->nconns < s->cfg.max_conns && s->listen_fd >= 0 &&
+        !s->shutting_down) {
+        s->accept_full = 0;
+        aeCreateFileEvent(el, s->listen_fd, AE_READABLE, accept_handler, s);
+    }
     if (s->shutting_down && s->nconns == 0) aeStop(el);
 }
 
@@ -187,9 +220,10 @@ int server_init(server *s, const server_config *cfg, int setsize) {
     s->cfg = *cfg;
     if (!s->cfg.prog) s->cfg.prog = "http_bench_server";
     s->listen_fd = s->signal_fd = -1;
-    long long t = cfg->header_timeout_ms < cfg->idle_timeout_ms
-                      ? cfg->header_timeout_ms
-                      : cfg->idle_timeout_ms;
+    long long t = cfg->header_timeout_ms;
+    if (cfg->idle_timeout_ms < t) t = cfg->idle_timeout_ms;
+    if (cfg->body_timeout_ms < t) t = cfg->body_timeout_ms;
+    if (cfg->send_timeout_ms < t) t = cfg->send_timeout_ms;
     if (cfg->conn_setup && cfg->handshake_timeout_ms < t)
         t = cfg->handshake_timeout_ms;
     /* One sweep over all connections replaces a timer per request; run it

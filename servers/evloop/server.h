@@ -17,6 +17,31 @@ typedef struct server_config {
     uint64_t max_body;
     long long header_timeout_ms;
     long long idle_timeout_ms;
+    /* Output queued for a peer that takes none of it for this long: close
+     * (a client that never reads its responses). */
+    long long send_timeout_ms;
+    /* A request body must arrive within body_timeout_ms of its head, plus
+     * one second per body_min_rate bytes received (mod_reqtimeout's
+     * "body=T,MinRate=R"); 0 disables the rate term. HTTP/2 applies it per
+     * stream, and send_timeout_ms to a stream whose response is stuck behind
+     * the peer's flow-control window. */
+    long long body_timeout_ms;
+    uint64_t body_min_rate;
+    /* Open connections; at the limit idle ones are closed to make room,
+     * else accepting pauses until one closes. */
+    size_t max_conns;
+    /* HTTP/2: request-body bytes one connection may hold before we stop
+     * returning flow-control credit (WINDOW_UPDATE); never below max_body. */
+    uint64_t h2_conn_memory;
+    /* HTTP/2: the decoded header list a stream may send (431 above). */
+    uint32_t h2_max_header_list;
+    /* HTTP/2: CONTINUATION frames after one HEADERS (nghttp2 enforces). */
+    uint32_t h2_max_continuations;
+    /* HTTP/2 token buckets (burst, then per second): RST_STREAM from the
+     * client (rapid reset; nghttp2 enforces) and the frames that cost us
+     * work but carry no request -- PING, SETTINGS, PRIORITY, empty DATA. */
+    uint32_t h2_reset_burst, h2_reset_rate;
+    uint32_t h2_flood_burst, h2_flood_rate;
     /* A connection whose transport has a handshake (TLS) must finish it
      * within this many ms of accept. */
     long long handshake_timeout_ms;
@@ -41,6 +66,7 @@ typedef struct server {
     long long rpending_timer;
     int shutting_down;
     long long accept_resume_timer;
+    int accept_full; /* accepting paused at cfg.max_conns */
     long long sweep_ms;
 } server;
 

@@ -1,0 +1,198 @@
+"""What the attack suite measures while a case runs: the server's memory and CPU
+(read from /proc), and a legitimate HTTP/1.1 client that keeps asking GET /ping
+and records how long every answer took."""
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def _status_kib(pid: int, key: str) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    raise KeyError(key)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of the process (all its threads)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+class ProcWatch:
+    """RSS before the attack, the highest RSS sampled (every 20 ms) during it,
+    and the CPU seconds spent meanwhile. (VmHWM would also cover start-up, so
+    the peak is sampled.)"""
+
+    def __init__(self, pid: int):
+        self.pid = pid
+        self.rss0_kib = _status_kib(pid, "VmRSS")
+        self.cpu0 = cpu_seconds(pid)
+        self.peak_kib = self.rss0_kib
+        self._stop = threading.Event()
+        self._t = threading.Thread(target=self._sample, daemon=True)
+        self._t.start()
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.02):
+            try:
+                self.peak_kib = max(self.peak_kib, _status_kib(self.pid, "VmRSS"))
+            except (OSError, KeyError):
+                return
+
+    def stop(self) -> tuple[float, float, float]:
+        """(RSS before in MiB, peak RSS in MiB, CPU seconds during)."""
+        self._stop.set()
+        self._t.join(1)
+        try:
+            cpu = cpu_seconds(self.pid) - self.cpu0
+        except OSError:
+            cpu = float("nan")
+        return self.rss0_kib / 1024, self.peak_kib / 1024, cpu
+
+
+@dataclass
+class LegitStats:
+    latencies_ms: list = field(default_factory=list)
+    failures: list = field(default_factory=list)   # (time, what)
+    reconnects: int = 0
+
+    @property
+    def worst_ms(self) -> float:
+        return max(self.latencies_ms, default=float("nan"))
+
+
+class LegitClient:
+    """A well-behaved keep-alive client: GET /ping every `interval` s. A request
+    counts from the moment it is due, so reconnecting (the server may close an
+    idle keep-alive connection) is part of its latency. An answer that is not
+    200, or none within `timeout` s, is a failure."""
+
+    REQUEST = b"GET /ping HTTP/1.1\r\nHost: localhost\r\n\r\n"
+
+    def __init__(self, port: int, host: str = "127.0.0.1",
+                 interval: float = 0.02, timeout: float = 2.0):
+        self.addr = (host, port)
+        self.interval, self.timeout = interval, timeout
+        self.stats = LegitStats()
+        self.sock: socket.socket | None = None
+        self._stop = threading.Event()
+        self._t = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> "LegitClient":
+        self._t.start()
+        return self
+
+    def stop(self) -> LegitStats:
+        self._stop.set()
+        self._t.join(self.timeout + 2)
+        if self.sock:
+            self.sock.close()
+        return self.stats
+
+    def _connect(self) -> socket.socket:
+        s = socket.create_connection(self.addr, timeout=self.timeout)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return s
+
+    def _exchange(self, s: socket.socket) -> int:
+        s.sendall(self.REQUEST)
+        buf = b""
+        while b"\r\n\r\n" not in buf:
+            chunk = s.recv(4096)
+            if not chunk:
+                raise ConnectionError("closed")
+            buf += chunk
+        head, _, body = buf.partition(b"\r\n\r\n")
+        length = 0
+        for line in head.split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value)
+        while len(body) < length:
+            chunk = s.recv(4096)
+            if not chunk:
+                raise ConnectionError("closed mid-body")
+            body += chunk
+        if b"connection: close" in head.lower():
+            raise _Close(int(head.split()[1]))
+        return int(head.split()[1])
+
+    def _run(self) -> None:
+        due = time.monotonic()
+        while not self._stop.is_set():
+            t0 = due
+            status = None
+            for attempt in range(2):   # a keep-alive close gets one retry
+                try:
+                    if self.sock is None:
+                        self.sock = self._connect()
+                        if attempt or self.stats.latencies_ms:
+                            self.stats.reconnects += 1
+                    status = self._exchange(self.sock)
+                    break
+                except _Close as c:
+                    status = c.status
+                    self.sock.close()
+                    self.sock = None
+                    break
+                except (OSError, ConnectionError, ValueError) as e:
+                    if self.sock:
+                        self.sock.close()
+                    self.sock = None
+                    if attempt or isinstance(e, socket.timeout):
+                        self.stats.failures.append((time.monotonic(), repr(e)))
+                        break
+            now = time.monotonic()
+            if status is not None:
+                self.stats.latencies_ms.append((now - t0) * 1e3)
+                if status != 200:
+                    self.stats.failures.append((now, f"status {status}"))
+            due = max(due + self.interval, now)
+            self._stop.wait(max(0.0, due - time.monotonic()))
+
+
+class LegitProcess:
+    """The legitimate client in a process of its own, so that the attack
+    clients' threads (and Python's GIL) cannot delay it: what it measures is
+    then the server's latency, not ours."""
+
+    def __init__(self, port: int):
+        import multiprocessing as mp
+        ctx = mp.get_context("fork")
+        self._stop = ctx.Event()
+        self._rx, tx = ctx.Pipe(duplex=False)
+        self._p = ctx.Process(target=_legit_main, args=(port, self._stop, tx),
+                              daemon=True)
+
+    def start(self) -> "LegitProcess":
+        self._p.start()
+        return self
+
+    def stop(self) -> LegitStats:
+        self._stop.set()
+        stats = self._rx.recv() if self._rx.poll(10) else LegitStats(
+            failures=[(0.0, "legit client gave no result")])
+        self._p.join(5)
+        if self._p.is_alive():
+            self._p.kill()
+        return stats
+
+
+def _legit_main(port: int, stop, tx) -> None:
+    client = LegitClient(port).start()
+    stop.wait()
+    tx.send(client.stop())
+
+
+class _Close(Exception):
+    def __init__(self, status: int):
+        self.status = status
