@@ -24,41 +24,28 @@ typedef struct num_flag {
     int kind;
     size_t off; /* in server_config */
     unsigned long long min, max;
-    const char *what;
 } num_flag;
 
 #define CFG(f) offsetof(server_config, f)
 #define DAY_MS 86400000ULL
 static const num_flag num_flags[] = {
-    {"--max-body", 0, NUM_U64, CFG(max_body), 0, 1ULL << 40, "max body"},
-    {"--header-timeout", 0, NUM_MS, CFG(header_timeout_ms), 1, DAY_MS,
-     "header timeout"},
-    {"--idle-timeout", 0, NUM_MS, CFG(idle_timeout_ms), 1, DAY_MS,
-     "idle timeout"},
-    {"--send-timeout", 0, NUM_MS, CFG(send_timeout_ms), 1, DAY_MS,
-     "send timeout"},
-    {"--body-timeout", 0, NUM_MS, CFG(body_timeout_ms), 1, DAY_MS,
-     "body timeout"},
-    {"--body-min-rate", 0, NUM_U64, CFG(body_min_rate), 0, 1ULL << 40,
-     "body min rate"},
-    {"--max-conns", 0, NUM_SIZE, CFG(max_conns), 1, 1ULL << 24,
-     "max conns"},
-    {"--h2-conn-memory", 0, NUM_U64, CFG(h2_conn_memory), 1, 1ULL << 40,
-     "h2 conn memory"},
+    {"--max-body", 0, NUM_U64, CFG(max_body), 0, 1ULL << 40},
+    {"--header-timeout", 0, NUM_MS, CFG(header_timeout_ms), 1, DAY_MS},
+    {"--idle-timeout", 0, NUM_MS, CFG(idle_timeout_ms), 1, DAY_MS},
+    {"--send-timeout", 0, NUM_MS, CFG(send_timeout_ms), 1, DAY_MS},
+    {"--body-timeout", 0, NUM_MS, CFG(body_timeout_ms), 1, DAY_MS},
+    {"--body-min-rate", 0, NUM_U64, CFG(body_min_rate), 0, 1ULL << 40},
+    {"--max-conns", 0, NUM_SIZE, CFG(max_conns), 1, 1ULL << 24},
+    {"--h2-conn-memory", 0, NUM_U64, CFG(h2_conn_memory), 1, 1ULL << 40},
     {"--h2-max-header-list", 0, NUM_U32, CFG(h2_max_header_list), 256,
-     1U << 24, "h2 max header list"},
+     1U << 24},
     {"--h2-max-continuations", 0, NUM_U32, CFG(h2_max_continuations), 0,
-     1U << 16, "h2 max continuations"},
-    {"--h2-reset-burst", 0, NUM_U32, CFG(h2_reset_burst), 1, 1U << 30,
-     "h2 reset burst"},
-    {"--h2-reset-rate", 0, NUM_U32, CFG(h2_reset_rate), 0, 1U << 30,
-     "h2 reset rate"},
-    {"--h2-flood-burst", 0, NUM_U32, CFG(h2_flood_burst), 1, 1U << 30,
-     "h2 flood burst"},
-    {"--h2-flood-rate", 0, NUM_U32, CFG(h2_flood_rate), 0, 1U << 30,
-     "h2 flood rate"},
-    {"--handshake-timeout", 1, NUM_MS, CFG(handshake_timeout_ms), 1, DAY_MS,
-     "handshake timeout"},
+     1U << 16},
+    {"--h2-reset-burst", 0, NUM_U32, CFG(h2_reset_burst), 1, 1U << 30},
+    {"--h2-reset-rate", 0, NUM_U32, CFG(h2_reset_rate), 0, 1U << 30},
+    {"--h2-flood-burst", 0, NUM_U32, CFG(h2_flood_burst), 1, 1U << 30},
+    {"--h2-flood-rate", 0, NUM_U32, CFG(h2_flood_rate), 0, 1U << 30},
+    {"--handshake-timeout", 1, NUM_MS, CFG(handshake_timeout_ms), 1, DAY_MS},
 };
 #define N_NUM_FLAGS (sizeof(num_flags) / sizeof(num_flags[0]))
 
@@ -151,8 +138,11 @@ void cli_parse(int argc, char **argv, int tls, cli_args *a) {
         const num_flag *f;
         if (!strcmp(s, "--bind")) a->cfg.bind_addr = v;
         else if ((f = find_flag(s, tls)))
-            set_num(&a->cfg, f, parse_num(a, tls, v, f->min, f->max, f->what));
-        else usage(prog, tls);
+            set_num(&a->cfg, f, parse_num(a, tls, v, f->min, f->max, f->name));
+        else {
+            fprintf(stderr, "%s: unknown flag %s\n", prog, s);
+            usage(prog, tls);
+        }
     }
     if (npos != (tls ? 3 : 1)) usage(prog, tls);
     /* One body of --max-body must always fit, or its upload would stall
