@@ -137,20 +137,9 @@ def _wait_port(port: int, seconds: float) -> None:
     raise RuntimeError(f"nothing listens on port {port}")
 
 
-def server_pid(srv: ServerProcess) -> int:
-    """The process that serves: serve.sh execs its server, so it is the same
-    pid; a master/worker server would be its single child."""
-    kids = pathlib.Path(f"/proc/{srv.pid}/task/{srv.pid}/children")
-    try:
-        children = kids.read_text().split()
-    except OSError:
-        children = []
-    return int(children[0]) if len(children) == 1 else srv.pid
-
-
 def run_case(case: Case, srv: ServerProcess, server: str = "evloop",
              settle_s: float = 0.5) -> Result:
-    pid = server_pid(srv)
+    pid = srv.pid          # its whole process tree is watched
     legit = LegitProcess(srv.port).start()
     time.sleep(settle_s)               # the legit client's first answers
     watch = ProcWatch(pid)
@@ -195,7 +184,9 @@ def main() -> int:
                  + ", ".join(c.name for c in CASES))
     for case in cases:
         if args.server == "evloop":
-            srv = ServerProcess(evloop_argv(pathlib.Path(args.bin), case),
+            # pinned like serve.sh pins the other servers
+            pin = ["taskset", "-c", os.environ.get("SERVER_CPUS", "0")]
+            srv = ServerProcess(pin + evloop_argv(pathlib.Path(args.bin), case),
                                 nofile=case.prlimit_nofile)
         else:
             mode = "h2c" if case.protocol == "h2" else "h1"

@@ -27,15 +27,40 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
+def process_tree(pid: int) -> list[int]:
+    """pid and its descendants: a server may be a master with workers (nginx)
+    or keep a helper process (h2o), and the tree's sum is what it costs."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            with open(f"/proc/{p}/task/{p}/children") as f:
+                todo += [int(c) for c in f.read().split()]
+        except OSError:
+            pass
+    return out
+
+
+def _tree_sum(pid: int, one) -> float:
+    total = 0.0
+    for p in process_tree(pid):
+        try:
+            total += one(p)
+        except (OSError, KeyError, IndexError):
+            pass
+    return total
+
+
 class ProcWatch:
-    """RSS before the attack, the highest RSS sampled (every 20 ms) during it,
-    and the CPU seconds spent meanwhile. (VmHWM would also cover start-up, so
-    the peak is sampled.)"""
+    """For a server's process tree: RSS before the attack, the highest RSS
+    sampled (every 20 ms) during it, and the CPU seconds spent meanwhile.
+    (VmHWM would also cover start-up, so the peak is sampled.)"""
 
     def __init__(self, pid: int):
         self.pid = pid
-        self.rss0_kib = _status_kib(pid, "VmRSS")
-        self.cpu0 = cpu_seconds(pid)
+        self.rss0_kib = _tree_sum(pid, lambda p: _status_kib(p, "VmRSS"))
+        self.cpu0 = _tree_sum(pid, cpu_seconds)
         self.peak_kib = self.rss0_kib
         self._stop = threading.Event()
         self._t = threading.Thread(target=self._sample, daemon=True)
@@ -43,19 +68,14 @@ class ProcWatch:
 
     def _sample(self) -> None:
         while not self._stop.wait(0.02):
-            try:
-                self.peak_kib = max(self.peak_kib, _status_kib(self.pid, "VmRSS"))
-            except (OSError, KeyError):
-                return
+            self.peak_kib = max(self.peak_kib, _tree_sum(
+                self.pid, lambda p: _status_kib(p, "VmRSS")))
 
     def stop(self) -> tuple[float, float, float]:
         """(RSS before in MiB, peak RSS in MiB, CPU seconds during)."""
         self._stop.set()
         self._t.join(1)
-        try:
-            cpu = cpu_seconds(self.pid) - self.cpu0
-        except OSError:
-            cpu = float("nan")
+        cpu = _tree_sum(self.pid, cpu_seconds) - self.cpu0
         return self.rss0_kib / 1024, self.peak_kib / 1024, cpu
 
 
