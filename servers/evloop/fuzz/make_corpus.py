@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+"""Writes the committed seed corpora of the fuzz targets: fuzz/corpus/<target>/.
+
+    python3 servers/evloop/fuzz/make_corpus.py      # rewrites every seed it knows
+
+The seeds are real client traffic -- requests captured (client-to-server bytes, through a
+recording proxy in front of http_bench_server) from curl 7.88.1, wrk 4, h2load and nghttp
+1.52 -- plus hand-made edge cases and HTTP/2 frames built by the small encoder below (HPACK
+literals without Huffman coding). They are kept small: the fuzzer finds the rest.
+
+Seeds of the conn_* targets start with the two knob bytes of fuzz/fuzz_conn.h; the chunked
+target's with its two (max_body, split point). Files found in the corpus directories that
+this script did not write (e.g. added by hand) are left alone.
+"""
+from __future__ import annotations
+
+import base64
+import struct
+import sys
+from pathlib import Path
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+
+
+def crlf(text: str) -> bytes:
+    """A request written with \\n line ends, sent with CRLF."""
+    return text.replace("\n", "\r\n").encode("latin-1")
+
+
+# ---------------------------------------------------------------- HTTP/1.1 (captured)
+
+CURL_GET = crlf("GET /ping HTTP/1.1\nHost: 127.0.0.1:18081\nUser-Agent: curl/7.88.1\nAccept: */*\n\n")
+CURL_POST_JSON = crlf(
+    "POST /something HTTP/1.1\nHost: 127.0.0.1:18081\nUser-Agent: curl/7.88.1\nAccept: */*\n"
+    "Content-Type: application/json\nContent-Length: 48\n\n") + \
+    b'{"name":"benchmark","value":42,"tags":["a","b"]}'
+CURL_CHUNKED = crlf(
+    "POST /echo HTTP/1.1\nHost: 127.0.0.1:18081\nUser-Agent: curl/7.88.1\nAccept: */*\n"
+    "Transfer-Encoding: chunked\nContent-Type: application/x-www-form-urlencoded\n\n"
+    "13\nhello chunked world\n0\n\n")
+CURL_QUERY_JSON = crlf(
+    "GET /something?json=true&x=1&name=Zo%C3%AB&x=2 HTTP/1.1\nHost: 127.0.0.1:18081\n"
+    "User-Agent: curl/7.88.1\nAccept: */*\n\n")
+CURL_EXPECT = crlf(
+    "POST /echo HTTP/1.1\nHost: 127.0.0.1:18081\nUser-Agent: curl/7.88.1\nAccept: */*\n"
+    "Expect: 100-continue\nContent-Length: 4\nContent-Type: application/x-www-form-urlencoded\n\n") + b"&x=1"
+CURL_HEAD = crlf("HEAD / HTTP/1.1\nHost: 127.0.0.1:18081\nUser-Agent: curl/7.88.1\nAccept: */*\n\n")
+CURL_HTTP10 = crlf("GET /ping HTTP/1.0\nHost: 127.0.0.1:18081\nUser-Agent: curl/7.88.1\nAccept: */*\n\n")
+WRK_GET = crlf("GET /ping HTTP/1.1\nHost: 127.0.0.1:18081\n\n")
+# curl --http2: the Upgrade request, then (after the 101) the preface and its frames.
+CURL_UPGRADE_HEAD = crlf(
+    "GET /echo?size=100 HTTP/1.1\nHost: 127.0.0.1:18081\nUser-Agent: curl/7.88.1\nAccept: */*\n"
+    "Connection: Upgrade, HTTP2-Settings\nUpgrade: h2c\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\n\n")
+CURL_UPGRADE_FRAMES = bytes.fromhex(
+    "0000120400000000000003000000640004020000000002000000000000000401000000000000040800000000"
+    "0001ff0001")
+NGHTTP_UPGRADE_HEAD = crlf(
+    "GET /ping HTTP/1.1\nhost: 127.0.0.1:18081\nconnection: Upgrade, HTTP2-Settings\n"
+    "upgrade: h2c\nhttp2-settings: AAMAAABkAAQAAP__\naccept: */*\nuser-agent: nghttp2/1.52.0\n\n")
+
+# ---------------------------------------------------------------- HTTP/2 (captured, preface cut)
+
+# curl --http2-prior-knowledge GET /ping
+CURL_H2_GET = bytes.fromhex(
+    "00001204000000000000030000006400040200000000020000000000000408000000000001ff000100002401"
+    "050000000182048462b3553786418b089d5c0b8170dc0bc0783f7a8825b650c3abbcf2e153032a2f2a000000"
+    "040100000000")
+# h2load -n 4 -c 1 -m 2 GET /ping (two streams at a time), then GOAWAY
+H2LOAD_GET = bytes.fromhex(
+    "00000c04000000000000020000000000043fffffff0000040800000000003fff000000002601050000000104"
+    "8462b3553786418b089d5c0b8170dc0bc0783f827a8f9c541c722954d3a5358980aed8970700000a01050000"
+    "0003048462b3553786bf82be00000004010000000000000a010500000005048462b3553786bf82be00000a01"
+    "0500000007048462b3553786bf82be0000080700000000000000000000000000")
+# h2load -n 2 -d FILE POST /echo (HEADERS, DATA with END_STREAM), then GOAWAY
+H2LOAD_POST = bytes.fromhex(
+    "00000c04000000000000020000000000043fffffff0000040800000000003fff000000002a01040000000104"
+    "8460a49cff86418b089d5c0b8170dc0bc0783f837a8f9c541c722954d3a5358980aed897070f0d0133000003"
+    "000100000001766d0a00000004010000000000000e010400000003048460a49cff86bf83be0f0d0133000003"
+    "000100000003766d0a0000080700000000000000000000000000")
+# nghttp -nv: SETTINGS, PRIORITY tree, HEADERS with priority, GOAWAY
+NGHTTP_GET = bytes.fromhex(
+    "00000c04000000000000030000006400040000ffff00000502000000000300000000c8000005020000000005"
+    "00000000640000050200000000070000000000000005020000000009000000070000000502000000000b0000"
+    "00030000003201250000000d0000000b0f82048a60a49cffe20decb0041f86418b089d5c0b8170dc0bc0783f"
+    "53032a2f2a907a8aaa69d29ac4c0576c4b830000080700000000000000000000000000")
+
+
+# ---------------------------------------------------------------- HTTP/2 frames (made here)
+
+def frame(ftype: int, flags: int, stream: int, payload: bytes = b"") -> bytes:
+    return struct.pack(">I", len(payload))[1:] + bytes([ftype, flags]) + struct.pack(">I", stream) + payload
+
+
+DATA, HEADERS, PRIORITY, RST_STREAM, SETTINGS, PUSH_PROMISE, PING, GOAWAY, WINDOW_UPDATE, CONTINUATION = range(10)
+END_STREAM, ACK, END_HEADERS, PADDED, PRIO = 0x1, 0x1, 0x4, 0x8, 0x20
+
+
+def hpack(*fields: tuple[str, str]) -> bytes:
+    """Literal header fields without indexing, new names, no Huffman (RFC 7541 6.2.2)."""
+    out = b""
+    for name, value in fields:
+        n, v = name.encode(), value.encode()
+        assert len(n) < 127 and len(v) < 127
+        out += b"\x00" + bytes([len(n)]) + n + bytes([len(v)]) + v
+    return out
+
+
+def req(method: str, path: str, *extra: tuple[str, str]) -> bytes:
+    return hpack((":method", method), (":scheme", "http"), (":path", path),
+                 (":authority", "localhost"), *extra)
+
+
+SETTINGS_CLIENT = frame(SETTINGS, 0, 0, struct.pack(">HI", 3, 100) + struct.pack(">HI", 4, 65535))
+SETTINGS_ACK = frame(SETTINGS, ACK, 0)
+
+
+def h2_seeds() -> dict[str, bytes]:
+    s = SETTINGS_CLIENT + SETTINGS_ACK
+    body = b'{"a":[1,2.5e3,"\\u00e9"],"a":null}'
+    return {
+        "curl_get": CURL_H2_GET,
+        "h2load_get": H2LOAD_GET,
+        "h2load_post": H2LOAD_POST,
+        "nghttp_get": NGHTTP_GET,
+        "get_root_head": s + frame(HEADERS, END_STREAM | END_HEADERS, 1, req("GET", "/"))
+        + frame(HEADERS, END_STREAM | END_HEADERS, 3, req("HEAD", "/ping")),
+        "get_query_json": s + frame(HEADERS, END_STREAM | END_HEADERS, 1,
+                                    req("GET", "/something?json=true&a=%C3%A9&a=2")),
+        "get_echo_big": s + frame(HEADERS, END_STREAM | END_HEADERS, 1, req("GET", "/echo?size=70000"))
+        + frame(WINDOW_UPDATE, 0, 0, struct.pack(">I", 100000))
+        + frame(WINDOW_UPDATE, 0, 1, struct.pack(">I", 100000)),
+        "post_something_split": s
+        + frame(HEADERS, END_HEADERS, 1, req("POST", "/something", ("content-length", str(len(body)))))
+        + frame(DATA, 0, 1, body[:10]) + frame(DATA, END_STREAM, 1, body[10:]),
+        "post_echo_padded_trailers": s + frame(HEADERS, END_HEADERS, 1, req("POST", "/echo"))
+        + frame(DATA, PADDED, 1, b"\x03" + b"hello" + b"\x00" * 3)
+        + frame(HEADERS, END_STREAM | END_HEADERS, 1, hpack(("x-trailer", "1"))),
+        "post_too_large": s + frame(HEADERS, END_HEADERS, 1,
+                                    req("POST", "/echo", ("content-length", "99999999")))
+        + frame(DATA, 0, 1, b"x" * 16),
+        "continuation": s + frame(HEADERS, END_STREAM, 1, req("GET", "/ping")[:20])
+        + frame(CONTINUATION, END_HEADERS, 1, req("GET", "/ping")[20:]),
+        "priority_rst_ping": s + frame(PRIORITY, 0, 3, struct.pack(">IB", 1, 15))
+        + frame(HEADERS, END_HEADERS | PRIO, 5, struct.pack(">IB", 0, 200) + req("POST", "/echo"))
+        + frame(RST_STREAM, 0, 5, struct.pack(">I", 8))
+        + frame(PING, 0, 0, b"12345678"),
+        "goaway": s + frame(HEADERS, END_STREAM | END_HEADERS, 1, req("GET", "/ping"))
+        + frame(GOAWAY, 0, 0, struct.pack(">II", 1, 0)),
+        "bad_stream_order": s + frame(HEADERS, END_STREAM | END_HEADERS, 5, req("GET", "/ping"))
+        + frame(HEADERS, END_STREAM | END_HEADERS, 3, req("GET", "/ping")),
+    }
+
+
+# ---------------------------------------------------------------- HTTP/1.1 (made here)
+
+def h1_made() -> dict[str, bytes]:
+    return {
+        "pipeline_mixed": crlf("GET /ping HTTP/1.1\nHost: a\n\nHEAD /echo?size=5 HTTP/1.1\nHost: a\n\n"
+                               "POST /echo HTTP/1.1\nHost: a\nContent-Length: 3\n\nabc"
+                               "GET /nope HTTP/1.1\nHost: a\nConnection: close\n\n"),
+        "chunked_ext_trailer": crlf("POST /something HTTP/1.1\nHost: a\nTransfer-Encoding: chunked\n\n"
+                                    "4;ext=1\n[1,2\n1 ; x\n]\n0\nTrailer: yes\n\n"),
+        "http10_keepalive": crlf("GET /echo HTTP/1.0\nConnection: keep-alive\n\nGET / HTTP/1.0\n\n"),
+        "bad_te": crlf("POST /echo HTTP/1.1\nHost: a\nTransfer-Encoding: gzip, chunked\n\n"),
+        "cl_te": crlf("POST /echo HTTP/1.1\nHost: a\nContent-Length: 3\nTransfer-Encoding: chunked\n\n"),
+        "too_large": crlf("POST /echo HTTP/1.1\nHost: a\nContent-Length: 99999999999\n\n"),
+        "method_405": crlf("DELETE /ping HTTP/1.1\nHost: a\n\nPUT /echo HTTP/1.1\nHost: a\n\n"),
+        "not_http": crlf("INVALID CONNECTION PREFACE\n\n"),
+        "version_505": crlf("GET / HTTP/2.0\nHost: a\n\n"),
+        "query_text": crlf("GET /something?a=1&&b=x+y&c=%2F&flag HTTP/1.1\nHost: a\n\n"),
+    }
+
+
+def knobs(end: int = 0, writes: int = 0, body: int = 0, settings: int = 0, stall: int = 0,
+          chunk_bits: int = 15, seed: int = 0) -> bytes:
+    return bytes([end | writes << 2 | body << 4 | settings << 6 | stall << 7, chunk_bits | seed << 4])
+
+
+# ---------------------------------------------------------------- the pure targets
+
+def parser_seeds() -> dict[str, bytes]:
+    return {
+        "curl_get": CURL_GET, "curl_post": CURL_POST_JSON.split(b"\r\n\r\n")[0] + b"\r\n\r\n",
+        "curl_chunked": CURL_CHUNKED.split(b"\r\n\r\n")[0] + b"\r\n\r\n",
+        "curl_query": CURL_QUERY_JSON, "curl_expect": CURL_EXPECT.split(b"\r\n\r\n")[0] + b"\r\n\r\n",
+        "curl_upgrade": CURL_UPGRADE_HEAD, "nghttp_upgrade": NGHTTP_UPGRADE_HEAD,
+        "wrk_get": WRK_GET, "http10": CURL_HTTP10,
+        "leading_crlf_ows": crlf("\nGET /a?b HTTP/1.1\nHost:  x \nConnection: keep-alive, Upgrade\n"
+                                 "Transfer-Encoding: ,chunked ,\nX-Empty:\n\n"),
+        "absolute_form": crlf("OPTIONS http://a:80/x?y=%20 HTTP/1.1\nHost: a\nContent-Length: 0\n"
+                              "Content-Length: 0\n\n"),
+        "obs_text": b"GET /\xc3\xa9 HTTP/1.1\r\nHost: a\r\nX: \xff\x80\r\n\r\n",
+    }
+
+
+def chunked_seeds() -> dict[str, bytes]:
+    k = lambda limit, split: bytes([limit, split])  # noqa: E731 (max_body index, split point)
+    return {
+        "curl": k(6, 7) + b"13\r\nhello chunked world\r\n0\r\n\r\n",
+        "ext_trailers": k(6, 3) + b"4;a=b;c\r\nWiki\r\n5 ;x=\"y\"\r\npedia\r\n0\r\nT: 1\r\nU: 2\r\n\r\nNEXT",
+        "hex_sizes": k(5, 10) + b"A\r\n0123456789\r\nf\r\n0123456789abcde\r\n0\r\n\r\n",
+        "limit": k(2, 1) + b"11\r\n0123456789abcdef0\r\n0\r\n\r\n",
+        "huge_size": k(7, 2) + b"ffffffffffffffff\r\n",
+        "partial": k(6, 5) + b"5\r\nab",
+    }
+
+
+def query_seeds() -> dict[str, bytes]:
+    return {
+        "curl_json": b"json=true&x=1&name=Zo%C3%AB&x=2",
+        "text": b"a=1&b=x%20y&c=%E2%9C%93",
+        "escapes": b"json=true&q=%22%5C%0A%01/%7F&&k",
+        "repeats": b"a=1&a=2&plus=x+y&=v&flag",
+        "size": b"size=1048576&size=3",
+        "bad": b"a=%2&b=%zz&json=tru%65",
+    }
+
+
+def json_seeds() -> dict[str, bytes]:
+    return {
+        "curl_post": b'{"name":"benchmark","value":42,"tags":["a","b"]}',
+        "strings": '{"n": "Zo\u00eb \u2713 \U0001F600", "e": "q \\" b \\\\ s \\/ t \\t \\u0001 \\ud83d\\ude00"}'
+        .encode(),
+        "numbers": b"[0, -1, 9007199254740993, 1.50, -0.5e-07, 6.02E+23, 1E400]",
+        "literals": b" [true,false,null,{},[]] ",
+        "dups": b'{"a":1,"b":2,"a":{"x":[],"x":{}},"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k1":8}',
+        "deep": b"[" * 64 + b"]" * 64,
+        "scalar": b'"\\b\\f\\n\\r\\t"',
+    }
+
+
+# ---------------------------------------------------------------- writing
+
+def corpora() -> dict[str, dict[str, bytes]]:
+    h1 = {
+        "curl_get": knobs() + CURL_GET,
+        "curl_post_json_1byte": knobs(chunk_bits=0) + CURL_POST_JSON,
+        "curl_chunked_short_writes": knobs(writes=1, chunk_bits=3, seed=5) + CURL_CHUNKED,
+        "curl_query_json_timeout": knobs(end=1) + CURL_QUERY_JSON,
+        "curl_expect_100": knobs(chunk_bits=6, seed=1) + CURL_EXPECT,
+        "curl_head_shutdown": knobs(end=2) + CURL_HEAD,
+        "curl_http10": knobs() + CURL_HTTP10,
+        "curl_upgrade_h2c": knobs(chunk_bits=7, seed=2) + CURL_UPGRADE_HEAD + PREFACE + CURL_UPGRADE_FRAMES,
+        "nghttp_upgrade_h2c": knobs(end=3) + NGHTTP_UPGRADE_HEAD + PREFACE + SETTINGS_CLIENT,
+        "wrk_pipelined_stalled": knobs(writes=2, stall=1) + WRK_GET * 4,
+        "echo_big_eagain": knobs(writes=3) + crlf("GET /echo?size=300000 HTTP/1.1\nHost: a\n\n") * 2,
+        "post_body_limit": knobs(body=2, chunk_bits=4) + crlf(
+            "POST /echo HTTP/1.1\nHost: a\nTransfer-Encoding: chunked\n\n40\n") + b"y" * 64 + b"\r\n0\r\n\r\n",
+        "partial_head_timeout": knobs(end=1) + b"GET /ping HTTP/1.1\r\nHost:",
+    }
+    for name, data in h1_made().items():
+        h1[name] = knobs() + data
+    h2 = {}
+    for i, (name, data) in enumerate(h2_seeds().items()):
+        # spread the knobs: whole reads and EOF mostly, some split reads, stalls and timeouts
+        h2[name] = knobs(end=i % 4, writes=(i // 2) % 4, body=2 if "large" in name else 0,
+                         stall=1 if i % 5 == 4 else 0, chunk_bits=15 if i % 3 else 5, seed=i % 16) + data
+    h2["preface_settings_only"] = knobs(settings=1)
+    return {"conn_h1": h1, "conn_h2": h2, "http1_parser": parser_seeds(), "chunked": chunked_seeds(),
+            "query": query_seeds(), "json": json_seeds()}
+
+
+def main() -> int:
+    # The upgrade seeds' HTTP2-Settings must stay valid base64url (h2_base64url_decode).
+    base64.urlsafe_b64decode("AAMAAABkAAQCAAAAAAIAAAAA")
+    for target, seeds in corpora().items():
+        d = CORPUS / target
+        d.mkdir(parents=True, exist_ok=True)
+        for name, data in seeds.items():
+            (d / name).write_bytes(data)
+        print(f"{target}: {len(seeds)} seeds, {sum(map(len, seeds.values()))} bytes", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
