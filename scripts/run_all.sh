@@ -5,7 +5,7 @@
 #   scripts/run_all.sh [--quick] [--suites http1,...] [--run-id ID | --new]
 #                      [--duration S] [--warmup S] [--reps N] [--skip-setup]
 #                      [--servers a,b] [--scenarios glob,glob] [--aa | --no-aa]
-#                      [--order-seed N]
+#                      [--order-seed N] [--no-reports]
 #   scripts/run_all.sh --reports-only --run-id ID   (notebooks and exports of a run again)
 #
 # An interrupted run resumes: rerun the same command and the newest unfinished
@@ -126,8 +126,8 @@ check_suite_flags() {
 }
 
 main() {
-    local profile=full run_id="" new=false skip_setup=false reports_only=false t0 s
-    SUITES=("${ALL_SUITES[@]}") SUITE_FLAGS=()
+    local profile=full run_id="" new=false skip_setup=false reports_only=false reports=true t0 s
+    SUITES=("${ALL_SUITES[@]}") SUITE_FLAGS=() BUILD_FLAGS=()
     while (( $# )); do
         case $1 in
             --suites|--run-id|--duration|--warmup|--reps|--servers|--scenarios|--order-seed)
@@ -139,11 +139,13 @@ main() {
             --duration)   export DURATION=$2; shift ;;
             --warmup)     export WARMUP=$2; shift ;;
             --reps)       export REPS=$2; shift ;;
-            --servers|--scenarios|--order-seed) SUITE_FLAGS+=("$1" "$2"); shift ;;
+            --servers)    SUITE_FLAGS+=("$1" "$2"); BUILD_FLAGS=(--servers "${2//"$AA_SUFFIX"/}"); shift ;;
+            --scenarios|--order-seed) SUITE_FLAGS+=("$1" "$2"); shift ;;
             --aa)         export AA=1 ;;
             --no-aa)      export AA=0 ;;
             --skip-setup) skip_setup=true ;;
             --reports-only) reports_only=true ;;
+            --no-reports) reports=false ;;
             -h|--help)    usage; exit 0 ;;
             *)            usage; die "unknown flag '$1'" ;;
         esac
@@ -167,7 +169,9 @@ main() {
         return
     fi
     $skip_setup || "$LAB_ROOT/scripts/setup.sh"
-    "$LAB_ROOT/scripts/build.sh"
+    # Only the servers the run will start: a server that is being edited and does not build
+    # stops no run that leaves it out.
+    "$LAB_ROOT/scripts/build.sh" "${BUILD_FLAGS[@]}"
     default_cpu_sets
 
     if [[ -n $run_id ]]; then RUN_DIR=$RAW_ROOT/$run_id
@@ -191,7 +195,8 @@ main() {
     if (( ${#FAILED_SUITES[@]} == 0 )); then finish_run_meta "$RUN_DIR" true
     else finish_run_meta "$RUN_DIR" false; fi
     pack_raw
-    make_reports
+    if $reports; then make_reports
+    else log "no reports (--no-reports); make them with: scripts/run_all.sh --reports-only --run-id $(basename "$RUN_DIR")"; fi
     log "run_all finished in $(( $(date +%s) - t0 ))s"
     (( ${#FAILED_SUITES[@]} == 0 )) || die "suites that stopped early: ${FAILED_SUITES[*]} (rerun to resume them)"
 }
