@@ -42,8 +42,12 @@ count_points() {
     echo "$total"
 }
 
+# A suite that stops (a server died, a tool hung, the disk is full) leaves the run to go on with
+# the next suite, then to pack and report what was finished. One ended by a signal (Ctrl-C reaches
+# every process of the terminal's group; SIGTERM) stops the whole run at once: no further suite,
+# no packing, no reports; the rerun resumes it.
 run_suites() {
-    local suite failed=()
+    local suite failed=() rc
     RUN_PROGRESS_FILE=$(mktemp) RUN_T0=$(date +%s)
     echo "0 0" >"$RUN_PROGRESS_FILE"
     RUN_TOTAL=$(count_points)
@@ -51,10 +55,23 @@ run_suites() {
     log "run $(basename "$RUN_DIR"): $RUN_TOTAL points to run in ${#SUITES[@]} suite(s): ${SUITES[*]}"
     for suite in "${SUITES[@]}"; do
         log "=== suite $suite → $RUN_DIR"
-        "$LAB_ROOT/scripts/bench_$suite.sh" --run-dir "$RUN_DIR" "${SUITE_FLAGS[@]}" || failed+=("$suite")
+        rc=0
+        "$LAB_ROOT/scripts/bench_$suite.sh" --run-dir "$RUN_DIR" "${SUITE_FLAGS[@]}" || rc=$?
+        (( rc > 128 )) && run_interrupted "$(kill -l "$(( rc - 128 ))")"
+        (( rc == 0 )) || failed+=("$suite")
     done
     FAILED_SUITES=("${failed[@]}")
     rm -f "$RUN_PROGRESS_FILE"
+}
+
+# run_interrupted SIGNAL: the INT and TERM traps, and a suite that died of a signal. The signal is
+# raised again once the message is out, so that whatever ran run_all.sh sees it too.
+run_interrupted() {
+    trap - INT TERM
+    rm -f "${RUN_PROGRESS_FILE:-}"
+    log "run ${RUN_DIR:+$(basename "$RUN_DIR") }interrupted (SIG$1): no further suite, no packing, no reports${RUN_DIR:+; rerun the same command to resume it}"
+    [[ $1 == INT || $1 == TERM ]] && kill -s "$1" $$
+    exit $(( 128 + $(kill -l "$1") ))
 }
 
 # pack_raw: every complete suite of the run becomes one .tar.xz per server
@@ -126,6 +143,8 @@ check_suite_flags() {
 }
 
 main() {
+    trap 'run_interrupted INT' INT
+    trap 'run_interrupted TERM' TERM
     local profile=full run_id="" new=false skip_setup=false reports_only=false reports=true t0 s
     SUITES=("${ALL_SUITES[@]}") SUITE_FLAGS=() BUILD_FLAGS=()
     while (( $# )); do
@@ -176,6 +195,13 @@ main() {
 
     if [[ -n $run_id ]]; then RUN_DIR=$RAW_ROOT/$run_id
     elif ! $new; then RUN_DIR=$(newest_unfinished "$profile"); fi
+    # A raw directory that cannot be written is said before any server starts.
+    s=$(raw_problem "${RUN_DIR:-$RAW_ROOT}")
+    if [[ -n $s && -n ${RUN_DIR:-} ]]; then
+        die "cannot write the raw files of run $(basename "$RUN_DIR"): $s; nothing was started (make room or make it writable, then rerun the same command to resume the run)"
+    elif [[ -n $s ]]; then
+        die "cannot write raw files under $RAW_ROOT: $s; nothing was started"
+    fi
     if [[ -n ${RUN_DIR:-} && -f $RUN_DIR/meta.json ]]; then
         # A resumed run keeps the durations and reps it started with.
         export DURATION WARMUP REPS
@@ -192,8 +218,8 @@ main() {
     fi
 
     run_suites
-    if (( ${#FAILED_SUITES[@]} == 0 )); then finish_run_meta "$RUN_DIR" true
-    else finish_run_meta "$RUN_DIR" false; fi
+    finish_run_meta "$RUN_DIR" "$( (( ${#FAILED_SUITES[@]} == 0 )) && echo true || echo false)" ||
+        log "warning: the run's end could not be written to $RUN_DIR/meta.json ($(raw_problem "$RUN_DIR"))"
     pack_raw
     if $reports; then make_reports
     else log "no reports (--no-reports); make them with: scripts/run_all.sh --reports-only --run-id $(basename "$RUN_DIR")"; fi

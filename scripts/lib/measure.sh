@@ -4,6 +4,62 @@
 # point_done DIR REP: the run.json of a point is written last, so it marks it finished.
 point_done() { [[ -f $1/r$2.run.json ]]; }
 
+# ---------------------------------------------------------------- the load tools' deadline
+
+# Every tool run has a deadline: its own duration plus LAB_TOOL_MARGIN seconds (connection
+# set-up, wrk's histogram dump: up to ~1 s here). Past it coreutils' timeout sends SIGTERM, and
+# SIGKILL TOOL_KILL_AFTER seconds later for a tool that ignores SIGTERM.
+TOOL_MARGIN=${LAB_TOOL_MARGIN:-10}
+TOOL_KILL_AFTER=2
+
+# tool_run LIMIT OUT ERR CMD...: CMD on the client CPUs (on_client), its stdout and stderr to the
+# files OUT and ERR (ERR "-": with stdout), ended at LIMIT seconds. It runs in the background and is waited for, because
+# bash runs a trap (Ctrl-C, SIGTERM) only once a foreground command has ended, while `wait`
+# returns at once; TOOL_PID lets the EXIT trap end it (tool_stop). The redirections are the
+# background command's own: a trap runs inside those of the function it interrupts, and its
+# messages must not land in a tool's output file. timeout runs CMD in a process group of its
+# own, so a Ctrl-C reaches it only through tool_stop, and a past-deadline kill reaches everything
+# CMD started. Returns CMD's status and sets TOOL_END: ok, "exit N", "signal N" (killed by it) or
+# deadline.
+tool_run() {
+    local limit=$1 out=$2 err=$3 rc=0 t0=${EPOCHREALTIME/./}
+    shift 3
+    TOOL_FILES=$out
+    [[ $err == - || $err == "$out" ]] || TOOL_FILES+=", $err"
+    if [[ $err == - ]]; then on_client timeout -k "$TOOL_KILL_AFTER" "$limit" "$@" >"$out" 2>&1 &
+    else on_client timeout -k "$TOOL_KILL_AFTER" "$limit" "$@" >"$out" 2>"$err" &
+    fi
+    TOOL_PID=$!
+    wait "$TOOL_PID" || rc=$?
+    TOOL_PID=
+    if (( rc == 0 )); then TOOL_END=ok
+    elif (( rc == 124 || ${EPOCHREALTIME/./} - t0 >= limit * 1000000 )); then TOOL_END=deadline
+    elif (( rc > 128 )); then TOOL_END="signal $(( rc - 128 ))"
+    else TOOL_END="exit $rc"; fi
+    return "$rc"
+}
+
+# tool_stop: ends a tool run that is under way (the EXIT trap: Ctrl-C, an error).
+tool_stop() {
+    [[ -n ${TOOL_PID:-} ]] || return 0
+    end_tree "$TOOL_KILL_AFTER" "$TOOL_PID"
+    wait "$TOOL_PID" 2>/dev/null || true
+    TOOL_PID=
+}
+
+# note_tool_fault WHAT RUN_S: after tool_run, when the tool did not end by itself (killed by a
+# signal, or stopped at its deadline), POINT_FAULT says so. Such a run measured nothing: the point
+# is not recorded, and the suite stops. A tool that exits with an error ended by itself: its run
+# is recorded and failed by the status rule (wrk that cannot connect, say).
+note_tool_fault() {
+    case $TOOL_END in
+        deadline) POINT_FAULT="$1 ran past its deadline ($( (( $2 )) && echo "$2 s run + $TOOL_MARGIN s margin" || echo "$TOOL_MARGIN s")) and was stopped" ;;
+        signal*)  POINT_FAULT="$1 was killed by signal ${TOOL_END#signal } ($(kill -l "${TOOL_END#signal }"))" ;;
+    esac
+    [[ -z $POINT_FAULT || $TOOL_FILES == /dev/null* ]] || POINT_FAULT_FILES=$TOOL_FILES
+    TOOL_END=   # read once: a tool_run that never ran (its output file could not be made) is no fault
+}
+
 # measure_point DIR REP TOOL: warm-up, then one measured run of TOOL (wrk or
 # h2load) with, read around it: the server tree's CPU ticks and its RSS (after
 # warm-up; the window's own peak, the high-water mark having been reset just
@@ -12,11 +68,25 @@ point_done() { [[ -f $1/r$2.run.json ]]; }
 # wrote is kept; files land under their final names only when the point is
 # complete. The functions <tool>_warmup, <tool>_measure and <tool>_after take DIR,
 # REP and the part-file prefix; the scenario fields come from the SC_* variables.
+#
+# After the window the server must still answer (server_check); if not, the point is recorded
+# with server_alive false (a failed run: it measured a server dying or hanging) and
+# POINT_ALIVE=false tells the suite to stop. When a tool is killed or runs past its deadline
+# (note_tool_fault), nothing is recorded: POINT_FAULT says why, and its part files stay for a
+# look until the point is redone (POINT_FAULT_FILES: the output of the tool run that failed). Called as a plain command, never in an `if` or `||` (which
+# would turn set -e off inside it and let a failed write pass).
 measure_point() {
     local dir=$1 rep=$2 tool=$3 part="$1/.r$2" pids t0 t1 w0 w1 rc=0 start alive f
     local rss_warm peak_method stat0 stat1 hwm up0 tool_wall window_end client_ticks wall
+    POINT_FAULT= POINT_FAULT_FILES= POINT_ALIVE=true SERVER_TROUBLE= SERVER_TROUBLE_DETAIL=
+    point_done "$dir" "$rep" && die "measure_point: $dir rep $rep is finished; it is never measured again"
+    # What an earlier, interrupted attempt at this point left (it has no run.json, so it was
+    # never finished): a stale file, an end snapshot say, must not pass for this attempt's.
+    rm -f "$part".* "$dir/r$rep".*
     "${tool}_warmup" "$dir" "$rep"
+    [[ -z $POINT_FAULT ]] || return 0
     [[ $TLS == true ]] && tls_probe "$part"
+    [[ -z $POINT_FAULT ]] || return 0
     mapfile -t pids < <(tree_pids "$SERVER_PID")
     rss_warm=$(mem_kb VmRSS "${pids[@]}")
     peak_method=$(reset_peak_rss "${pids[@]}")
@@ -29,6 +99,8 @@ measure_point() {
     SNAPSHOT_PIDS="${pids[*]}" CLIENT_TIME_FILE="$part.client.time.txt" \
         "${tool}_measure" "$dir" "$rep" "$part" || rc=$?
     w1=$(date +%s.%N)
+    note_tool_fault "$tool" "$DURATION"
+    [[ -z $POINT_FAULT ]] || { rss_sampler_stop; return 0; }
     tool_wall=$(awk -v a="$w0" -v b="$w1" 'BEGIN { printf "%.6f", b - a }')
     mapfile -t pids < <(tree_pids "$SERVER_PID")
     if [[ -s $part.end.snapshot ]]; then
@@ -52,9 +124,12 @@ measure_point() {
     else
         hwm=$(mem_kb VmHWM "${pids[@]}")
     fi
-    server_alive && alive=true || alive=false
+    server_check && alive=true || alive=false
+    POINT_ALIVE=$alive
     LAT_EXIT_CODE=null
-    if declare -F "${tool}_after" >/dev/null; then "${tool}_after" "$dir" "$rep" "$part"; fi
+    # (no after-step for a server that is gone or hung: the point is failed already)
+    if $alive && declare -F "${tool}_after" >/dev/null; then "${tool}_after" "$dir" "$rep" "$part"; fi
+    [[ -z $POINT_FAULT ]] || return 0
     jq -n --argjson pids "$(printf '%s\n' "${pids[@]}" | jq -s .)" --argjson clk "$(getconf CLK_TCK)" \
         --argjson t0 "$t0" --argjson t1 "$t1" --argjson wall "$wall" \
         --argjson tool_wall "$tool_wall" --arg window_end "$window_end" \
@@ -75,10 +150,11 @@ measure_point() {
     for f in "$part".*; do mv "$f" "$dir/r$rep.${f##*/.r$rep.}"; done
     jq -n --argjson rep "$rep" --arg start "$start" --arg finish "$(utc_now)" --argjson rc "$rc" \
         --arg cmd "$LAST_TOOL_CMD" --argjson alive "$alive" --argjson latrc "$LAT_EXIT_CODE" \
-        --argjson pos "${POINT_POSITION:-null}" \
+        --argjson pos "${POINT_POSITION:-null}" --arg trouble "${SERVER_TROUBLE:+$SERVER_TROUBLE: $SERVER_TROUBLE_DETAIL}" \
         '{rep: $rep, start_utc: $start, end_utc: $finish, exit_code: $rc, cmd: $cmd, server_alive: $alive,
           position: $pos}
-         + (if $latrc == null then {} else {lat_exit_code: $latrc} end)' \
+         + (if $latrc == null then {} else {lat_exit_code: $latrc} end)
+         + (if $trouble == "" then {} else {server_trouble: $trouble} end)' \
         >"$dir/.run.json.tmp"
     mv "$dir/.run.json.tmp" "$dir/r$rep.run.json"
 }
@@ -96,16 +172,18 @@ wrk_env() {
 wrk_warmup() {
     (( WARMUP > 0 )) || return 0
     wrk_args
-    on_client env $(wrk_env) WRK_JSON=/dev/null wrk -d "${WARMUP}s" "${WRK_ARGS[@]}" >/dev/null 2>&1 || true
+    tool_run "$(( WARMUP + TOOL_MARGIN ))" /dev/null /dev/null \
+        env $(wrk_env) WRK_JSON=/dev/null wrk -d "${WARMUP}s" "${WRK_ARGS[@]}" || true
+    note_tool_fault "wrk's warm-up" "$WARMUP"
 }
 
 wrk_measure() {
     local part=$3
     wrk_args
     LAST_TOOL_CMD="$(wrk_env) wrk -d ${DURATION}s ${WRK_ARGS[*]}"
-    on_client env $(wrk_env) WRK_JSON="$part.wrk.json" WRK_END_SNAPSHOT="$part.end.snapshot" \
-        WRK_SNAPSHOT_PIDS="$SNAPSHOT_PIDS" wrk -d "${DURATION}s" "${WRK_ARGS[@]}" \
-        >"$part.stdout.txt" 2>"$part.stderr.txt"
+    tool_run "$(( DURATION + TOOL_MARGIN ))" "$part.stdout.txt" "$part.stderr.txt" \
+        env $(wrk_env) WRK_JSON="$part.wrk.json" WRK_END_SNAPSHOT="$part.end.snapshot" \
+        WRK_SNAPSHOT_PIDS="$SNAPSHOT_PIDS" wrk -d "${DURATION}s" "${WRK_ARGS[@]}"
 }
 
 # h2load: one thread per client CPU, -m streams per connection, -D seconds.
@@ -123,7 +201,8 @@ lat_duration() { echo $(( DURATION >= 2 ? DURATION / 2 : 1 )); }
 h2load_warmup() {
     (( WARMUP > 0 )) || return 0
     h2load_args "$WARMUP"
-    on_client h2load "${H2_ARGS[@]}" >/dev/null 2>&1 || true
+    tool_run "$(( WARMUP + TOOL_MARGIN ))" /dev/null /dev/null h2load "${H2_ARGS[@]}" || true
+    note_tool_fault "h2load's warm-up" "$WARMUP"
 }
 
 # The throughput run: no per-request log, because writing it slows h2load
@@ -132,7 +211,7 @@ h2load_measure() {
     local part=$3
     h2load_args "$DURATION"
     LAST_TOOL_CMD="h2load ${H2_ARGS[*]}"
-    on_client h2load "${H2_ARGS[@]}" >"$part.stdout.txt" 2>"$part.stderr.txt"
+    tool_run "$(( DURATION + TOOL_MARGIN ))" "$part.stdout.txt" "$part.stderr.txt" h2load "${H2_ARGS[@]}"
 }
 
 # The latency run: the same load with --log-file (one line per request), reduced
@@ -144,8 +223,10 @@ h2load_after() {
     log=$(mktemp "${LAB_LOG_TMP:-/dev/shm}/h2load.XXXXXX.log" 2>/dev/null || mktemp)
     h2load_args "$(lat_duration)"
     LAT_EXIT_CODE=0
-    on_client h2load --log-file="$log" "${H2_ARGS[@]}" >"$part.lat.stdout.txt" 2>"$part.lat.stderr.txt" ||
-        LAT_EXIT_CODE=$?
+    tool_run "$(( $(lat_duration) + TOOL_MARGIN ))" "$part.lat.stdout.txt" "$part.lat.stderr.txt" \
+        h2load --log-file="$log" "${H2_ARGS[@]}" || LAT_EXIT_CODE=$?
+    note_tool_fault "h2load's latency run" "$(lat_duration)"
+    [[ -z $POINT_FAULT ]] || { rm -f "$log"; return 0; }
     on_client "$(lab_python)" -m httplab.parse.h2log "$log" "$part.lat.h2log.json" 2>>"$part.lat.stderr.txt" || true
     rm -f "$log"
 }

@@ -104,3 +104,57 @@ snapshot_ticks() {
         }
         END { print total + 0 }' "$1"
 }
+
+# ---------------------------------------------------------------- process state, ending a tree
+
+# proc_state PID: the state letter of /proc/PID/stat (R, S, D, T, t, Z...), nothing when PID is gone.
+proc_state() {
+    local stat
+    stat=$(cat /proc/"$1"/stat 2>/dev/null) || return 0
+    stat=${stat##*) }
+    echo "${stat%% *}"
+}
+
+# state_name LETTER: what a /proc state letter means, for messages.
+state_name() {
+    case $1 in
+        R) echo running ;;  S) echo sleeping ;;  D) echo "in uninterruptible sleep" ;;
+        T) echo stopped ;;  t) echo "stopped by a debugger" ;;  Z) echo "a zombie" ;;
+        *) echo "state $1" ;;
+    esac
+}
+
+# exit_note STATUS: how a process ended, from the status bash reports (128 + N for signal N).
+exit_note() {
+    if (( $1 > 128 && $1 < 128 + 65 )); then echo "killed by signal $(( $1 - 128 )) ($(kill -l "$(( $1 - 128 ))"))"
+    else echo "exited with status $1"; fi
+}
+
+# any_running PID...: true while one of the processes exists and is not a zombie (kill -0 also
+# succeeds for a zombie, which is already dead and waits only to be reaped).
+any_running() {
+    local pid state
+    for pid in "$@"; do
+        state=$(proc_state "$pid")
+        [[ -n $state && $state != Z ]] && return 0
+    done
+    return 1
+}
+
+# end_tree GRACE PID: ends PID and all its descendants: SIGTERM and SIGCONT to every process of
+# the tree (a stopped process acts on no signal but SIGKILL until it runs again), SIGKILL to
+# whatever is left of it after GRACE seconds. The whole tree, because children do not always die
+# with their parent: nginx's workers outlive a killed master, and a load tool outlives the shell
+# and the timeout that ran it.
+end_tree() {
+    local grace=$1 pids i
+    mapfile -t pids < <(tree_pids "$2")
+    (( ${#pids[@]} )) || return 0
+    kill -TERM "${pids[@]}" 2>/dev/null || true
+    kill -CONT "${pids[@]}" 2>/dev/null || true
+    for (( i = 0; i < grace * 20; i++ )); do
+        any_running "${pids[@]}" || return 0
+        sleep 0.05
+    done
+    kill -KILL "${pids[@]}" 2>/dev/null || true
+}

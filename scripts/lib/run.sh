@@ -46,15 +46,39 @@ create_run_meta() {
     mv "$dir/meta.json.tmp" "$dir/meta.json"
 }
 
-# finish_run_meta RUN_DIR COMPLETE: the one update meta.json ever gets: its end.
+# finish_run_meta RUN_DIR COMPLETE: the one update meta.json ever gets: its end. Each step is
+# chained, so that a write that fails (a full disk) never renames a half file over meta.json,
+# even where the caller's `||` turns set -e off.
 finish_run_meta() {
     jq --arg finish "$(utc_now)" --argjson complete "$2" '.end_utc = $finish | .complete = $complete' \
-        "$1/meta.json" >"$1/meta.json.tmp"
-    mv "$1/meta.json.tmp" "$1/meta.json"
+        "$1/meta.json" >"$1/meta.json.tmp" && mv "$1/meta.json.tmp" "$1/meta.json" ||
+        { rm -f "$1/meta.json.tmp"; return 1; }
 }
 
 # write_json_once FILE JSON: raw files are never rewritten; a second write is a no-op.
-write_json_once() { [[ -f $1 ]] || { printf '%s\n' "$2" >"$1.tmp" && mv "$1.tmp" "$1"; }; }
+write_json_once() {
+    [[ -f $1 ]] || { printf '%s\n' "$2" >"$1.tmp" && mv "$1.tmp" "$1"; } || { rm -f "$1.tmp"; return 1; }
+}
+
+# The room a point needs, with margin (LAB_RAW_MIN_FREE_KB): its raw files are a few to a few
+# hundred KiB. Below it a suite stops before a server starts or a point begins, rather than
+# stopping halfway through writing one.
+RAW_MIN_FREE_KB=${LAB_RAW_MIN_FREE_KB:-16384}
+
+# raw_problem DIR: why raw files cannot be written under DIR (or the nearest folder above it that
+# exists), or nothing. Permission bits do not stop root, so "not writable" is mostly a read-only
+# mount; access(2) (test -w) reports both.
+raw_problem() {
+    local d=$1 free
+    while [[ ! -d $d ]]; do d=$(dirname "$d"); done
+    if [[ ! -w $d ]]; then
+        if [[ ,$(findmnt -n -o OPTIONS -T "$d" 2>/dev/null), == *,ro,* ]]; then echo "$d is read-only"
+        else echo "$d is not writable by $(id -un)"; fi
+        return 0
+    fi
+    free=$(( $(stat -f -c '%a * %S' "$d") / 1024 ))
+    (( free >= RAW_MIN_FREE_KB )) || echo "$d is full: $free KiB free, at least $RAW_MIN_FREE_KB KiB wanted"
+}
 
 # ---------------------------------------------------------------- TLS
 
@@ -111,10 +135,15 @@ CNF
 # with the ALPN the scenario's tool offers, right before the measured run. The
 # full report is needed (OpenSSL 3.0's -brief leaves the ALPN result out); only
 # its descriptive lines are kept: no certificate dump, session ids or secrets.
+# s_client waits for the server's hello as long as it takes (a hung server: for ever), so it
+# runs with a load tool's deadline (tool_run); its full output stays out of raw/.
 TLS_PROBE_LINES='^(CONNECTED|New, |Protocol *:|Cipher *:|ALPN protocol|No ALPN|Server Temp Key|Peer signature type|Verification|Verify return code|.*errno|.*error)'
 tls_probe() {
     local alpn=http/1.1
     [[ $SC_PROTOCOL == h2 ]] && alpn=h2
-    { on_client openssl s_client -connect "127.0.0.1:$SERVER_PORT" -alpn "$alpn" </dev/null 2>&1 || true; } |
-        grep -aE "$TLS_PROBE_LINES" >"$1.tls.txt" || true
+    tool_run "$TOOL_MARGIN" "$GATE_TMP/s_client.txt" - \
+        openssl s_client -connect "127.0.0.1:$SERVER_PORT" -alpn "$alpn" || true
+    note_tool_fault "openssl s_client (the TLS probe)" 0
+    grep -aE "$TLS_PROBE_LINES" "$GATE_TMP/s_client.txt" >"$1.tls.txt" || true
+    rm -f "$GATE_TMP/s_client.txt"
 }

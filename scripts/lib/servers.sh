@@ -198,18 +198,52 @@ start_server() {
     die "$name was not ready on port $SERVER_PORT within ${SERVER_READY_TIMEOUT[$(base_server "$name")]} s (its manifest's ready = ${SERVER_READY[$(base_server "$name")]}; log: $logfile)"
 }
 
-# stop_server: SIGTERM (graceful), then SIGKILL after 5 s.
+# stop_server: SIGTERM to the server's process tree, SIGKILL to what is left of it after 5 s
+# (end_tree: also a stopped or hung server, and children that outlive their parent).
 stop_server() {
     [[ -n ${SERVER_PID:-} ]] || return 0
-    local i
-    kill -TERM "$SERVER_PID" 2>/dev/null || true
-    for (( i = 0; i < 100; i++ )); do
-        kill -0 "$SERVER_PID" 2>/dev/null || break
-        sleep 0.05
-    done
-    kill -KILL "$SERVER_PID" 2>/dev/null || true
+    end_tree 5 "$SERVER_PID"
     wait "$SERVER_PID" 2>/dev/null || true
     SERVER_PID=
 }
 
 server_alive() { [[ -n ${SERVER_PID:-} ]] && kill -0 "$SERVER_PID" 2>/dev/null; }
+
+# How long a server may take to answer one request after a point before it counts as hung
+# (LAB_PROBE_TIMEOUT, seconds). Generous: a false alarm stops a suite.
+PROBE_TIMEOUT=${LAB_PROBE_TIMEOUT:-10}
+
+# server_answers SECONDS: the server answers a request for the scenario's URL (SC_URL; any
+# status) within SECONDS, over the scenario's protocol.
+server_answers() {
+    local code args=(-s -o /dev/null -w '%{http_code}' --max-time "$1")
+    case ${SC_PROTOCOL:-h1}:${TLS:-false} in
+        h1:*)     args+=(--http1.1) ;;
+        h2:false) args+=(--http2-prior-knowledge) ;;
+        h2:true)  args+=(--http2) ;;
+    esac
+    [[ ${TLS:-false} == true ]] && args+=(--insecure)   # the run's self-signed certificate
+    code=$(on_client curl "${args[@]}" "$SC_URL" 2>/dev/null) || true
+    [[ $code =~ ^[1-5][0-9][0-9]$ ]]
+}
+
+# server_check: after a point, the server still runs and still answers; else SERVER_TROUBLE says
+# what became of it ("died", "stopped answering") and SERVER_TROUBLE_DETAIL how. kill -0 alone
+# cannot tell: it succeeds for a zombie and for a server that hangs (stopped, deadlocked,
+# spinning), and the kernel completes TCP handshakes from the listen backlog of a stopped
+# process, so only an answer counts. Not in a subshell: it reaps a dead server for its status.
+server_check() {
+    local state code
+    SERVER_TROUBLE= SERVER_TROUBLE_DETAIL=
+    state=$(proc_state "${SERVER_PID:-0}")
+    if [[ -n $state && $state != Z ]] && server_answers "$PROBE_TIMEOUT"; then return 0; fi
+    state=$(proc_state "${SERVER_PID:-0}")      # again: it may have died while it was asked
+    if [[ -z $state || $state == Z ]]; then
+        wait "$SERVER_PID" 2>/dev/null && code=0 || code=$?
+        SERVER_TROUBLE=died SERVER_TROUBLE_DETAIL=$(exit_note "$code")
+    else
+        SERVER_TROUBLE="stopped answering"
+        SERVER_TROUBLE_DETAIL="no answer from $SC_URL within $PROBE_TIMEOUT s; process $SERVER_PID is in state $state ($(state_name "$state"))"
+    fi
+    return 1
+}

@@ -140,14 +140,68 @@ progress() {
     log "$line"
 }
 
-# abort_suite MESSAGE: a server died or misbehaved; the finished raw files stay.
+# ---------------------------------------------------------------- stopping under faults
+#
+# What a suite does when something goes wrong, so that a rerun of the same command resumes:
+# - a server dies or stops answering after a point: that point is recorded (failed: it measured
+#   a dying server) and the suite stops, naming the server's log;
+# - a load tool is killed or runs past its deadline: the point is not recorded (it measured
+#   nothing) and the suite stops, naming the tool's output and the server's log;
+# - the raw directory is read-only or nearly full: checked before each server start and each
+#   point; a write that still fails stops the suite through set -e, and the EXIT trap says where;
+# - Ctrl-C or SIGTERM: the point under way is not recorded; the suite stops at once.
+# In every case the server and the tool under way are ended (their whole process trees), the
+# finished raw files stay as they were, and the unfinished point is redone on resume.
+# SUITE_AT says what the suite is doing, for these messages; SERVER_LOG is the running server's log.
+
+# abort_suite MESSAGE: stops the suite (the caller returns 1): the message is logged and kept in
+# <suite>/suite.aborted.<time>.json where it can be written; the finished raw files stay.
 abort_suite() {
-    write_json_once "$RUN_DIR/$SUITE/suite.aborted.$(date +%s).json" \
-        "$(jq -n --arg s "$SUITE" --arg m "$1" --arg t "$(utc_now)" '{suite: $s, status: "aborted", message: $m, end_utc: $t}')"
+    SUITE_STOPPED=1
     stop_server
     log "suite $SUITE stopped: $1"
     log "finished points are kept under $RUN_DIR/$SUITE; rerun the same command to resume"
+    write_json_once "$RUN_DIR/$SUITE/suite.aborted.$(date +%s).json" \
+        "$(jq -n --arg s "$SUITE" --arg m "$1" --arg t "$(utc_now)" '{suite: $s, status: "aborted", message: $m, end_utc: $t}')" \
+        2>/dev/null || log "(the message could not be kept in $RUN_DIR/$SUITE: $(raw_problem "$RUN_DIR/$SUITE"))"
+}
+
+# raw_writable DIR WHAT: stops the suite when DIR cannot take raw files (raw_problem) before WHAT
+# (a server start, a point) begins, rather than halfway through writing it.
+raw_writable() {
+    local problem
+    problem=$(raw_problem "$1")
+    [[ -z $problem ]] && return 0
+    abort_suite "cannot write the raw files of $2: $problem${SERVER_LOG:+; the server log: $SERVER_LOG}"
     return 1
+}
+
+# suite_signal NAME: the INT and TERM traps. The exit runs suite_exit.
+suite_signal() {
+    SUITE_SIGNAL=$1
+    exit $(( 128 + $(kill -l "$1") ))
+}
+
+# suite_exit: the EXIT trap. Ends the tool and the server under way (whatever ended the suite)
+# and says where it stopped when it did not say so itself (abort_suite): on a signal, or on an
+# error set -e caught (a write that failed: the raw directory's state is given). A signal is then
+# raised again, so that run_all.sh (and any shell) sees the suite died of it and stops too.
+suite_exit() {
+    local rc=$? problem
+    set +e          # the clean-up runs to its end whatever fails in it
+    tool_stop
+    rss_sampler_stop
+    stop_server
+    rm -rf "$GATE_TMP"
+    if [[ -n ${SUITE_SIGNAL:-} ]]; then
+        log "suite $SUITE interrupted (SIG$SUITE_SIGNAL)${SUITE_AT:+ during $SUITE_AT}${SUITE_POINT:+; the point is not recorded and is redone on resume}; finished points are kept under $RUN_DIR/$SUITE; rerun the same command to resume"
+        trap - EXIT "$SUITE_SIGNAL"
+        kill -s "$SUITE_SIGNAL" $$
+    elif (( rc != 0 )) && [[ -n ${SUITE_AT:-} && -z ${SUITE_STOPPED:-} ]]; then
+        problem=$(raw_problem "$RUN_DIR/$SUITE")
+        log "suite $SUITE stopped by the error above during $SUITE_AT${problem:+ ($problem)}${SUITE_POINT:+; the point is not recorded and is redone on resume}${SERVER_LOG:+; the server log: $SERVER_LOG}"
+        log "finished points are kept under $RUN_DIR/$SUITE; rerun the same command to resume"
+    fi
 }
 
 # suite_points: the number of points suite_run would measure now (0 for a complete suite).
@@ -165,17 +219,19 @@ suite_points() {
 # suite_run: the suite's points, rep by rep. With LAB_COUNT_POINTS=1 it only prints how many points
 # it would measure (run_all.sh adds them up for the run's progress line) and touches nothing.
 suite_run() {
-    local rep server line total=0 done=0 skipped=0 i order
+    local rep server line total=0 done=0 skipped=0 i order dir f
     if [[ -n ${LAB_COUNT_POINTS:-} ]]; then suite_points; return 0; fi
     if [[ -f $RUN_DIR/$SUITE/suite.json ]]; then
         log "suite $SUITE of $(basename "$RUN_DIR") is already complete; nothing to do"
         return 0
     fi
-    PAYLOAD_DIR=$BUILD_DIR/payload GATE_TMP=$(mktemp -d)
+    PAYLOAD_DIR=$BUILD_DIR/payload GATE_TMP=$(mktemp -d) SUITE_AT="the start of the suite" SUITE_POINT= SERVER_LOG=
+    trap suite_exit EXIT
+    trap 'suite_signal INT' INT
+    trap 'suite_signal TERM' TERM
+    raw_writable "$RUN_DIR/$SUITE" "suite $SUITE" || return 1
     mkdir -p "$RUN_DIR/$SUITE"
     make_gate_payloads
-    trap 'rss_sampler_stop; stop_server; rm -rf "$GATE_TMP"' EXIT
-    trap 'exit 130' INT TERM
     if [[ -n ${RUN_PROGRESS_FILE:-} ]]; then
         read -r RUN_BASE_DONE RUN_BASE_SKIPPED <"$RUN_PROGRESS_FILE" || RUN_BASE_DONE=0 RUN_BASE_SKIPPED=0
     fi
@@ -204,10 +260,17 @@ suite_run() {
             server=${order[$i]} POINT_POSITION=$(( i + 1 ))
             mapfile -t todo < <(todo_for "$server" "$rep")
             (( ${#todo[@]} )) || continue
+            SUITE_AT="the start of $server (rep $rep)"
+            raw_writable "$RUN_DIR/$SUITE/$server" "$server (rep $rep)" || return 1
             mkdir -p "$RUN_DIR/$SUITE/$server"
-            start_server "$server" "$RUN_DIR/$SUITE/$server/server.r$rep.log"
+            # A rep resumed after a stop starts its server again with a log of its own: the first
+            # one's (maybe the record of its crash) stays as it was.
+            SERVER_LOG=$RUN_DIR/$SUITE/$server/server.r$rep.log
+            [[ -e $SERVER_LOG ]] && SERVER_LOG=$RUN_DIR/$SUITE/$server/server.r$rep.resumed-$(date +%s).log
+            start_server "$server" "$SERVER_LOG"
+            SUITE_AT="the verify gate of $server (rep $rep)"
             if ! gate "$server" "$rep"; then
-                log "$server failed the verify gate in rep $rep (see $RUN_DIR/$SUITE/$server/verify.r$rep*.txt); not loading it"
+                log "$server failed the verify gate in rep $rep (see $RUN_DIR/$SUITE/$server/verify.r$rep*.txt and its log $SERVER_LOG); not loading it"
                 stop_server
                 skipped=$(( skipped + ${#todo[@]} ))
                 progress "$done" "$skipped" "$total" "$server r$rep skipped (verify gate)"
@@ -217,18 +280,36 @@ suite_run() {
                 parse_scenario "$line"
                 SC_URL="$SCHEME://127.0.0.1:$SERVER_PORT$SC_ROUTE"
                 [[ $SC_KIND == echo_get ]] && SC_URL+="?size=$SC_SIZE"
-                write_scenario_json "$(scenario_dir "$server")" "$server"
-                measure_point "$(scenario_dir "$server")" "$rep" "$SC_TOOL"
+                dir=$(scenario_dir "$server")
+                SUITE_AT="$server $SC_ID (rep $rep)"
+                raw_writable "$dir" "$SUITE_AT" || return 1
+                SUITE_POINT=1
+                write_scenario_json "$dir" "$server"
+                measure_point "$dir" "$rep" "$SC_TOOL"
+                if [[ -n $POINT_FAULT ]]; then
+                    # the server is asked too: a tool often hangs because its server does
+                    if server_check; then f="$server still answers"
+                    else f="$server $SERVER_TROUBLE as well ($SERVER_TROUBLE_DETAIL)"; fi
+                    abort_suite "$POINT_FAULT while loading $SUITE_AT; the point is not recorded and is redone on resume${POINT_FAULT_FILES:+; its output: $POINT_FAULT_FILES}; $f; the server log: $SERVER_LOG"
+                    return 1
+                fi
+                SUITE_POINT=
                 done=$(( done + 1 ))
                 progress "$done" "$skipped" "$total" "$server $SC_ID r$rep"
-                server_alive || { abort_suite "$server died during $SC_ID (rep $rep); its log: $RUN_DIR/$SUITE/$server/server.r$rep.log"; return 1; }
+                if ! $POINT_ALIVE; then
+                    abort_suite "$server $SERVER_TROUBLE during $SC_ID (rep $rep): $SERVER_TROUBLE_DETAIL; the point is recorded as a failed run; its log: $SERVER_LOG"
+                    return 1
+                fi
             done
             stop_server
+            SERVER_LOG=
         done
     done
+    SUITE_AT="the end of the suite"
     host_state end
     write_json_once "$RUN_DIR/$SUITE/suite.json" \
         "$(jq -n --arg s "$SUITE" --arg t "$(utc_now)" '{suite: $s, status: "complete", message: "", end_utc: $t}')"
+    SUITE_AT=
     log "suite $SUITE complete in $(( $(date +%s) - SUITE_T0 ))s"
 }
 
