@@ -43,11 +43,13 @@ build() {
     make -s -C "$EVLOOP" BUILD="$BUILD_DIR" fuzz >/dev/null
 }
 
-# Sanitizer reports with file:line, when llvm-symbolizer is not on PATH under that name.
-symbolizer() {
+# Sanitizer reports with file:line (also when llvm-symbolizer is not on PATH under that name),
+# and UBSan's with the stack that led there.
+sanitizer_env() {
     if ! command -v llvm-symbolizer >/dev/null && [[ -x /usr/lib/llvm-14/bin/llvm-symbolizer ]]; then
         export ASAN_SYMBOLIZER_PATH=/usr/lib/llvm-14/bin/llvm-symbolizer
     fi
+    export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 }
 
 # committed_inputs TARGET: every committed input file of TARGET (seeds, then regressions).
@@ -155,7 +157,7 @@ main() {
     fi
 
     build
-    symbolizer
+    sanitizer_env
     local t
     for t in "${all[@]}"; do
         if [[ $mode == replay ]]; then replay_one "$t"; else fuzz_one "$t" "$secs"; fi

@@ -250,6 +250,10 @@ static int parse(parser *ps) {
 }
 
 int json_reserialize(const char *in, size_t n, sbuf *out, sbuf *work) {
+    /* No bytes are no JSON text. Said here because an empty body may come
+     * as NULL (an h2 stream with no DATA), and NULL + 0 below would be
+     * undefined behaviour (found by the conn_h2 fuzz target). */
+    if (n == 0) return JSON_INVALID;
     if (sbuf_reserve(out, n) < 0) return JSON_NOMEM;
     parser ps = {
         .p = (const unsigned char *)in,

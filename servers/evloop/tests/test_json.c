@@ -298,6 +298,26 @@ static void post(route_scratch *s) {
     }
 }
 
+/* An h2 stream without DATA hands the route a NULL body of length 0: a
+ * 400, with nothing computed from the NULL pointer (the conn_h2 fuzz target
+ * found NULL + 0 in json_reserialize; its reproducer is
+ * fuzz/regressions/conn_h2/post_something_no_data). */
+static void post_no_body(route_scratch *s, sbuf *work) {
+    T_BEGIN;
+    sbuf out = {0};
+    T_CHECK(sbuf_put(&out, "P", 1) == 0);
+    T_CHECK(json_reserialize(NULL, 0, &out, work) == JSON_INVALID);
+    T_CHECK(out.len == 1 && out.data[0] == 'P');
+    route_request rq = {"POST", 4, "/something", 10, NULL, 0, NULL, 0, s};
+    route_response rs;
+    routes_handle(&rq, &rs);
+    T_CHECK(rs.status == 400);
+    T_CHECK(strcmp(rs.content_type, "text/plain") == 0);
+    sbuf_free(&out);
+    route_scratch_reset(s, 4096);
+    T_END("post /something", "no body at all (NULL, 0)");
+}
+
 void test_json(void) {
     sbuf out = {0}, work = {0};
     route_scratch s = {0};
@@ -308,6 +328,7 @@ void test_json(void) {
     put_string(&out);
     utf8_all();
     post(&s);
+    post_no_body(&s, &work);
     sbuf_free(&out);
     sbuf_free(&work);
     route_scratch_free(&s);
