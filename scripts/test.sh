@@ -2,7 +2,9 @@
 # test.sh: the lab's tests, from a fresh clone (sets itself up first).
 #   1. setup and build;
 #   2. each server's own tests (its manifest's `test` command: the C server's unit
-#      tests under ASan/UBSan and its sanitized build, go vet of the Go servers);
+#      tests under ASan/UBSan and its sanitized build, go vet of the Go servers), then the
+#      C server's libFuzzer targets (scripts/fuzz.sh: every committed input replayed, then
+#      each target fuzzed for 10 s, about a minute in all);
 #   3. the manifests themselves (every field checked, every start command built);
 #   4. Python unit tests (parsers on captured tool output, tidy frames, statistics);
 #   5. integration tests against the live sanitized C server on loopback (HTTP/1.1,
@@ -27,6 +29,10 @@ main() {
 
     step "the servers' own tests (manifests' test commands)"
     run_jobs tests
+
+    step "fuzzing the C server (replay of the committed inputs, then 10 s per target)"
+    "$LAB_ROOT/scripts/fuzz.sh" --replay all
+    "$LAB_ROOT/scripts/fuzz.sh" all 10
 
     step "server manifests"
     manifest_tool validate --built
