@@ -43,9 +43,13 @@ count_points() {
 }
 
 # A suite that stops (a server died, a tool hung, the disk is full) leaves the run to go on with
-# the next suite, then to pack and report what was finished. One ended by a signal (Ctrl-C reaches
-# every process of the terminal's group; SIGTERM) stops the whole run at once: no further suite,
-# no packing, no reports; the rerun resumes it.
+# the next suite, then to pack and report what was finished. A signal (Ctrl-C, SIGTERM) stops the
+# whole run at once: no further suite, no packing, no reports; the rerun resumes it. The suite
+# runs in the background and is waited for, so that the trap runs at once whoever got the signal
+# (bash defers a trap until a foreground command ends, which was the whole suite for a SIGTERM
+# sent to run_all.sh alone) and passes it on as SIGTERM (run_interrupted). A background command
+# ignores SIGINT, and so does everything it starts: a Ctrl-C to the terminal's process group
+# reaches the suite only that way, and cannot kill a curl of its verify gate halfway through.
 run_suites() {
     local suite failed=() rc
     RUN_PROGRESS_FILE=$(mktemp) RUN_T0=$(date +%s)
@@ -56,7 +60,10 @@ run_suites() {
     for suite in "${SUITES[@]}"; do
         log "=== suite $suite → $RUN_DIR"
         rc=0
-        "$LAB_ROOT/scripts/bench_$suite.sh" --run-dir "$RUN_DIR" "${SUITE_FLAGS[@]}" || rc=$?
+        "$LAB_ROOT/scripts/bench_$suite.sh" --run-dir "$RUN_DIR" "${SUITE_FLAGS[@]}" &
+        SUITE_PID=$!
+        wait "$SUITE_PID" || rc=$?
+        SUITE_PID=
         (( rc > 128 )) && run_interrupted "$(kill -l "$(( rc - 128 ))")"
         (( rc == 0 )) || failed+=("$suite")
     done
@@ -64,10 +71,15 @@ run_suites() {
     rm -f "$RUN_PROGRESS_FILE"
 }
 
-# run_interrupted SIGNAL: the INT and TERM traps, and a suite that died of a signal. The signal is
-# raised again once the message is out, so that whatever ran run_all.sh sees it too.
+# run_interrupted SIGNAL: the INT and TERM traps, and a suite that died of a signal. The suite
+# under way gets SIGTERM and is waited for (it ends its server and tool and says where it
+# stopped); then the signal is raised again, so that whatever ran run_all.sh sees it too.
 run_interrupted() {
     trap - INT TERM
+    if [[ -n ${SUITE_PID:-} ]]; then
+        kill -TERM "$SUITE_PID" 2>/dev/null || true
+        wait "$SUITE_PID" 2>/dev/null || true
+    fi
     rm -f "${RUN_PROGRESS_FILE:-}"
     log "run ${RUN_DIR:+$(basename "$RUN_DIR") }interrupted (SIG$1): no further suite, no packing, no reports${RUN_DIR:+; rerun the same command to resume it}"
     [[ $1 == INT || $1 == TERM ]] && kill -s "$1" $$

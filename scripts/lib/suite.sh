@@ -194,7 +194,7 @@ suite_exit() {
     stop_server
     rm -rf "$GATE_TMP"
     if [[ -n ${SUITE_SIGNAL:-} ]]; then
-        log "suite $SUITE interrupted (SIG$SUITE_SIGNAL)${SUITE_AT:+ during $SUITE_AT}${SUITE_POINT:+; the point is not recorded and is redone on resume}; finished points are kept under $RUN_DIR/$SUITE; rerun the same command to resume"
+        log "suite $SUITE interrupted${SUITE_AT:+ during $SUITE_AT}${SUITE_POINT:+; the point is not recorded and is redone on resume}; finished points are kept under $RUN_DIR/$SUITE; rerun the same command to resume"
         trap - EXIT "$SUITE_SIGNAL"
         kill -s "$SUITE_SIGNAL" $$
     elif (( rc != 0 )) && [[ -n ${SUITE_AT:-} && -z ${SUITE_STOPPED:-} ]]; then
