@@ -506,18 +506,28 @@ def test_raw_directory_turns_read_only(lab):
     assert runs[(SCENARIOS[1], 1)]["exit_code"] == 0
 
 
-def test_ctrl_c_mid_suite(lab):
+@pytest.mark.parametrize("sig, to_group", [(signal.SIGINT, True), (signal.SIGTERM, False)],
+                         ids=["ctrl-c", "sigterm-to-run_all"])
+def test_interrupted_mid_suite(lab, sig, to_group):
+    """Ctrl-C: SIGINT to the whole foreground process group, as a terminal sends it. SIGTERM to
+    run_all.sh alone (a supervisor's kill): it must not wait for the suite to end."""
     proc = lab.start()
     wait_for(lab, "the second point", lambda: second_point_started(lab))
     time.sleep(0.3)                     # inside wrk's measured second
     before = snapshot_finished(lab)
-    os.killpg(proc.pid, signal.SIGINT)  # what a terminal sends on Ctrl-C: the whole foreground group
+    if to_group:
+        os.killpg(proc.pid, sig)
+    else:
+        os.kill(proc.pid, sig)
     rc, err, took = lab.finish(proc)
-    assert took < 10, f"{took:.1f} s from Ctrl-C to exit"
-    stopped = check_stopped(lab, rc, err, ["suite http1 interrupted (SIGINT) during floor get_ping_c100 (rep 1)",
+    assert took < 10, f"{took:.1f} s from the signal to exit"
+    name = signal.Signals(sig).name
+    stopped = check_stopped(lab, rc, err, ["suite http1 interrupted during floor get_ping_c100 (rep 1)",
+                                           f"interrupted ({name}): no further suite, no packing, no reports",
                                            "rerun the same command to resume"], before)
-    assert rc in (130, -signal.SIGINT), rc
+    assert rc in (128 + sig, -sig), rc
     assert "nothing to pack" not in err and "suites that stopped early" not in err, err[-2000:]
+    assert "[http1 2/4]" not in err, err[-2000:]    # the suite did not go on
     assert not (lab.point_dir(SCENARIOS[1]) / "r1.run.json").exists()
     runs = check_resumes(lab, stopped)
     assert runs[(SCENARIOS[1], 1)]["exit_code"] == 0
