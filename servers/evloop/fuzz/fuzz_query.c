@@ -78,7 +78,8 @@ static ssize_t decode(const char *s, size_t n, char **out) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    const char *q = (const char *)data;
+    /* No bytes come as NULL: a target without '?' has no query at all. */
+    const char *q = size ? (const char *)data : NULL;
     query_iter it;
     query_param p;
     size_t pos = 0;
