@@ -96,13 +96,23 @@ DATA, HEADERS, PRIORITY, RST_STREAM, SETTINGS, PUSH_PROMISE, PING, GOAWAY, WINDO
 END_STREAM, ACK, END_HEADERS, PADDED, PRIO = 0x1, 0x1, 0x4, 0x8, 0x20
 
 
+def hpack_int(v: int) -> bytes:
+    """A string length: 7-bit prefix, H = 0 (RFC 7541 5.1)."""
+    if v < 127:
+        return bytes([v])
+    out, v = [127], v - 127
+    while v >= 128:
+        out.append(v % 128 + 128)
+        v //= 128
+    return bytes(out + [v])
+
+
 def hpack(*fields: tuple[str, str]) -> bytes:
     """Literal header fields without indexing, new names, no Huffman (RFC 7541 6.2.2)."""
     out = b""
     for name, value in fields:
         n, v = name.encode(), value.encode()
-        assert len(n) < 127 and len(v) < 127
-        out += b"\x00" + bytes([len(n)]) + n + bytes([len(v)]) + v
+        out += b"\x00" + hpack_int(len(n)) + n + hpack_int(len(v)) + v
     return out
 
 
@@ -149,6 +159,16 @@ def h2_seeds() -> dict[str, bytes]:
         + frame(GOAWAY, 0, 0, struct.pack(">II", 1, 0)),
         "bad_stream_order": s + frame(HEADERS, END_STREAM | END_HEADERS, 5, req("GET", "/ping"))
         + frame(HEADERS, END_STREAM | END_HEADERS, 3, req("GET", "/ping")),
+        # Bodies of 2 KiB and more leave by reference, owned by the stream: the echo's
+        # last DATA hands the body to the output queue; a big generated answer moves out of
+        # the stream's scratch.
+        "post_echo_3k": s + frame(HEADERS, END_HEADERS, 1, req("POST", "/echo", ("content-length", "3000")))
+        + frame(DATA, 0, 1, b"e" * 1500) + frame(DATA, END_STREAM, 1, b"f" * 1500),
+        "get_something_big": s + frame(HEADERS, END_STREAM | END_HEADERS, 1,
+                                       req("GET", "/something?json=true&k=" + "v" * 2100)
+                                       + hpack(("x-pad", "1")))
+        + frame(HEADERS, END_STREAM | END_HEADERS, 3, req("GET", "/something?" + "&".join(
+            f"p{i}=%41%42" for i in range(12)))),
     }
 
 
@@ -248,6 +268,14 @@ def corpora() -> dict[str, dict[str, bytes]]:
         "post_body_limit": knobs(body=2, chunk_bits=4) + crlf(
             "POST /echo HTTP/1.1\nHost: a\nTransfer-Encoding: chunked\n\n40\n") + b"y" * 64 + b"\r\n0\r\n\r\n",
         "partial_head_timeout": knobs(end=1) + b"GET /ping HTTP/1.1\r\nHost:",
+        # Bodies of 16 KiB and more that arrive after their head are handed to the output
+        # queue (echo: the body buffer; /something: the scratch), not copied.
+        "post_echo_20k_split": knobs(chunk_bits=12, seed=3) + crlf(
+            "POST /echo HTTP/1.1\nHost: a\nContent-Length: 20000\n\n") + b"z" * 20000,
+        "post_something_big_chunked": knobs(chunk_bits=13) + crlf(
+            "POST /something HTTP/1.1\nHost: a\nTransfer-Encoding: chunked\n\n") + b"".join(
+            b"%x\r\n%s\r\n" % (len(part), part) for part in
+            [b"[", b",".join([b'"' + b"j" * 1000 + b'"'] * 17), b"]"]) + b"0\r\n\r\n",
     }
     for name, data in h1_made().items():
         h1[name] = knobs() + data
