@@ -70,7 +70,8 @@ static struct {
 static volatile unsigned sink;
 
 static server srv;
-static uint64_t default_max_body;
+/* The command line's defaults, and tight limits (see limits_for). */
+static server_config cfg_default, cfg_tight;
 /* FUZZ_CONN_TRACE=1 in the environment: the output goes to stderr, for a
  * person replaying one input (scripts/fuzz.sh --replay). */
 static int trace;
@@ -235,22 +236,40 @@ static long long guard_timer(aeEventLoop *el, long long id, void *data) {
     return 0;
 }
 
+/* A configuration as the command line makes it (exits on a flag it does
+ * not know, which would show at once). */
+static void config(server_config *cfg, char **flags) {
+    char prog[] = "fuzz", port[] = "0";
+    char *argv[32] = {prog, port};
+    int argc = 2;
+    while (*flags && argc < 31) argv[argc++] = *flags++;
+    argv[argc] = NULL;
+    cli_args a;
+    cli_parse(argc, argv, 0, &a);
+    *cfg = a.cfg;
+    cfg->conn_setup = fz_setup;
+}
+
 void fuzz_conn_init(void) {
     static int done;
     if (done) return;
     done = 1;
-    /* The command line's defaults, so that limits added there apply here. */
-    char prog[] = "fuzz", port[] = "0";
-    char *argv[] = {prog, port, NULL};
-    cli_args a;
-    cli_parse(2, argv, 0, &a);
-    a.cfg.conn_setup = fz_setup;
+    /* The defaults, so that limits added to the command line apply here;
+     * and limits so tight that short inputs reach them. Rates of 0 refill
+     * nothing: the buckets do not depend on the clock. */
+    char *none[] = {NULL};
+    char *tight[] = {"--max-body", "100", "--h2-conn-memory", "300",
+                     "--h2-max-header-list", "256",
+                     "--h2-max-continuations", "1", "--h2-reset-burst", "2",
+                     "--h2-reset-rate", "0", "--h2-flood-burst", "4",
+                     "--h2-flood-rate", "0", NULL};
+    config(&cfg_default, none);
+    config(&cfg_tight, tight);
     routes_init();
     date_cache_update(0);
     /* server_init without the socket, the signalfd and the timers. */
     memset(&srv, 0, sizeof(srv));
-    srv.cfg = a.cfg;
-    default_max_body = a.cfg.max_body;
+    srv.cfg = cfg_default;
     trace = getenv("FUZZ_CONN_TRACE") && *getenv("FUZZ_CONN_TRACE") == '1';
     srv.listen_fd = srv.signal_fd = -1;
     srv.sweep_ms = 1000;
@@ -299,8 +318,10 @@ void fuzz_conn_run(const uint8_t *data, size_t n, const char *prefix,
 
     unsigned k0 = data[0], k1 = data[1];
     if (trace) fprintf(stderr, "[fuzz_conn: %zu input bytes]\n", n);
-    static const uint64_t bodies[4] = {0, 0, 100, 10000};
-    srv.cfg.max_body = (k0 >> 4 & 3) ? bodies[k0 >> 4 & 3] : default_max_body;
+    /* Limits: defaults; --max-body 0; the tight set; --max-body 10000. */
+    srv.cfg = (k0 >> 4 & 3) == 2 ? cfg_tight : cfg_default;
+    if ((k0 >> 4 & 3) == 1) srv.cfg.max_body = 0;
+    if ((k0 >> 4 & 3) == 3) srv.cfg.max_body = 10000;
 
     /* What the peer sends: prefix [+ SETTINGS] + the rest of the input. */
     size_t extra = prefix_settings && (k0 & 0x40) ? sizeof(settings) : 0;

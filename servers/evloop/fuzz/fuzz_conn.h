@@ -7,7 +7,10 @@
  *                     2 graceful server shutdown; 3 timeout, then EOF
  *           bits 2-3  how the peer reads our output: bit 2 short writes,
  *                     bit 3 every other writev is EAGAIN
- *           bits 4-5  --max-body: default, 0, 100, 10000
+ *           bits 4-5  limits: the defaults; --max-body 0; tight ones
+ *                     (--max-body 100, --h2-conn-memory 300, header list
+ *                     256, 1 CONTINUATION, reset and flood buckets of 2
+ *                     and 4 that never refill); --max-body 10000
  *           bit 6     (conn_h2) an empty SETTINGS frame after the preface
  *           bit 7     the peer reads nothing until its input is all sent
  *                     (backpressure), then reads everything
