@@ -192,9 +192,10 @@ def h1_made() -> dict[str, bytes]:
     }
 
 
-def knobs(end: int = 0, writes: int = 0, body: int = 0, settings: int = 0, stall: int = 0,
+def knobs(end: int = 0, writes: int = 0, limits: int = 0, settings: int = 0, stall: int = 0,
           chunk_bits: int = 15, seed: int = 0) -> bytes:
-    return bytes([end | writes << 2 | body << 4 | settings << 6 | stall << 7, chunk_bits | seed << 4])
+    """The two knob bytes of the conn targets (fuzz/fuzz_conn.h)."""
+    return bytes([end | writes << 2 | limits << 4 | settings << 6 | stall << 7, chunk_bits | seed << 4])
 
 
 # ---------------------------------------------------------------- the pure targets
@@ -265,7 +266,7 @@ def corpora() -> dict[str, dict[str, bytes]]:
         "nghttp_upgrade_h2c": knobs(end=3) + NGHTTP_UPGRADE_HEAD + PREFACE + SETTINGS_CLIENT,
         "wrk_pipelined_stalled": knobs(writes=2, stall=1) + WRK_GET * 4,
         "echo_big_eagain": knobs(writes=3) + crlf("GET /echo?size=300000 HTTP/1.1\nHost: a\n\n") * 2,
-        "post_body_limit": knobs(body=2, chunk_bits=4) + crlf(
+        "post_body_limit": knobs(limits=2, chunk_bits=4) + crlf(
             "POST /echo HTTP/1.1\nHost: a\nTransfer-Encoding: chunked\n\n40\n") + b"y" * 64 + b"\r\n0\r\n\r\n",
         "partial_head_timeout": knobs(end=1) + b"GET /ping HTTP/1.1\r\nHost:",
         # Bodies of 16 KiB and more that arrive after their head are handed to the output
@@ -282,9 +283,18 @@ def corpora() -> dict[str, dict[str, bytes]]:
     h2 = {}
     for i, (name, data) in enumerate(h2_seeds().items()):
         # spread the knobs: whole reads and EOF mostly, some split reads, stalls and timeouts
-        h2[name] = knobs(end=i % 4, writes=(i // 2) % 4, body=2 if "large" in name else 0,
+        h2[name] = knobs(end=i % 4, writes=(i // 2) % 4, limits=2 if "large" in name else 0,
                          stall=1 if i % 5 == 4 else 0, chunk_bits=15 if i % 3 else 5, seed=i % 16) + data
     h2["preface_settings_only"] = knobs(settings=1)
+    # The attacks of issue 15, against the tight limits (knob limits=2).
+    h2["rapid_reset_tight"] = knobs(limits=2) + SETTINGS_CLIENT + b"".join(
+        frame(HEADERS, END_HEADERS, sid, req("POST", "/echo")) + frame(RST_STREAM, 0, sid, struct.pack(">I", 8))
+        for sid in range(1, 12, 2))
+    h2["continuation_flood_tight"] = knobs(limits=2) + SETTINGS_CLIENT + frame(
+        HEADERS, 0, 1, req("GET", "/ping")) + frame(CONTINUATION, 0, 1, hpack(("x-a", "1"))) * 3
+    h2["ping_flood_tight"] = knobs(limits=2) + SETTINGS_CLIENT + frame(PING, 0, 0, b"12345678") * 6
+    h2["header_list_tight"] = knobs(limits=2) + SETTINGS_CLIENT + frame(
+        HEADERS, END_STREAM | END_HEADERS, 1, req("GET", "/ping", ("x-big", "b" * 300)))
     return {"conn_h1": h1, "conn_h2": h2, "http1_parser": parser_seeds(), "chunked": chunked_seeds(),
             "query": query_seeds(), "json": json_seeds()}
 
