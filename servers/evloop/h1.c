@@ -18,6 +18,8 @@
 /* Request bodies read into the body buffer are handed to the output queue
  * (echo) instead of copied when at least this big. */
 #define H1_GIVE_BODY (16 * 1024)
+/* The most a declared Content-Length reserves before its bytes arrive. */
+#define H1_BODY_FIRST (1 << 20)
 /* Body buffers above this are freed after the request, not kept. */
 #define H1_KEEP_BODY_CAP (64 * 1024)
 /* Reads need at least this much free room behind a buffered head. */
@@ -150,10 +152,13 @@ static void body_trim(h1_state *h) {
     }
 }
 
-static int body_reserve(h1_state *h, size_t need) {
+/* Room for `need` body bytes, growing by doubling but never past `limit`
+ * (>= need): the declared length, or the body limit for chunked. */
+static int body_reserve(h1_state *h, size_t need, size_t limit) {
     if (need <= h->bcap) return 0;
     size_t cap = h->bcap ? h->bcap : 4096;
     while (cap < need) cap *= 2;
+    if (cap > limit) cap = limit;
     char *nb = realloc(h->body, cap);
     if (!nb) return -1;
     h->body = nb;
@@ -220,6 +225,8 @@ static int read_body(conn *c, h1_state *h, int *done) {
     if (h->state == ST_BODY_CL) {
         size_t n = (size_t)(h->clen - h->blen);
         if (n > avail) n = avail;
+        if (body_reserve(h, h->blen + n, (size_t)h->clen) < 0)
+            return h1_error(c, h, 500);
         memcpy(h->body + h->blen, src, n);
         h->blen += n;
         h->bpos += n;
@@ -229,7 +236,7 @@ static int read_body(conn *c, h1_state *h, int *done) {
         uint64_t need = (uint64_t)h->blen + avail;
         size_t out;
         if (need > max_body) need = max_body;
-        if (body_reserve(h, (size_t)need + 1) < 0)
+        if (body_reserve(h, (size_t)need + 1, (size_t)max_body + 1) < 0)
             return h1_error(c, h, 500);
         ssize_t r = chunked_decode(&h->dec, src, avail, h->body + h->blen, &out);
         h->blen += out;
@@ -406,7 +413,12 @@ static int on_head(conn *c, h1_state *h, int *progress) {
         chunked_init(&h->dec, c->srv->cfg.max_body);
         h->state = ST_BODY_CHUNKED;
     } else {
-        if (body_reserve(h, (size_t)clen) < 0) return h1_error(c, h, 500);
+        /* A declared length is trusted only up to H1_BODY_FIRST: 50
+         * connections each declaring 16 MiB and sending a byte must not
+         * reserve 800 MiB; past it the buffer grows as bytes arrive. */
+        size_t first = clen < H1_BODY_FIRST ? (size_t)clen : H1_BODY_FIRST;
+        if (body_reserve(h, first, (size_t)clen) < 0)
+            return h1_error(c, h, 500);
         h->state = ST_BODY_CL;
     }
     /* Ask for the body only when the client is waiting for us to. */
