@@ -15,7 +15,8 @@
 #      into a scratch raw/, data/ and reports/, then checks of the exported report;
 #   7. that run's index and reports opened in headless Chromium (tests/browser: images,
 #      legible figures, no horizontal scroll, TOC links, empty sections, missing-value cells);
-#      full-page screenshots are kept in build/screenshots/smoke/.
+#      full-page screenshots are kept in build/screenshots/smoke/;
+#   8. that no server, load tool or fuzzer the tests started is still running.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -62,6 +63,10 @@ main() {
         log "screenshots of the smoke run's reports: $BUILD_DIR/screenshots/smoke/"
     fi
     (( browser_rc == 0 )) || die "the browser test of the reports failed (above)"
+
+    step "no process left behind (servers, load tools, fuzzers)"
+    local left; left=$(leftover_processes)
+    [[ -z $left ]] || die "the tests left these processes running:"$'\n'"$left"
     step "all passed"
 }
 

@@ -158,3 +158,29 @@ end_tree() {
     done
     kill -KILL "${pids[@]}" 2>/dev/null || true
 }
+
+# leftover_processes: the processes a test run may have started and must have
+# stopped, one "pid cmdline" line each: anything running a binary under the
+# checkout or BUILD_DIR, any load tool or conformance checker (wrk, h2load,
+# h2spec, oha), and servers started from this checkout's runtime directory (h2o,
+# nginx). The caller and its ancestors are left out.
+leftover_processes() {
+    local self=$$ ancestors=" " p exe cmd rt=""
+    p=$self
+    while [[ $p -gt 1 ]]; do
+        ancestors+="$p "
+        p=$(awk '{print $4}' "/proc/$p/stat" 2>/dev/null || echo 1)
+    done
+    runtime_dir 2>/dev/null && rt=$LAB_RUNTIME_DIR
+    for d in /proc/[0-9]*; do
+        p=${d#/proc/}
+        [[ $ancestors == *" $p "* ]] && continue
+        exe=$(readlink "$d/exe" 2>/dev/null) || continue
+        cmd=$(tr '\0' ' ' < "$d/cmdline" 2>/dev/null) || continue
+        if [[ $exe == "$LAB_ROOT"/* || $exe == "$BUILD_DIR"/* ||
+              ${exe##*/} =~ ^(wrk|h2load|h2spec|oha)$ ||
+              ( -n $rt && $cmd == *"$rt"* ) ]]; then
+            printf '%s %s\n' "$p" "${cmd:0:200}"
+        fi
+    done
+}
