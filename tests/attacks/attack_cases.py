@@ -366,57 +366,45 @@ def h2_slow_body(port: int, streams: int = 50, seconds: float = 8) -> Outcome:
 
 # ---- HTTP/1.1 ---------------------------------------------------------------
 
+def _trickle(port: int, prelude: bytes, drip, every: float,
+             seconds: float) -> dict:
+    """Sends `prelude`, then one piece of `drip` every `every` s, until the
+    server answers (a 408) or closes, or `seconds` pass."""
+    s = connect(port)
+    s.sendall(prelude)
+    s.settimeout(every)
+    t0 = time.monotonic()
+    for piece in drip:
+        if time.monotonic() - t0 > seconds:
+            break
+        try:
+            s.send(piece)
+            data = s.recv(4096)     # an answer or EOF: we were cut off
+            s.close()
+            return {"closed": time.monotonic() - t0,
+                    "answer": data[:12].decode(errors="replace") or "EOF"}
+        except socket.timeout:
+            pass
+        except OSError:
+            s.close()
+            return {"closed": time.monotonic() - t0, "answer": "reset"}
+    s.close()
+    return {"closed": None}
+
+
 def slowloris(port: int, conns: int = 50, seconds: float = 10) -> Outcome:
     """50 connections send a request head one byte every 0.5 s."""
     head = b"GET /ping HTTP/1.1\r\nHost: localhost\r\n" + b"X-Slow: " + b"a" * 500
-
-    def one(i: int) -> dict:
-        s = connect(port)
-        s.settimeout(0.5)
-        t0 = time.monotonic()
-        for b in head:
-            try:
-                s.send(bytes([b]))
-                # an answer (408) or EOF both mean we were cut off
-                data = s.recv(4096)
-                s.close()
-                return {"closed": time.monotonic() - t0,
-                        "answer": data[:12].decode(errors="replace") or "EOF"}
-            except socket.timeout:
-                pass
-            except OSError:
-                s.close()
-                return {"closed": time.monotonic() - t0, "answer": "reset"}
-            if time.monotonic() - t0 > seconds:
-                break
-        s.close()
-        return {"closed": None}
-    return _h1_closed_outcome(parallel(conns, one), conns, "slow heads")
+    return _h1_closed_outcome(parallel(conns, lambda i: _trickle(
+        port, b"", (bytes([b]) for b in head), 0.5, seconds)), conns, "slow heads")
 
 
 def slow_body(port: int, conns: int = 50, seconds: float = 10) -> Outcome:
     """50 connections POST a 100 kB body one byte a second."""
-    def one(i: int) -> dict:
-        s = connect(port)
-        s.sendall(b"POST /echo HTTP/1.1\r\nHost: localhost\r\n"
-                  b"Content-Length: 100000\r\n\r\n")
-        s.settimeout(1.0)
-        t0 = time.monotonic()
-        while time.monotonic() - t0 < seconds:
-            try:
-                s.send(b"z")
-                data = s.recv(4096)
-                s.close()
-                return {"closed": time.monotonic() - t0,
-                        "answer": data[:12].decode(errors="replace") or "EOF"}
-            except socket.timeout:
-                pass
-            except OSError:
-                s.close()
-                return {"closed": time.monotonic() - t0, "answer": "reset"}
-        s.close()
-        return {"closed": None}
-    return _h1_closed_outcome(parallel(conns, one), conns, "slow bodies")
+    head = (b"POST /echo HTTP/1.1\r\nHost: localhost\r\n"
+            b"Content-Length: 100000\r\n\r\n")
+    return _h1_closed_outcome(parallel(conns, lambda i: _trickle(
+        port, head, iter(lambda: b"z", None), 1.0, seconds)), conns, "slow bodies")
 
 
 def _h1_closed_outcome(res: list[dict], conns: int, what: str) -> Outcome:
