@@ -18,7 +18,7 @@ h2_stream *h2_stream_open(h2_conn *h, int32_t id) {
     memset(st, 0, sizeof(*st));
     st->scratch = scratch;
     st->id = id;
-    st->t_open = st->t_sent = conn_now(h->c);
+    st->t_open = st->t_sent = st->t_recv = conn_now(h->c);
     st->next = h->live;
     if (h->live) h->live->prev = st;
     h->live = st;

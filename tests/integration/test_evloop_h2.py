@@ -544,3 +544,23 @@ def test_h2spec_clean(make_server):
     total, passed, skipped, failed = map(int, m.groups())
     assert failed == 0 and skipped == 0, out[-3000:]
     assert passed == total >= 145
+
+
+def test_body_deadline_counts_from_each_streams_own_start(make_server):
+    """--body-timeout is per stream and counts from that stream's HEADERS: a
+    stream opened just before the connection's deadline check is not late (its
+    pause clock starts when it opens, not at 0), while one that has sent
+    nothing for the whole timeout gets 408."""
+    s = make_server("--body-timeout", "1000")
+    c = RawH2(s.port)
+    c.send(frame(HEADERS, END_HEADERS, 1,
+                 request_block(b"POST", b"/echo", [(b"content-length", b"2")])))
+    time.sleep(0.8)
+    c.send(frame(HEADERS, END_HEADERS, 3,
+                 request_block(b"POST", b"/echo", [(b"content-length", b"2")])))
+    assert c.read_until(lambda: c.stream(1).headers > 0, timeout=3)
+    assert c.stream(3).headers == 0, "a fresh stream was timed out"
+    c.send(frame(DATA, END_STREAM, 3, b"ok"))
+    assert c.read_until(c.done(1, 3), timeout=3)
+    assert c.stream(3).data == b"ok"
+    c.close()
