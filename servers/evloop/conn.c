@@ -180,7 +180,7 @@ void conn_set_deadline(conn *c, conn_phase phase, long long at) {
 }
 
 long long conn_body_deadline(const conn *c, long long start,
-                             uint64_t received) {
+                             uint64_t received, long long last) {
     const server_config *cfg = &c->srv->cfg;
     long long at = start + cfg->body_timeout_ms;
     /* Each --body-min-rate bytes buy one more second: a client must keep up
@@ -189,7 +189,9 @@ long long conn_body_deadline(const conn *c, long long start,
         at += (long long)(received / cfg->body_min_rate) * 1000 +
               (long long)(received % cfg->body_min_rate * 1000 /
                           cfg->body_min_rate);
-    return at;
+    /* ... and credit earned early does not cover a long pause later. */
+    long long pause = last + cfg->body_timeout_ms;
+    return at < pause ? at : pause;
 }
 
 long long conn_now(const conn *c) { return aeNowMs(c->srv->el); }

@@ -175,10 +175,11 @@ int conn_out_full(const conn *c);
 void conn_set_phase(conn *c, conn_phase phase);
 /* Enters a phase with an explicit deadline (loop ms). */
 void conn_set_deadline(conn *c, conn_phase phase, long long at);
-/* When a body that began at `start` and has `received` bytes so far is
- * late: --body-timeout, plus a second per --body-min-rate bytes. */
+/* When a body that began at `start`, has `received` bytes so far and last
+ * moved at `last` is late: --body-timeout plus a second per --body-min-rate
+ * bytes from its start, and at most --body-timeout after its last byte. */
 long long conn_body_deadline(const conn *c, long long start,
-                             uint64_t received);
+                             uint64_t received, long long last);
 /* The loop's cached time, for handlers that keep their own clocks. */
 long long conn_now(const conn *c);
 /* Replaces the handler (detaching the old one, which frees its state) --

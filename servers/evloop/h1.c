@@ -268,7 +268,8 @@ need_more:
     }
     /* Progress buys time only at --body-min-rate: a trickle is cut off. */
     conn_set_deadline(c, CONN_PHASE_BODY,
-                      conn_body_deadline(c, h->body_start, h->blen));
+                      conn_body_deadline(c, h->body_start, h->blen,
+                                         conn_now(c)));
     return PROTO_NEED_MORE;
 }
 
@@ -428,7 +429,7 @@ static int on_head(conn *c, h1_state *h, int *progress) {
     }
     h->body_start = conn_now(c);
     conn_set_deadline(c, CONN_PHASE_BODY,
-                      conn_body_deadline(c, h->body_start, 0));
+                      conn_body_deadline(c, h->body_start, 0, h->body_start));
     return PROTO_NEED_MORE;
 }
 

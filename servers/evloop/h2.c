@@ -330,9 +330,7 @@ static long long stream_deadline(h2_conn *h, h2_stream *st) {
     const server_config *cfg = &h->c->srv->cfg;
     if (!(st->flags & H2S_DISCARD) &&
         !nghttp2_session_get_stream_remote_close(h->ng, st->id)) {
-        long long rate = conn_body_deadline(h->c, st->t_open, st->blen);
-        long long pause = st->t_recv + cfg->body_timeout_ms;
-        return rate < pause ? rate : pause;
+        return conn_body_deadline(h->c, st->t_open, st->blen, st->t_recv);
     }
     if ((st->flags & H2S_RESPONDED) && st->out && st->out_off < st->out_len)
         return st->t_sent + cfg->send_timeout_ms;

@@ -564,6 +564,40 @@ def test_idle_timeout(make_server):
     assert 0.4 <= took < 1.5, took
 
 
+def test_body_timeout_pause_and_rate(make_server):
+    """--body-timeout bounds a pause in a body even after a fast start (credit
+    earned at --body-min-rate does not cover it), and a trickle below the rate
+    is cut off: 408 and close, both within about the timeout."""
+    s = make_server("--body-timeout", "700")
+    c = Client(s.port)
+    t0 = time.monotonic()
+    c.send(b"POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 100000\r\n\r\n"
+           + b"x" * 50000)            # 50 s of credit at the default rate
+    r = c.read_response()
+    took = time.monotonic() - t0
+    assert r.status == 408 and r.get("connection") == "close"
+    assert c.is_closed()
+    assert 0.6 <= took < 1.6, took
+
+    c = Client(s.port)
+    c.send(b"POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 100000\r\n\r\n")
+    t0 = time.monotonic()
+    answered = False
+    while time.monotonic() - t0 < 3:
+        try:
+            c.sock.sendall(b"x")       # a byte every 0.1 s: never a pause
+        except (BrokenPipeError, ConnectionResetError):
+            break
+        readable, _, _ = select.select([c.sock], [], [], 0.1)
+        if readable:
+            answered = True
+            break
+    took = time.monotonic() - t0
+    assert answered and c.read_response().status == 408
+    assert 0.6 <= took < 1.6, took
+    assert_serving(s.port)
+
+
 def test_sigterm_completes_inflight_response(make_server):
     s = make_server()
     busy = Client(s.port)
