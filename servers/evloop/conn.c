@@ -168,9 +168,9 @@ void conn_close(conn *c) {
 
 void conn_set_phase(conn *c, conn_phase phase) {
     const server_config *cfg = &c->srv->cfg;
-    long long t = phase == CONN_PHASE_HEAD   ? cfg->header_timeout_ms
-                  : phase == CONN_PHASE_BODY ? cfg->body_timeout_ms
-                                             : cfg->idle_timeout_ms;
+    /* (a body's deadline depends on its progress: conn_set_deadline) */
+    long long t = phase == CONN_PHASE_HEAD ? cfg->header_timeout_ms
+                                           : cfg->idle_timeout_ms;
     conn_set_deadline(c, phase, aeNowMs(c->srv->el) + t);
 }
 
@@ -574,8 +574,7 @@ void conn_check_timeout(conn *c, long long now) {
 
 int conn_reclaimable(const conn *c) {
     return !(c->flags & (F_HANDSHAKE | F_LINGER | F_CLOSE_AFTER_FLUSH)) &&
-           c->out_pending == 0 && c->rstart == c->rend &&
-           (!c->proto || c->phase == CONN_PHASE_IDLE);
+           conn_idle(c);
 }
 
 void conn_begin_shutdown(conn *c) {

@@ -171,7 +171,7 @@ int conn_out_ref(conn *c, const void *p, size_t n);
 int conn_out_give(conn *c, void *mem, const void *p, size_t n);
 /* True when a handler should stop producing (PROTO_PAUSED). */
 int conn_out_full(const conn *c);
-/* Enters a phase with its timeout counted from now. */
+/* Enters the head or idle phase with its timeout counted from now. */
 void conn_set_phase(conn *c, conn_phase phase);
 /* Enters a phase with an explicit deadline (loop ms). */
 void conn_set_deadline(conn *c, conn_phase phase, long long at);

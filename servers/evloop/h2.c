@@ -161,12 +161,8 @@ static int on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id,
     h2_conn *h = user_data;
     h2_stream *st = stream_of(h, id);
     (void)flags;
-    if (!st || (st->flags & H2S_DISCARD)) {
-        /* Dropped at once, so its credit goes straight back. */
-        return nghttp2_session_consume(ng, id, len) == NGHTTP2_ERR_NOMEM
-                   ? NGHTTP2_ERR_CALLBACK_FAILURE
-                   : 0;
-    }
+    if (!st || (st->flags & H2S_DISCARD)) /* dropped: credit goes back */
+        return give_credit(h, id, len) < 0 ? NGHTTP2_ERR_CALLBACK_FAILURE : 0;
     st->t_recv = conn_now(h->c);
     switch (h2_stream_append(st, data, len, h->c->srv->cfg.max_body)) {
     case H2_BODY_OK:
@@ -229,8 +225,8 @@ static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame,
         (frame->hd.type != NGHTTP2_DATA && frame->hd.type != NGHTTP2_HEADERS))
         return 0;
     st = stream_of(user_data, frame->hd.stream_id);
-    /* Our 413 (or 408, 431) is complete but the client is still uploading: RFC 7540
-     * 8.1 lets us stop it with RST_STREAM(NO_ERROR). */
+    /* Our 413 (or 408, 431) is complete but the client is still
+     * uploading: RFC 7540 8.1 lets us stop it with RST_STREAM(NO_ERROR). */
     if (st && (st->flags & H2S_DISCARD) &&
         !nghttp2_session_get_stream_remote_close(ng, st->id) &&
         nomem(nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, st->id,
@@ -323,18 +319,28 @@ static h2_conn *h2_conn_new(conn *c) {
     return h;
 }
 
+/* The stream's request body is still arriving (and wanted). */
+static int receiving(h2_conn *h, h2_stream *st) {
+    return !(st->flags & H2S_DISCARD) &&
+           !nghttp2_session_get_stream_remote_close(h->ng, st->id);
+}
+
 /* When a live stream is late, or 0 if it is not waiting on anyone: a body
  * still arriving has the body deadline (rate since t_open, pause since
  * t_recv), a response stuck behind the peer's window the send timeout. */
 static long long stream_deadline(h2_conn *h, h2_stream *st) {
-    const server_config *cfg = &h->c->srv->cfg;
-    if (!(st->flags & H2S_DISCARD) &&
-        !nghttp2_session_get_stream_remote_close(h->ng, st->id)) {
+    if (receiving(h, st))
         return conn_body_deadline(h->c, st->t_open, st->blen, st->t_recv);
-    }
     if ((st->flags & H2S_RESPONDED) && st->out && st->out_off < st->out_len)
-        return st->t_sent + cfg->send_timeout_ms;
+        return st->t_sent + h->c->srv->cfg.send_timeout_ms;
     return 0;
+}
+
+/* How soon a connection with open streams looks at their deadlines when
+ * none is known yet: the shorter of the two stream limits. */
+static long long stream_check_ms(const server_config *cfg) {
+    return cfg->body_timeout_ms < cfg->send_timeout_ms ? cfg->body_timeout_ms
+                                                       : cfg->send_timeout_ms;
 }
 
 /* After input or an event: queue output, pick the timeout, and tell the
@@ -349,11 +355,8 @@ static int h2_settle(conn *c, h2_conn *h) {
     } else if (c->phase != CONN_PHASE_BODY) {
         /* Streams are open. Their deadlines are looked at only when this
          * one passes (h2_on_timeout), so traffic costs no scan per read. */
-        const server_config *cfg = &c->srv->cfg;
-        long long t = cfg->body_timeout_ms < cfg->send_timeout_ms
-                          ? cfg->body_timeout_ms
-                          : cfg->send_timeout_ms;
-        conn_set_deadline(c, CONN_PHASE_BODY, conn_now(c) + t);
+        conn_set_deadline(c, CONN_PHASE_BODY,
+                          conn_now(c) + stream_check_ms(&c->srv->cfg));
     }
     int want_write = nghttp2_session_want_write(h->ng);
     if (!want_write && !nghttp2_session_want_read(h->ng)) return PROTO_CLOSE;
@@ -418,8 +421,7 @@ static int reset_late_streams(conn *c, h2_conn *h, long long now) {
         if (!at) continue;
         if (at > now) {
             if (!next || at < next) next = at;
-        } else if (!(st->flags & H2S_DISCARD) &&
-                   !nghttp2_session_get_stream_remote_close(h->ng, st->id)) {
+        } else if (receiving(h, st)) {
             if (refuse(h, st, 408) < 0) return -1;
         } else {
             st->out = NULL; /* nothing more to send: no deadline either */
@@ -428,9 +430,8 @@ static int reset_late_streams(conn *c, h2_conn *h, long long now) {
                 return -1;
         }
     }
-    const server_config *cfg = &c->srv->cfg;
     conn_set_deadline(c, CONN_PHASE_BODY,
-                      next ? next : now + cfg->body_timeout_ms);
+                      next ? next : now + stream_check_ms(&c->srv->cfg));
     return 0;
 }
 
