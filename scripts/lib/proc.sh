@@ -165,11 +165,12 @@ end_tree() {
 # h2spec, oha), and servers started from this checkout's runtime directory (h2o,
 # nginx). The caller and its ancestors are left out.
 leftover_processes() {
-    local self=$$ ancestors=" " p exe cmd rt=""
-    p=$self
+    local ancestors=" " p=$$ exe cmd rt="" stat rest
     while [[ $p -gt 1 ]]; do
         ancestors+="$p "
-        p=$(awk '{print $4}' "/proc/$p/stat" 2>/dev/null || echo 1)
+        # after the ")" that ends the command name (which may hold spaces): state, ppid
+        stat=$(cat "/proc/$p/stat" 2>/dev/null) || break
+        rest=${stat##*) }; rest=${rest#* }; p=${rest%% *}
     done
     runtime_dir 2>/dev/null && rt=$LAB_RUNTIME_DIR
     for d in /proc/[0-9]*; do
