@@ -3,6 +3,8 @@
 # papermill → nbconvert → reports/index.html.
 #
 #   scripts/run_all.sh [--quick] [--suites http1,...] [--run-id ID | --new]
+#                      (suites: http1 h2c https languages, and latency = latency_h1,
+#                      latency_h2c, latency_https: open-model latency curves with oha)
 #                      [--duration S] [--warmup S] [--reps N] [--skip-setup]
 #                      [--servers a,b] [--scenarios glob,glob] [--aa | --no-aa]
 #                      [--order-seed N] [--no-reports]
@@ -14,9 +16,23 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# suite name → the notebook (and report) that reads it.
-declare -A NOTEBOOK_OF=([http1]=http1 [h2c]=http2 [https]=https [languages]=languages)
-ALL_SUITES=(http1 h2c https languages)
+# suite name → the notebook (and report) that reads it; one notebook may read several suites.
+declare -A NOTEBOOK_OF=([http1]=http1 [h2c]=http2 [https]=https [languages]=languages
+                        [latency_h1]=latency [latency_h2c]=latency [latency_https]=latency)
+# a name --suites takes for several suites (one per protocol: a server starts in one mode a suite)
+declare -A SUITE_GROUP=([latency]="latency_h1 latency_h2c latency_https")
+ALL_SUITES=(http1 h2c https languages latency_h1 latency_h2c latency_https)
+
+# expand_suites: SUITES with every group name replaced by its suites, each suite once.
+expand_suites() {
+    local s out=() seen=" "
+    for s in "${SUITES[@]}"; do
+        for s in ${SUITE_GROUP[$s]:-$s}; do
+            [[ $seen == *" $s "* ]] || { out+=("$s"); seen+="$s "; }
+        done
+    done
+    SUITES=("${out[@]}")
+}
 
 usage() { header_usage "${BASH_SOURCE[0]}"; }
 
@@ -109,9 +125,12 @@ make_reports() {
     # Each notebook writes the whole run's frames to data/<run_id>/ (runs, latency, estimates,
     # comparisons: httplab.stats.write.write_run); a statistics error fails the notebook and stops
     # here. `python -m httplab.stats.write raw/<run_id>` writes them without the reports.
+    local done_nbs=" "
     for suite in "${SUITES[@]}"; do
         nb=${NOTEBOOK_OF[$suite]}
         [[ -f $RUN_DIR/$suite/suite.json ]] || log "note: suite $suite is not complete; its report shows what was finished"
+        [[ $done_nbs == *" $nb "* ]] && continue   # a notebook that reads several suites runs once
+        done_nbs+="$nb "
         log "papermill notebooks/$nb.ipynb (run $run_id)"
         (cd "$LAB_ROOT" && "$(dirname "$py")/papermill" -k httplab --cwd "$LAB_ROOT" \
             "notebooks/$nb.ipynb" "$out/$nb.ipynb" -p run_dir "$RUN_DIR" -p out_dir "$DATA_ROOT/$run_id" >/dev/null)
@@ -131,7 +150,7 @@ make_reports() {
 # flag_values FLAG: what a flag takes, for the error when its value is missing.
 flag_values() {
     case $1 in
-        --suites)    echo "a comma list of ${ALL_SUITES[*]}" ;;
+        --suites)    echo "a comma list of ${ALL_SUITES[*]} ${!SUITE_GROUP[*]}" ;;
         --run-id)    echo "a run under $RAW_ROOT" ;;
         --servers)   load_servers; echo "a comma list of ${LAB_SERVERS[*]}" ;;
         --scenarios) echo "a comma list of scenario id globs" ;;
@@ -183,8 +202,9 @@ main() {
         shift
     done
     # Every flag is checked here, before setup and build take minutes.
-    (( ${#SUITES[@]} )) || die "--suites names no suite (known: ${ALL_SUITES[*]})"
-    for s in "${SUITES[@]}"; do [[ -n ${NOTEBOOK_OF[$s]:-} ]] || die "unknown suite '$s' (known: ${ALL_SUITES[*]})"; done
+    (( ${#SUITES[@]} )) || die "--suites names no suite (known: ${ALL_SUITES[*]} ${!SUITE_GROUP[*]})"
+    expand_suites
+    for s in "${SUITES[@]}"; do [[ -n ${NOTEBOOK_OF[$s]:-} ]] || die "unknown suite '$s' (known: ${ALL_SUITES[*]} ${!SUITE_GROUP[*]})"; done
     [[ -z ${DURATION:-} ]] || check_count --duration "$DURATION" 1
     [[ -z ${WARMUP:-} ]] || check_count --warmup "$WARMUP" 0
     [[ -z ${REPS:-} ]] || check_count --reps "$REPS" 1

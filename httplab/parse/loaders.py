@@ -6,11 +6,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .h2load_loader import load_h2load_point
+from .oha_loader import load_oha_point
 from .wrk_loader import load_wrk_point
 from .loadresult import LoadResult
 
 Loader = Callable[[Path, int], LoadResult | None]
-_LOADERS: dict[str, Loader] = {"wrk": load_wrk_point, "h2load": load_h2load_point}
+_LOADERS: dict[str, Loader] = {"wrk": load_wrk_point, "h2load": load_h2load_point, "oha": load_oha_point}
 
 
 def register_loader(tool: str, loader: Loader) -> None:

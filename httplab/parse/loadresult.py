@@ -2,8 +2,8 @@
 scenario.json's `tool` to the function that reads that tool's raw files.
 
 A loader has the signature `loader(scenario_dir: Path, rep: int) -> LoadResult | None` and returns
-None when the tool left no machine-readable output (e.g. it died at start-up). Built in: "wrk"
-(wrk_loader.py) and "h2load" (h2load_loader.py); more with `register_loader(tool, loader)`.
+None when the tool left no machine-readable output (e.g. it died at start-up). Built in (loaders.py): "wrk"
+(wrk_loader.py), "h2load" (h2load_loader.py) and "oha" (oha_loader.py); more with `register_loader(tool, loader)`.
 """
 from __future__ import annotations
 

@@ -12,6 +12,11 @@ find them in one place:
   than the server and the load tool above FOREIGN_MAX_PCT of a pinned core. Noisy points are kept
   and shown, never silently dropped.
 
+- **saturated**: an open-model point (a target rate) whose achieved rate fell short of the target by
+  more than SATURATION_MARGIN. The server (or the tool) could not keep the pace; the requests it
+  did not take were never timed, so the point's latency says nothing about that rate. Its status is
+  "saturated": kept and shown, never averaged in.
+
 Busy fractions are of the cores' whole time over the window (user, nice, system, irq, softirq and
 steal over all ticks), from /proc/stat read around the window (httplab.parse.cpuwindow).
 """
@@ -31,6 +36,20 @@ STEAL_MAX_PCT = 2.0
 FOREIGN_MAX_PCT = 5.0
 """CPU time of other processes above this (% of one core, on the server's or the client's cores)
 makes a point noisy."""
+
+
+SATURATION_MARGIN = 0.05
+"""An open-model point achieving less than (1 − this) × its target rate is saturated."""
+
+
+def saturation_reason(achieved_rps: float | None, target_rps: float | None) -> str:
+    """Words for a saturated point ('' when it kept its target, or has none)."""
+    if not _known(achieved_rps, target_rps) or not target_rps or target_rps <= 0:
+        return ""
+    if achieved_rps >= (1.0 - SATURATION_MARGIN) * target_rps:
+        return ""
+    return (f"saturated: achieved {achieved_rps:,.0f} req/s of the {target_rps:,.0f} targeted "
+            f"({achieved_rps / target_rps:.0%}; the margin is {SATURATION_MARGIN:.0%})")
 
 
 def _known(*values: float | None) -> bool:

@@ -39,6 +39,8 @@ RUNS_COLUMNS: tuple[str, ...] = tuple(schema.columns(schema.RUNS))
 # same way (None in the other rows): the negotiated TLS parameters of TLS points (tls_info.point_tls).
 EXTRA_COLUMNS: tuple[str, ...] = tuple(c.name for c in schema.RUNS if c.optional and c.type == "float")
 TEXT_EXTRA_COLUMNS: tuple[str, ...] = tuple(c.name for c in schema.RUNS if c.optional and c.type == "str?")
+# text columns a tool's loader gives in LoadResult.text (the TLS ones come from tls_info instead)
+TOOL_TEXT_COLUMNS: tuple[str, ...] = ("load_model",)
 RUN_KEY: tuple[str, ...] = ("run_id", "suite", "server", "scenario", "rep")
 LATENCY_COLUMNS: tuple[str, ...] = tuple(schema.columns(schema.LATENCY))
 VERIFY_COLUMNS: tuple[str, ...] = ("run_id", "suite", "server", "rep", "passed", "n_pass", "n_fail",
@@ -225,6 +227,12 @@ def _point_row(run_id: str, run_dir: Path, scenario_dir: Path, scen: dict[str, A
         tls_cols, tls_reasons = point_tls(scenario_dir, rep, scen, result.text if result else None)
         reasons.extend(tls_reasons)
 
+    status = "failed" if reasons else "ok"
+    if status == "ok" and result is not None:
+        saturated = bounds.saturation_reason(result.req_per_s, result.extra.get("target_rps"))
+        if saturated:
+            status = "saturated"
+            reasons.append(saturated)
     requests = float(result.requests) if result else math.nan
     if result is not None and result.hist_counts.sum() > 0:
         p50, p90, p99, p999 = weighted_percentiles(result.hist_values_us, result.hist_counts,
@@ -250,7 +258,7 @@ def _point_row(run_id: str, run_dir: Path, scenario_dir: Path, scen: dict[str, A
         "size_bytes": scen["size_bytes"], "connections": scen["connections"],
         "streams": scen["streams"], "client_threads": scen["client_threads"],
         "duration_s": float(scen["duration_s"]), "rep": rep,
-        "status": "failed" if reasons else "ok",
+        "status": status,
         "requests": requests,
         "req_per_s": result.req_per_s if result else math.nan,
         "bytes_per_s": result.bytes_per_s if result else math.nan,
@@ -282,6 +290,9 @@ def _point_row(run_id: str, run_dir: Path, scenario_dir: Path, scen: dict[str, A
                        else cost.window_end),
     }
     row.update(tls_cols)
+    for col in TOOL_TEXT_COLUMNS:
+        if result is not None and result.text.get(col) is not None:
+            row[col] = result.text[col]
     for col in EXTRA_COLUMNS:
         if result is not None and col in result.extra:
             value = result.extra[col]

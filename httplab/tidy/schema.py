@@ -37,7 +37,7 @@ def table(text: str) -> tuple[Column, ...]:
 
 RUNS: tuple[Column, ...] = table("""
 run_id             | str             |             | the run: raw/<run_id>/
-suite              | str             |             | http1, h2c, https or languages
+suite              | str             |             | http1, h2c, https, languages, latency_h1, latency_h2c or latency_https
 protocol           | str             |             | h1 or h2
 tls                | bool            |             | the point ran over TLS
 server             | str             |             | server id (servers/<id>); '~aa' marks the A/A copy of a server
@@ -49,7 +49,7 @@ streams            | int             |             | HTTP/2 streams per connecti
 client_threads     | int             |             | load tool threads
 duration_s         | float           | s           | the measured window's nominal length
 rep                | int             |             | repetition, 1-based; every server starts fresh in each rep
-status             | str             |             | ok, or failed (any error, non-2xx, timeout, dead server); failed runs never enter a statistic
+status             | str             |             | ok; failed (any error, non-2xx, timeout, dead server); or saturated (an open-model point that achieved less than its target rate by more than httplab.tidy.bounds.SATURATION_MARGIN). Only ok runs enter a statistic
 requests           | int?            | requests    | completed requests in the window
 req_per_s          | float           | 1/s         | completed requests per second, as the tool timed the window
 bytes_per_s        | float           | B/s         | bytes the client read per second
@@ -77,7 +77,7 @@ rss_start_kb       | float           | KiB         | the server tree's RSS right
 scenario           | str             |             | scenario id (route, method, size, connections, streams, pipelining)
 pipeline           | int             |             | requests in flight per connection (wrk pipelining; 1 = none)
 fail_reason        | str             |             | why the run failed ('' when ok)
-hist_kind          | str             |             | exact (the whole histogram), quantiles (a dense grid) or none
+hist_kind          | str             |             | exact (the whole histogram), quantiles (a dense grid), percentiles (oha's nine percentiles and the maximum, weighted by the share each stands for) or none
 capacity_rps       | float           | 1/s         | requests per server CPU-second (1e6 / cpu_us_per_req): a throughput that does not depend on the client
 rss_warm_kb        | float           | KiB         | the server tree's RSS after the warm-up
 rss_peak_method    | str             |             | clear_refs, sampled (VmRSS every 20 ms), cumulative (old runs) or none
@@ -87,10 +87,15 @@ start_utc          | str?            |             | when the measured run start
 window_s           | float           | s           | length of the window cpu_pct and the busy shares are over
 window_end         | str             |             | load_end (wrk's end-of-load snapshot), tool_exit_corrected (older wrk windows less wrk's post-load tail) or tool_exit
 req_per_s_with_log | float, optional | 1/s         | h2load points: req/s of the rep's latency run (the one writing --log-file)
+target_rps         | float, optional | 1/s         | open-model points (latency suites): the rate the tool was asked to send at; NaN for closed-loop points
+load_fraction      | float, optional | fraction    | open-model points set as a share of the server's capacity: that share; NaN otherwise
+capacity_ref_rps   | float, optional | 1/s         | the server's closed-loop req/s in this run that load_fraction is of
+aborted_at_deadline | float, optional | requests   | oha points: requests still in flight when the window ended (not answered, not errors while ≤ connections × streams)
 tls_version        | str?, optional  |             | TLS points: negotiated protocol version
 tls_cipher         | str?, optional  |             | TLS points: negotiated cipher suite
 alpn               | str?, optional  |             | TLS points: negotiated ALPN protocol
 alpn_source        | str?, optional  |             | TLS points: s_client or h2load (where ALPN was read)
+load_model         | str?, optional  |             | latency suites: closed (as fast as the connections allow), open (a fixed send schedule, latency from the intended send time) or open_uncorrected (the same schedule, timed from the actual send)
 """)
 
 LATENCY: tuple[Column, ...] = table("""

@@ -16,13 +16,14 @@ tool_version() {
         openssl) openssl version ;;
         nghttp2) pkg-config --modversion libnghttp2 ;;
         curl)    curl --version | head -n 1 ;;
+        oha)     oha --version ;;
     esac 2>/dev/null || echo "not found"
 }
 
 # create_run_meta RUN_DIR PROFILE SUITES PARAMS_JSON: writes meta.json once.
 create_run_meta() {
     local dir=$1 profile=$2 suites=$3 params=$4 tools='{}' t commit dirty state versions
-    for t in wrk h2load gcc go rustc node python openssl nghttp2 curl; do
+    for t in wrk h2load oha gcc go rustc node python openssl nghttp2 curl; do
         tools=$(jq --arg k "$t" --arg v "$(tool_version "$t")" '. + {($k): $v}' <<<"$tools")
     done
     commit=$(git -C "$LAB_ROOT" rev-parse --verify -q HEAD 2>/dev/null || echo none)

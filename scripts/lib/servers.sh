@@ -46,13 +46,16 @@ server_has_mode() { known_server "$1" && [[ " ${SERVER_MODES[$(base_server "$1")
 server_tier() { known_server "$1" && echo "${SERVER_TIER[$(base_server "$1")]}"; }
 
 # suite_servers: the servers a suite runs when --servers does not say: every server that
-# starts in the suite's SERVER_MODE and serves at least one of its scenarios, in display order.
+# starts in the suite's SERVER_MODE and serves at least one of its scenarios, in display order
+# (only those in SUITE_DEFAULT_SERVERS when the suite sets it).
 suite_servers() {
     local server line
     load_servers
     SUITE_SERVERS=()
     for server in "${LAB_SERVERS[@]}"; do
         server_has_mode "$server" "$SERVER_MODE" || continue
+        # a suite may name the servers it runs by default (the latency suite: four of them)
+        [[ -z ${SUITE_DEFAULT_SERVERS:-} || " $SUITE_DEFAULT_SERVERS " == *" $server "* ]] || continue
         for line in "${SCENARIOS[@]}"; do
             parse_scenario "$line"
             if server_serves "$server" "$SC_PROTOCOL:$SC_KIND"; then SUITE_SERVERS+=("$server"); break; fi

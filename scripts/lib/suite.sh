@@ -22,6 +22,8 @@ parse_scenario() {
         h2) SC_TOOL=h2load ;;
         *)  die "scenario $SC_ID: unknown protocol '$SC_PROTOCOL' (h1, h2)" ;;
     esac
+    # a suite may load every protocol with one tool of its own (the latency suite: oha)
+    SC_TOOL=${SUITE_TOOL:-$SC_TOOL}
 }
 
 scenario_dir() { echo "$RUN_DIR/$SUITE/$1/$SC_ID"; }
@@ -109,12 +111,12 @@ write_scenario_json() {
         --argjson pipe "$( [[ $SC_PROTOCOL == h1 ]] && echo "$SC_DEPTH" || echo 1)" \
         --argjson threads "$CLIENT_THREADS" --argjson dur "$DURATION" --argjson warm "$WARMUP" \
         --argjson latdur "$( [[ $SC_TOOL == h2load ]] && lat_duration || echo null)" \
-        --arg tool "$SC_TOOL" --arg url "$SC_URL" \
+        --arg tool "$SC_TOOL" --arg url "$SC_URL" --argjson extra "${SC_EXTRA_JSON:-"{}"}" \
         '{suite: $suite, protocol: $proto, tls: $tls, server: $server, scenario: $id, route: $route,
           method: $method, size_bytes: $size, connections: $conns, streams: $streams,
           pipeline: $pipe, client_threads: $threads, duration_s: $dur, warmup_s: $warm,
           latency_run_duration_s: $latdur,
-          tool: $tool, url: $url}')"
+          tool: $tool, url: $url} + $extra')"
 }
 
 # eta_text T0 DONE LEFT: "ETA 3m05s" from the pace since T0 over DONE measured points.
@@ -260,6 +262,10 @@ suite_run() {
             server=${order[$i]} POINT_POSITION=$(( i + 1 ))
             mapfile -t todo < <(todo_for "$server" "$rep")
             (( ${#todo[@]} )) || continue
+            # a suite may order a server's points itself (suite_order_points SERVER REP LINE...)
+            if declare -F suite_order_points >/dev/null; then
+                mapfile -t todo < <(suite_order_points "$server" "$rep" "${todo[@]}")
+            fi
             SUITE_AT="the start of $server (rep $rep)"
             raw_writable "$RUN_DIR/$SUITE/$server" "$server (rep $rep)" || return 1
             mkdir -p "$RUN_DIR/$SUITE/$server"
@@ -283,6 +289,15 @@ suite_run() {
                 dir=$(scenario_dir "$server")
                 SUITE_AT="$server $SC_ID (rep $rep)"
                 raw_writable "$dir" "$SUITE_AT" || return 1
+                # A suite's point may depend on an earlier one (the latency suite's rates on the
+                # server's measured capacity): suite_prepare_point SERVER REP sets what the point
+                # needs (SC_EXTRA_JSON: fields for scenario.json) or says why it cannot run.
+                SC_EXTRA_JSON='{}'
+                if declare -F suite_prepare_point >/dev/null && ! suite_prepare_point "$server" "$rep"; then
+                    skipped=$(( skipped + 1 ))
+                    progress "$done" "$skipped" "$total" "$server $SC_ID r$rep skipped ($POINT_SKIP_REASON)"
+                    continue
+                fi
                 SUITE_POINT=1
                 write_scenario_json "$dir" "$server"
                 measure_point "$dir" "$rep" "$SC_TOOL"

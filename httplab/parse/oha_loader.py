@@ -1,0 +1,82 @@
+"""Reads one oha point (the latency suites) into a LoadResult.
+
+Files of a point: r<rep>.oha.json (oha's JSON report, httplab.parse.oha), r<rep>.stdout.txt and
+r<rep>.stderr.txt (what else oha printed), and scenario.json, whose load fields the suite wrote:
+load_model (closed | open | open_uncorrected), target_rps, load_fraction and capacity_ref_rps.
+
+Row numbers: requests = answered requests (any status); req/s = requests / oha's total time; the
+latency percentiles are oha's, taken from every answered request, and are stored as a
+"percentiles" histogram: oha's nine percentiles and the maximum, each weighted by the share of
+requests it stands for (per million), so that the lab's nearest-rank rule
+(httplab.parse.percentiles) gives back exactly oha's P50, P90, P99 and P99.9.
+
+The run is failed (errors) on any client-side error (refused, reset, timeout: oha -t), any non-2xx
+status, or more requests aborted at the -z deadline than could have been in flight then
+(connections × streams): a few are the window's edge, more means answers stopped coming.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from .jsonio import read_json_object
+from .loadresult import LoadResult
+from .oha import PERCENTILES, parse_oha_json
+
+# Weights (per million requests) of the percentile grid: each percentile stands for the requests
+# between it and the one below; the maximum for the last 0.01 %.
+_EDGES = (0.0,) + PERCENTILES + (100.0,)
+GRID_WEIGHTS: tuple[int, ...] = tuple(round((hi - lo) * 10_000) for lo, hi in zip(_EDGES[:-1], _EDGES[1:]))
+
+LOAD_FIELDS = ("target_rps", "load_fraction", "capacity_ref_rps")
+
+
+def _scenario(scenario_dir: Path) -> dict[str, object]:
+    path = scenario_dir / "scenario.json"
+    return read_json_object(path) if path.is_file() else {}
+
+
+def _number_or_nan(value: object) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
+
+
+def load_oha_point(scenario_dir: Path, rep: int) -> LoadResult | None:
+    """LoadResult of the point; None when oha wrote no report (it died at start-up)."""
+    scenario_dir = Path(scenario_dir)
+    path = scenario_dir / f"r{rep}.oha.json"
+    if not path.is_file() or path.stat().st_size == 0:
+        return None
+    rep_ = parse_oha_json(path)
+    scen = _scenario(scenario_dir)
+    in_flight = int(scen.get("connections", 1) or 1) * int(scen.get("streams", 1) or 1)
+    errors: dict[str, int] = {f"oha: {msg}": n for msg, n in sorted(rep_.errors.items())}
+    errors["non-2xx responses"] = rep_.non_2xx
+    if rep_.aborted_at_deadline > in_flight:
+        errors[f"requests aborted at the deadline beyond the {in_flight} in flight"] = rep_.aborted_at_deadline
+    answered = rep_.responses
+    if answered > 0 and rep_.percentiles_s:
+        values_us = np.array([v * 1e6 for v in rep_.percentiles_s.values()] + [rep_.slowest_s * 1e6])
+        counts = np.array(GRID_WEIGHTS, dtype=np.int64)
+        kind = "percentiles"
+    else:
+        values_us, counts, kind = np.array([], dtype=np.float64), np.array([], dtype=np.int64), "none"
+    extra = {k: _number_or_nan(scen.get(k)) for k in LOAD_FIELDS}
+    extra["aborted_at_deadline"] = float(rep_.aborted_at_deadline)
+    model = scen.get("load_model")
+    return LoadResult(
+        tool="oha",
+        requests=answered,
+        duration_s=rep_.total_s,
+        bytes_read=float(rep_.bytes_read),
+        errors=errors,
+        lat_mean_us=rep_.average_s * 1e6,
+        lat_max_us=rep_.slowest_s * 1e6,
+        hist_kind=kind,
+        hist_values_us=values_us,
+        hist_counts=counts,
+        source_files=(str(path),),
+        extra=extra,
+        text={"load_model": model if isinstance(model, str) else None},
+    )
