@@ -41,6 +41,16 @@ def _compat(df: pd.DataFrame, name: str) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+def _text_as_objects(df: pd.DataFrame, name: str) -> pd.DataFrame:
+    """Text columns as Python objects, missing values None: pandas ≥ 3 reads parquet strings into
+    its `str` dtype (missing = NaN), which the schema's str/str? checks do not take."""
+    for c in FRAMES[name]:
+        if c.name in df and c.type in ("str", "str?") and isinstance(df[c.name].dtype, pd.StringDtype):
+            s = df[c.name].astype(object)
+            df[c.name] = s.where(s.notna(), None)
+    return df
+
+
 def read_frame(data_dir: str | Path, name: str) -> pd.DataFrame:
     """The run's `name` frame (runs or latency), from either layout (module docstring)."""
     d = Path(data_dir)
@@ -49,7 +59,7 @@ def read_frame(data_dir: str | Path, name: str) -> pd.DataFrame:
     if not main.is_file() and not older:
         raise FileNotFoundError(f"{d}: no {name}.parquet")
     if not older:
-        return validate(pd.read_parquet(main), name, str(main))
+        return validate(_text_as_objects(pd.read_parquet(main), name), name, str(main))
     parts = [pd.read_parquet(p) for p in ([main] if main.is_file() else []) + older]
     df = pd.concat(parts, ignore_index=True)
     try:
