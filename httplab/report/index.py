@@ -4,6 +4,10 @@ with their intervals (from data/<run_id>/estimates and comparisons), and links t
 
     python -m httplab.report.index reports/ [--raw raw/] [--data data/]
 
+Run-against-run comparisons (scripts/compare.sh: reports/compare/<A>__vs__<B>/) are listed after
+the runs, with their verdict counts and whether they were forced past a difference of machine,
+CPU sets or tools.
+
 Run facts come from raw/<run_id>/meta.json when it exists (raw and data default to the folders
 beside the reports folder).
 """
@@ -18,6 +22,7 @@ import pandas as pd
 
 from ..parse.errors import RawFormatError
 from ..stats import format_delta
+from ..stats import compare_io
 from ..stats.frames import RunStats
 from ..tidy.rawrun import read_meta
 from ..tidy.servers import contestants, short_name
@@ -108,11 +113,66 @@ def reference_run(raw_root: Path) -> str:
     return ref.read_text(encoding="utf-8").strip() if ref.is_file() else ""
 
 
+COMPARE_DIR = "compare"   # reports/compare/<A>__vs__<B>/ (report.compare)
+COUNTED = ("regression", "improvement", "possible regression", "possible improvement")
+
+
+@dataclass(frozen=True)
+class ComparisonEntry:
+    name: str                      # <A>__vs__<B>
+    run_a: str
+    run_b: str
+    html: str | None               # paths relative to reports/
+    md: str | None
+    forced: bool = False
+    counts: tuple[tuple[str, int], ...] = ()   # (verdict, rows) of the findings
+
+
+def collect_comparisons(reports_dir: Path) -> list[ComparisonEntry]:
+    """Every reports/compare/<A>__vs__<B>/ holding a compare.html or compare.md, by name."""
+    root = reports_dir / COMPARE_DIR
+    out = []
+    for d in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else ():
+        html_, md = d / "compare.html", d / "compare.md"
+        if not (html_.is_file() or md.is_file()):
+            continue
+        facts = compare_io.read_facts(d)
+        a, _, b = d.name.partition("__vs__")
+        try:
+            verdicts = compare_io.read_comparisons(d)["verdict"].value_counts().to_dict()
+        except (OSError, ValueError, ImportError):
+            verdicts = {}
+        rel = f"{COMPARE_DIR}/{d.name}"
+        out.append(ComparisonEntry(d.name, str(facts.get("run_a") or a), str(facts.get("run_b") or b),
+                                   f"{rel}/compare.html" if html_.is_file() else None,
+                                   f"{rel}/compare.md" if md.is_file() else None, bool(facts.get("forced")),
+                                   tuple((v, int(verdicts.get(v, 0))) for v in COUNTED if verdicts.get(v))))
+    return out
+
+
+def render_comparisons(comparisons: list[ComparisonEntry]) -> str:
+    """The 'Run against run' section ('' when there is no comparison)."""
+    if not comparisons:
+        return ""
+    rows = []
+    for c in comparisons:
+        links = " ".join(x for x in (f'<a href="{html.escape(c.html)}">report</a>' if c.html else "",
+                                     f'(<a href="{html.escape(c.md)}">md</a>)' if c.md else "") if x)
+        found = ", ".join(f"{n} {v}" for v, n in c.counts) or "nothing beyond the noise floor"
+        forced = " <strong>forced: the runs differ in machine, CPU sets or tools</strong>" if c.forced else ""
+        rows.append(f"<tr><td><code>{html.escape(c.run_b)}</code></td><td><code>{html.escape(c.run_a)}</code></td>"
+                    f"<td>{html.escape(found)}{forced}</td><td>{links}</td></tr>")
+    return ("<h2>Run against run</h2>\n<p>B against A, point by point (<code>scripts/compare.sh RUN_A RUN_B</code>): "
+            "regressions and improvements beyond the noise floor, Holm-corrected.</p>\n"
+            "<table><thead><tr><th>B (after)</th><th>A (before)</th><th>Findings</th><th>Report</th></tr></thead>\n"
+            "<tbody>\n" + "\n".join(rows) + "\n</tbody></table>")
+
+
 def collect(reports_dir: Path, raw_root: Path, data_root: Path | None = None) -> list[ReportEntry]:
     data_root = data_root if data_root is not None else reports_dir.resolve().parent / "data"
     ref = reference_run(raw_root)
     entries = []
-    for run_dir in sorted(p for p in reports_dir.iterdir() if p.is_dir()):
+    for run_dir in sorted(p for p in reports_dir.iterdir() if p.is_dir() and p.name != COMPARE_DIR):
         stems = sorted({p.stem for p in run_dir.iterdir() if p.suffix in (".html", ".md")})
         if not stems:
             continue
@@ -137,7 +197,7 @@ def collect(reports_dir: Path, raw_root: Path, data_root: Path | None = None) ->
     return entries
 
 
-def render(entries: list[ReportEntry]) -> str:
+def render(entries: list[ReportEntry], comparisons: list[ComparisonEntry] | None = None) -> str:
     rows = []
     for e in entries:
         links = []
@@ -171,7 +231,8 @@ its Markdown export.</p>
 <th>Headlines</th><th>Reports</th></tr></thead>
 <tbody>
 {body}
-</tbody></table></body></html>
+</tbody></table>
+{render_comparisons(comparisons or [])}</body></html>
 """
 
 
@@ -181,7 +242,8 @@ def write_index(reports_dir: str | Path, raw_root: str | Path | None = None,
     raw = Path(raw_root) if raw_root else reports.resolve().parent / "raw"
     reports.mkdir(parents=True, exist_ok=True)
     out = reports / "index.html"
-    out.write_text(render(collect(reports, raw, Path(data_root) if data_root else None)), encoding="utf-8")
+    out.write_text(render(collect(reports, raw, Path(data_root) if data_root else None), collect_comparisons(reports)),
+                   encoding="utf-8")
     return out
 
 
