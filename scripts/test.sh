@@ -12,7 +12,8 @@
 #      then the attack suite (tests/attacks): hostile clients against the sanitized
 #      C server, with a legitimate client measured throughout;
 #   6. a pipeline smoke run: run_all.sh with tiny durations on a few scenarios,
-#      into a scratch raw/, data/ and reports/, then checks of the exported report;
+#      into a scratch raw/, data/ and reports/, then checks of the exported report; and one of the
+#      latency suites (oha's open model: capacity, fractions of it, a shared rate) on two servers;
 #   7. that run's index and reports opened in headless Chromium (tests/browser: images,
 #      legible figures, no horizontal scroll, TOC links, empty sections, missing-value cells);
 #      full-page screenshots are kept in build/screenshots/smoke/;
@@ -49,9 +50,14 @@ main() {
     trap 'rm -rf "$SCRATCH"' EXIT
     RAW_ROOT=$SCRATCH/raw DATA_ROOT=$SCRATCH/data REPORTS_ROOT=$SCRATCH/reports \
         "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --aa --reps 5 --duration 1 --warmup 0 \
+        --suites http1,h2c,https,languages \
         --scenarios 'get_ping_c100,post_echo_b4096_c100,get_ping_pipe16_c100,h1_get_ping_c100,h2_get_ping_c100,get_root_c100'
     # (each suite runs those of these scenario ids it has: all four suites get some)
-    (cd "$LAB_ROOT" && LAB_SMOKE_DIR=$SCRATCH "$py" -m pytest -q tests/smoke)
+    # The latency suites (oha, open model) on their own: their quick points, two servers, two reps.
+    RAW_ROOT=$SCRATCH/latency/raw DATA_ROOT=$SCRATCH/latency/data REPORTS_ROOT=$SCRATCH/latency/reports \
+        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --suites latency --servers evloop,nginx \
+        --reps 2 --duration 1 --warmup 0
+    (cd "$LAB_ROOT" && LAB_SMOKE_DIR=$SCRATCH LAB_LATENCY_SMOKE_DIR=$SCRATCH/latency "$py" -m pytest -q tests/smoke)
 
     step "the smoke run's reports in a browser (headless Chromium)"
     local browser_rc=0

@@ -254,24 +254,29 @@ def header_markdown(ctx: ReportContext, title: str) -> str:
     git = meta.get("git") or {}
     runs = ctx.runs
     ok = runs[runs["status"] == "ok"] if not runs.empty else runs
-    reps = (ok.groupby(["server", "scenario"]).size() if not ok.empty else pd.Series(dtype=int))
+    reps = (ok.groupby(["suite", "server", "scenario"]).size() if not ok.empty else pd.Series(dtype=int))
     n_txt = (f"{reps.min()}–{reps.max()}" if len(reps) and reps.min() != reps.max()
              else (str(reps.min()) if len(reps) else "0"))
     suites = ctx.run.suites
-    status = suites["status"].iloc[0] if not suites.empty else "no data"
+    # one row per suite the report reads (the latency report reads three)
+    suite_rows = ([(f"Suite `{r.suite}`", str(r.status)) for r in suites.itertuples()]
+                  or [(f"Suite `{ctx.suite}`", "no data")])
+    n_sat = int((runs["status"] == "saturated").sum()) if not runs.empty else 0
+    not_ok = (f"{len(runs) - len(ok) - n_sat} failed, {n_sat} saturated" if n_sat
+              else f"{len(runs) - len(ok)} failed")
     rows = [
         ("Run id", f"`{ctx.run.run_id}`"),
         ("Profile", str(meta.get("profile", "—"))),
         ("Start / end (UTC)", f"{_fmt_utc(meta.get('start_utc'))} / {_fmt_utc(meta.get('end_utc'))}"),
         ("Run complete", "yes" if meta.get("complete") else "**no** (partial run)"),
-        (f"Suite `{ctx.suite}`", status),
+        *suite_rows,
         ("CPU", f"{host.get('cpu_model', host.get('cpu', '—'))}, {host.get('cores', '—')} cores"),
         ("Kernel", str(host.get("kernel", "—"))),
         ("Pinning", f"server CPUs `{meta.get('server_cpus', '—')}`, load generator CPUs "
                     f"`{meta.get('client_cpus', '—')}`"),
         ("Tools", "see the table below" if tools else "—"),
         ("Git", f"{str(git.get('commit', '—'))[:12]}{' (dirty)' if git.get('dirty') else ''}"),
-        ("Runs", f"{len(runs)} measured runs, {len(ok)} ok, {len(runs) - len(ok)} failed; "
+        ("Runs", f"{len(runs)} measured runs, {len(ok)} ok, {not_ok}; "
                  f"n = {n_txt} ok runs per server and scenario"),
         ("Statistics", f"{statistics_line(ctx.confidence)}; baseline `{ctx.baseline}`"),
     ]

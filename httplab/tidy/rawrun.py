@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -460,8 +460,14 @@ class RawRun:
 
     def suite(self, name: str) -> "RawRun":
         """The same run restricted to one suite."""
+        return self.suites_named([name])
+
+    def suites_named(self, names: Sequence[str]) -> "RawRun":
+        """The same run restricted to these suites (the latency report reads three)."""
+        wanted = list(names)
+
         def pick(df: pd.DataFrame) -> pd.DataFrame:
-            return df[df["suite"] == name].reset_index(drop=True) if "suite" in df else df
+            return df[df["suite"].isin(wanted)].reset_index(drop=True) if "suite" in df else df
         runs = pick(self.runs)
         # tool-specific columns that carry nothing for this suite are dropped (so an http1 suite
         # of a run that also has an h2c suite keeps exactly RUNS_COLUMNS)

@@ -1,0 +1,172 @@
+"""Tables and notebook glue of the latency report (notebooks/latency.ipynb): the three latency
+suites (HTTP/1.1, h2c, HTTPS/1.1) read together. The figures come from stats.latency_curves; the
+plots from report.latency_plots."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from ..stats.cells import format_delta
+from ..stats.latency_curves import (CONTRAST_FRACTION, KNEE_MULTIPLE, LATENCY_SUITES, SHARED_SCENARIO,
+                                    curve_points, knees, latency_runs, omission_ratio)
+from ..tidy.bounds import SATURATION_MARGIN
+from ..tidy.servers import display_name, sort_servers
+from .engine import ReportContext, open_report
+from .fmt import fmt_count, fmt_mean_ci, fmt_us
+from .tables import _with_meta
+
+PROTOCOL_OF: dict[str, str] = {"latency_h1": "HTTP/1.1", "latency_h2c": "HTTP/2 (h2c)",
+                               "latency_https": "HTTPS/1.1"}
+LOAD_WORDS: dict[str, str] = {"closed": "closed loop (capacity)", "open": "open model",
+                              "open_uncorrected": "open schedule, uncorrected"}
+
+
+def open_latency_report(run_dir: str | Path | None = None, out_dir: str | Path | None = None,
+                        raw_root: str | Path = "raw", data_root: str | Path = "data",
+                        confidence: float = 0.95, *, baseline: str = "evloop", write: bool = True) -> ReportContext:
+    """open_report for the latency suites: the context's run holds all three (those present)."""
+    ctx = open_report(LATENCY_SUITES[0], run_dir=run_dir, out_dir=out_dir, raw_root=raw_root,
+                      data_root=data_root, confidence=confidence, baseline=baseline, write=write)
+    full = ctx.full if ctx.full is not None else ctx.run
+    present = [s for s in LATENCY_SUITES if s in set(full.runs["suite"])] or [LATENCY_SUITES[0]]
+    # ctx.suite stays the first suite (its host-state files head the report); the header lists all
+    object.__setattr__(ctx, "run", full.suites_named(present))
+    object.__setattr__(ctx, "suite", present[0])
+    return ctx
+
+
+def suites_present(ctx: ReportContext) -> list[str]:
+    return [s for s in LATENCY_SUITES if s in set(ctx.runs["suite"])]
+
+
+def _rate(x: float) -> str:
+    return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else fmt_count(x)
+
+
+def _load_cell(row: pd.Series) -> str:
+    if row["load_model"] == "closed":
+        return "closed loop (as fast as 100 requests in flight allow)"
+    where = (f"{row['load_fraction']:.0%} of capacity" if not math.isnan(row["load_fraction"])
+             else "shared rate")
+    extra = ", uncorrected" if row["load_model"] == "open_uncorrected" else ""
+    return f"{_rate(row['target_rps'])}/s ({where}{extra})"
+
+
+def _runs_cell(row: pd.Series) -> str:
+    parts = [f"{row['n_ok']} ok"]
+    if row["n_saturated"]:
+        parts.append(f"{row['n_saturated']} saturated")
+    if row["n_failed"]:
+        parts.append(f"{row['n_failed']} failed")
+    if row["n_client_bound"]:
+        parts.append(f"{row['n_client_bound']} client-bound ⚑")
+    return ", ".join(parts)
+
+
+def curve_table(ctx: ReportContext, suite: str) -> pd.DataFrame:
+    """`Server | Offered load | Achieved req/s | P50 | P99 | P99.9 | Max | CPU-µs/req | Runs` for one
+    suite, one row per point, rising rate within each server."""
+    title = f"Latency by offered load: {PROTOCOL_OF.get(suite, suite)}"
+    pts = curve_points(ctx.runs[ctx.runs["suite"] == suite], ctx.confidence)
+    if pts.empty:
+        return _with_meta(pd.DataFrame(), title, f"no data: this run has no {suite} suite")
+    rows = []
+    for server in sort_servers(set(pts["server"])):
+        for _, r in pts[pts["server"] == server].iterrows():
+            rows.append({
+                "Server": display_name(server), "Offered load": _load_cell(r),
+                "Achieved req/s": fmt_mean_ci(r["req_per_s"]),
+                "P50": fmt_mean_ci(r["lat_p50_us"], fmt_us, show_n=False),
+                "P99": fmt_mean_ci(r["lat_p99_us"], fmt_us, show_n=False),
+                "P99.9": fmt_mean_ci(r["lat_p999_us"], fmt_us, show_n=False),
+                "Max": fmt_mean_ci(r["lat_max_us"], fmt_us, show_n=False),
+                "CPU-µs/req": fmt_mean_ci(r["cpu_us_per_req"], lambda x: f"{x:.2f}", show_n=False),
+                "Runs": _runs_cell(r),
+            })
+    caption = (f"Each cell is the geometric mean of the point's ok runs with its {ctx.confidence:.0%} "
+               f"t interval on the log scale (n = ok runs, in the req/s column). Open-model latency "
+               f"counts from each request's scheduled send time (oha --latency-correction). A run is "
+               f"saturated when it achieved less than {1 - SATURATION_MARGIN:.0%} of its target rate; "
+               f"saturated and failed runs are counted in Runs and kept out of every figure. "
+               f"⚑ client-bound: the load tool's core was saturated and the server's was not.")
+    return _with_meta(pd.DataFrame(rows), title, caption)
+
+
+def knee_table(ctx: ReportContext) -> pd.DataFrame:
+    """`Protocol | Server | Capacity | Knee req/s | Knee, share of capacity | Low-load P99 | Reps`."""
+    title = f"The knee: highest rate whose P99 stays within {KNEE_MULTIPLE:g}× the low-load P99"
+    k = knees(ctx.runs, KNEE_MULTIPLE, ctx.confidence)
+    if k.empty:
+        return _with_meta(pd.DataFrame(), title, "no data: no open-model fraction points in this run")
+    rows = []
+    for suite in LATENCY_SUITES:
+        sub = k[k["suite"] == suite]
+        for server in sort_servers(set(sub["server"])):
+            r = sub[sub["server"] == server].iloc[0]
+            knee = fmt_mean_ci(r["knee_rps"])
+            if r["n_censored"]:
+                knee = f"≥ {knee} ({r['n_censored']} of {r['n_reps']} reps never crossed)"
+            rows.append({
+                "Protocol": PROTOCOL_OF[suite], "Server": display_name(server),
+                "Capacity (closed loop)": _rate(r["capacity_rps"]),
+                "Knee req/s": knee,
+                "Knee / capacity": "—" if math.isnan(r["knee_fraction"]) else f"{r['knee_fraction']:.0%}",
+                "Low-load P99": fmt_mean_ci(r["low_p99_us"], fmt_us),
+            })
+    caption = (f"Per rep, the fraction points are taken in order of rate; the knee is where P99 first "
+               f"passes {KNEE_MULTIPLE:g}× the P99 at the lowest fraction (10 %), or where a point "
+               f"saturates, interpolated between the two points around the crossing (log P99 linear "
+               f"in the rate). The cell is the geometric mean over reps with its {ctx.confidence:.0%} "
+               f"t interval; a rep that never crossed gives its highest point and makes the cell a "
+               f"lower bound (≥). The knee's resolution is the fraction grid (10, 25, 50, 70, 80, 90, "
+               f"95, 110 %). Capacity is the server's closed-loop req/s in this run, as oha with 100 "
+               f"requests in flight can draw it: where oha's one core is the limit, the capacity and "
+               f"so every fraction are the tool's.")
+    return _with_meta(pd.DataFrame(rows), title, caption)
+
+
+def omission_table(ctx: ReportContext) -> pd.DataFrame:
+    """Closed loop vs open model: per protocol and server, the closed-loop P99 (at capacity), the
+    P99 at 80 % of capacity timed from the actual send (uncorrected) and from the scheduled send
+    (corrected), and the ratio corrected/uncorrected with its interval (paired by rep)."""
+    title = "What coordinated omission hides: the same load timed two ways"
+    pts = curve_points(ctx.runs, ctx.confidence)
+    if pts.empty:
+        return _with_meta(pd.DataFrame(), title, "no data")
+    rows = []
+    for suite in LATENCY_SUITES:
+        sub = pts[pts["suite"] == suite]
+        for server in sort_servers(set(sub["server"])):
+            s = sub[sub["server"] == server]
+
+            def cell(model: str, col: str = "lat_p99_us") -> str:
+                m = s[(s["load_model"] == model)
+                      & ((model == "closed") | (s["load_fraction"].sub(CONTRAST_FRACTION).abs() < 1e-9))]
+                return fmt_mean_ci(m.iloc[0][col], fmt_us) if len(m) else "no data"
+
+            r = omission_ratio(ctx.runs, suite, server, "lat_p99_us", ctx.confidence)
+            rows.append({
+                "Protocol": PROTOCOL_OF[suite], "Server": display_name(server),
+                "Closed loop P99 (at capacity)": cell("closed"),
+                f"P99 at {CONTRAST_FRACTION:.0%}, from actual send": cell("open_uncorrected"),
+                f"P99 at {CONTRAST_FRACTION:.0%}, from scheduled send": cell("open"),
+                "Corrected vs uncorrected": format_delta(r),
+            })
+    caption = (f"The middle columns are one schedule of requests ({CONTRAST_FRACTION:.0%} of the server's "
+               f"capacity) timed two ways: from when a connection actually sent each request (what a "
+               f"paced closed-loop tool reports; a request held back by a stall is not timed while it "
+               f"waits) and from when the schedule meant to send it (oha --latency-correction). The "
+               f"last column is their ratio − 1, paired by rep, with its {ctx.confidence:.0%} interval. "
+               f"The closed-loop column is at full speed: it asks fewer questions exactly when the "
+               f"server is slow.")
+    return _with_meta(pd.DataFrame(rows), title, caption)
+
+
+def shared_rate_label() -> str:
+    return f"{SHARED_SCENARIO} ({fmt_count(float(SHARED_SCENARIO[1:-1]) * 1000)} req/s)"
+
+
+def has_latency_runs(ctx: ReportContext) -> bool:
+    return not latency_runs(ctx.runs).empty
