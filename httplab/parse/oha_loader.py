@@ -4,10 +4,12 @@ Files of a point: r<rep>.oha.json (oha's JSON report, httplab.parse.oha), r<rep>
 r<rep>.stderr.txt (what else oha printed), and scenario.json, whose load fields the suite wrote:
 load_model (closed | open | open_uncorrected), target_rps, load_fraction and capacity_ref_rps.
 
-Row numbers: requests = answered requests (any status); req/s = requests / oha's total time; the
-latency percentiles are oha's, taken from every answered request, and are stored as a
-"percentiles" histogram: oha's nine percentiles and the maximum, each weighted by the share of
-requests it stands for (per million), so that the lab's nearest-rank rule
+Row numbers: requests = answered requests of the whole run (any status; warm-up included, as the
+server's CPU time is); req/s = requests / oha's total time. The latency histogram is the window's
+(r<rep>.oha.hist.json, httplab.parse.oha_db: every request scheduled after the warm-up, 1 µs
+resolution): hist_kind "exact". Points measured before that file existed fall back on oha's nine
+percentiles of the whole run and its maximum, stored as a "percentiles" histogram, each weighted by
+the share of requests it stands for (per million), so that the lab's nearest-rank rule
 (httplab.parse.percentiles) gives back exactly oha's P50, P90, P99 and P99.9.
 
 The run is failed (errors) on any client-side error (refused, reset, timeout: oha -t), any non-2xx
@@ -24,6 +26,8 @@ import numpy as np
 from .jsonio import read_json_object
 from .loadresult import LoadResult
 from .oha import PERCENTILES, parse_oha_json
+from .oha_db import read_window
+from .percentiles import weighted_mean
 
 # Weights (per million requests) of the percentile grid: each percentile stands for the requests
 # between it and the one below; the maximum for the last 0.01 %.
@@ -56,7 +60,23 @@ def load_oha_point(scenario_dir: Path, rep: int) -> LoadResult | None:
     if rep_.aborted_at_deadline > in_flight:
         errors[f"requests aborted at the deadline beyond the {in_flight} in flight"] = rep_.aborted_at_deadline
     answered = rep_.responses
-    if answered > 0 and rep_.percentiles_s:
+    notes: list[str] = []
+    files = [str(path)]
+    mean_us, max_us = rep_.average_s * 1e6, rep_.slowest_s * 1e6
+    window_path = scenario_dir / f"r{rep}.oha.hist.json"
+    if window_path.is_file():
+        win = read_window(window_path)
+        files.append(str(window_path))
+        values_us, counts = win.hist_values_us.astype(np.float64), win.hist_counts
+        kind = "exact" if win.requests_window > 0 else "none"
+        mean_us = weighted_mean(values_us, counts)
+        max_us = float(values_us.max()) if len(values_us) else math.nan
+        if answered > 0 and win.requests_window == 0:
+            notes.append(f"no request answered after the {win.skip_s:g} s warm-up ({window_path.name})")
+    elif scen.get("warmup_in_run") is True and answered > 0:
+        values_us, counts, kind = np.array([], dtype=np.float64), np.array([], dtype=np.int64), "none"
+        notes.append(f"{window_path.name} missing: no latency histogram of the window")
+    elif answered > 0 and rep_.percentiles_s:
         values_us = np.array([v * 1e6 for v in rep_.percentiles_s.values()] + [rep_.slowest_s * 1e6])
         counts = np.array(GRID_WEIGHTS, dtype=np.int64)
         kind = "percentiles"
@@ -71,12 +91,13 @@ def load_oha_point(scenario_dir: Path, rep: int) -> LoadResult | None:
         duration_s=rep_.total_s,
         bytes_read=float(rep_.bytes_read),
         errors=errors,
-        lat_mean_us=rep_.average_s * 1e6,
-        lat_max_us=rep_.slowest_s * 1e6,
+        lat_mean_us=mean_us,
+        lat_max_us=max_us,
         hist_kind=kind,
         hist_values_us=values_us,
         hist_counts=counts,
-        source_files=(str(path),),
+        source_files=tuple(files),
+        notes=tuple(notes),
         extra=extra,
         text={"load_model": model if isinstance(model, str) else None},
     )

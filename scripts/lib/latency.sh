@@ -81,7 +81,7 @@ suite_prepare_point() {
     esac
     model=$SC_LOAD
     SC_EXTRA_JSON=$(jq -n --arg m "$model" --arg t "$SC_TARGET_RPS" --arg f "$frac" --arg c "$cap" \
-        '{load_model: $m,
+        '{load_model: $m, warmup_in_run: true,
           target_rps: (if $t == "" then null else ($t | tonumber) end),
           load_fraction: (if $f == "" then null else ($f | tonumber) end),
           capacity_ref_rps: (if $c == "" then null else ($c | tonumber) end)}')

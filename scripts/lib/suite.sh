@@ -195,6 +195,7 @@ suite_exit() {
     rss_sampler_stop
     stop_server
     rm -rf "$GATE_TMP"
+    [[ -z ${OHA_DB:-} ]] || rm -f "$OHA_DB"   # oha's per-request record of a point not finished
     if [[ -n ${SUITE_SIGNAL:-} ]]; then
         log "suite $SUITE interrupted${SUITE_AT:+ during $SUITE_AT}${SUITE_POINT:+; the point is not recorded and is redone on resume}; finished points are kept under $RUN_DIR/$SUITE; rerun the same command to resume"
         trap - EXIT "$SUITE_SIGNAL"

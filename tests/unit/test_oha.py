@@ -99,3 +99,52 @@ def test_truncated_json_names_line(tmp_path: Path) -> None:
     bad.write_text((FIX / "open_h1_evloop.json").read_text()[:200])
     with pytest.raises(RawFormatError, match=r"r1\.oha\.json, line \d+: invalid JSON"):
         parse_oha_json(bad)
+
+
+# ---------------------------------------------------------------- the window (oha --db-url)
+from httplab.parse.oha_db import compact, main as oha_db_main, read_window  # noqa: E402
+
+
+def test_window_keeps_requests_scheduled_after_the_warmup(tmp_path: Path) -> None:
+    import sqlite3
+    con = sqlite3.connect(FIX / "small_open.db")
+    rows = con.execute("SELECT start_latency_correction, duration FROM oha").fetchall()
+    con.close()
+    doc = compact(FIX / "small_open.db", 1.0)
+    kept = sorted(round(d * 1e6) for s, d in rows if s >= 1.0)
+    assert doc["requests_total"] == 400 and doc["requests_window"] == len(kept) and 180 <= len(kept) <= 220
+    assert doc["status_counts"] == {"200": len(kept)}
+    hist = dict((v, c) for v, c in doc["latency_hist"])  # type: ignore[union-attr]
+    assert sum(hist.values()) == len(kept) and max(hist) == kept[-1] and min(hist) == kept[0]
+    out = tmp_path / "r1.oha.hist.json"
+    assert oha_db_main([str(FIX / "small_open.db"), str(out), "--skip", "1"]) == 0
+    win = read_window(out)
+    assert win.requests_window == len(kept) and win.skip_s == 1.0
+
+
+def test_loader_uses_the_window_histogram(tmp_path: Path) -> None:
+    d = point(tmp_path, "small_open.json", connections=4, target_rps=200, warmup_in_run=True)
+    assert oha_db_main([str(FIX / "small_open.db"), str(d / "r1.oha.hist.json"), "--skip", "1"]) == 0
+    res = load_oha_point(d, 1)
+    assert res is not None and res.hist_kind == "exact" and res.total_errors == 0 and not res.notes
+    assert res.requests == 400 and int(res.hist_counts.sum()) == read_window(d / "r1.oha.hist.json").requests_window
+    (d / "r1.oha.hist.json").unlink()
+    missing = load_oha_point(d, 1)
+    assert missing is not None and missing.notes and "missing" in missing.notes[0]
+
+
+def test_not_an_oha_database_is_named(tmp_path: Path) -> None:
+    bad = tmp_path / "x.db"
+    bad.write_text("not sqlite")
+    with pytest.raises(RawFormatError, match="x.db: not oha's database"):
+        compact(bad, 0)
+    assert oha_db_main([str(bad), str(tmp_path / "o.json")]) == 2 and not (tmp_path / "o.json").exists()
+
+
+def test_window_histogram_that_does_not_add_up_is_refused(tmp_path: Path) -> None:
+    doc = compact(FIX / "small_open.db", 1.0)
+    doc["requests_window"] = int(doc["requests_window"]) + 1  # type: ignore[call-overload]
+    p = tmp_path / "r1.oha.hist.json"
+    p.write_text(json.dumps(doc))
+    with pytest.raises(RawFormatError, match="latency_hist"):
+        read_window(p)
