@@ -114,6 +114,7 @@ def knee_table(ctx: ReportContext) -> pd.DataFrame:
                 "Knee req/s": knee,
                 "Knee / capacity": "—" if math.isnan(r["knee_fraction"]) else f"{r['knee_fraction']:.0%}",
                 "Low-load P99": fmt_mean_ci(r["low_p99_us"], fmt_us),
+                "Crossing client-bound ⚑": f"{r['n_tool_bound']} of {r['n_reps']} reps",
             })
     caption = (f"Per rep, the fraction points are taken in order of rate; the knee is where P99 first "
                f"passes {KNEE_MULTIPLE:g}× the P99 at the lowest fraction (10 %), or where a point "
@@ -123,7 +124,9 @@ def knee_table(ctx: ReportContext) -> pd.DataFrame:
                f"lower bound (≥). The knee's resolution is the fraction grid (10, 25, 50, 70, 80, 90, "
                f"95, 110 %). Capacity is the server's closed-loop req/s in this run, as oha with 100 "
                f"requests in flight can draw it: where oha's one core is the limit, the capacity and "
-               f"so every fraction are the tool's.")
+               f"so every fraction are the tool's. ⚑ counts the reps whose crossing point was "
+               f"client-bound (oha's core saturated, the server's not): there oha's own lag in sending "
+               f"is inside the P99, and the knee says as much about the tool as about the server.")
     return _with_meta(pd.DataFrame(rows), title, caption)
 
 
@@ -144,7 +147,10 @@ def omission_table(ctx: ReportContext) -> pd.DataFrame:
             def cell(model: str, col: str = "lat_p99_us") -> str:
                 m = s[(s["load_model"] == model)
                       & ((model == "closed") | (s["load_fraction"].sub(CONTRAST_FRACTION).abs() < 1e-9))]
-                return fmt_mean_ci(m.iloc[0][col], fmt_us) if len(m) else "no data"
+                if not len(m):
+                    return "no data"
+                flag = " ⚑" if 2 * m.iloc[0]["n_client_bound"] > m.iloc[0]["n_ok"] else ""
+                return fmt_mean_ci(m.iloc[0][col], fmt_us) + flag
 
             r = omission_ratio(ctx.runs, suite, server, "lat_p99_us", ctx.confidence)
             rows.append({
@@ -160,7 +166,10 @@ def omission_table(ctx: ReportContext) -> pd.DataFrame:
                f"waits) and from when the schedule meant to send it (oha --latency-correction). The "
                f"last column is their ratio − 1, paired by rep, with its {ctx.confidence:.0%} interval. "
                f"The closed-loop column is at full speed: it asks fewer questions exactly when the "
-               f"server is slow.")
+               f"server is slow. ⚑ most runs of the cell were client-bound: oha's core was saturated "
+               f"and the server's was not, so the corrected latency also holds oha's own lag in "
+               f"sending (it cannot tell its lag from the server's); for the fastest servers 80 % of "
+               f"the capacity is close to oha's own ceiling.")
     return _with_meta(pd.DataFrame(rows), title, caption)
 
 

@@ -12,7 +12,9 @@ its P99 at the lowest fraction of capacity, found per rep and then summarised ov
 the fraction points are taken in order of rate; the first one whose P99 passes the limit, or that
 saturated or failed, is the crossing, and the knee is interpolated between it and the point before
 it (log P99 linear in the rate). A rep whose curve never crosses gives its highest point's rate and
-is counted as censored (the knee is at least that): the summary says so.
+is counted as censored (the knee is at least that): the summary says so. A rep whose crossing
+point was client-bound (the load tool's core saturated, the server's not) is counted too: there
+the tool's own lag in sending is part of the P99, and the knee may be the tool's.
 """
 from __future__ import annotations
 
@@ -84,6 +86,9 @@ class RepKnee:
     knee_rps: float
     censored: bool  # the curve never crossed: the knee is at least knee_rps
     low_p99_us: float
+    # the crossing point was client-bound: the load tool's core, not the server, was saturated, and
+    # its own lag in sending is part of the latency (the knee may be the tool's)
+    tool_bound: bool = False
 
 
 def rep_knee(points: pd.DataFrame, multiple: float = KNEE_MULTIPLE) -> RepKnee | None:
@@ -98,14 +103,15 @@ def rep_knee(points: pd.DataFrame, multiple: float = KNEE_MULTIPLE) -> RepKnee |
     prev_rate, prev_p99 = float(pts.iloc[0]["target_rps"]), low
     for _, p in pts.iloc[1:].iterrows():
         rate = float(p["target_rps"])
+        tool = bool(p["client_bound"]) if "client_bound" in p and not pd.isna(p["client_bound"]) else False
         if p["status"] != "ok":
             # saturated or failed: the curve is past the knee somewhere in (prev, rate]
-            return RepKnee(rep, prev_rate, False, low)
+            return RepKnee(rep, prev_rate, False, low, tool)
         p99 = float(p["lat_p99_us"])
         if p99 > limit:
             # log P99 linear in the rate between the last point under the limit and this one
             t = (math.log(limit) - math.log(prev_p99)) / (math.log(p99) - math.log(prev_p99))
-            return RepKnee(rep, prev_rate + t * (rate - prev_rate), False, low)
+            return RepKnee(rep, prev_rate + t * (rate - prev_rate), False, low, tool)
         prev_rate, prev_p99 = rate, p99
     return RepKnee(rep, prev_rate, True, low)
 
@@ -126,6 +132,7 @@ def knees(runs: pd.DataFrame, multiple: float = KNEE_MULTIPLE, confidence: float
             "knee_rps": knee,
             "knee_fraction": (knee.mean / cap) if knee.mean is not None and cap > 0 else math.nan,
             "n_reps": len(reps), "n_censored": sum(k.censored for k in reps),
+            "n_tool_bound": sum(k.tool_bound for k in reps),
             "low_p99_us": mean_ci([k.low_p99_us for k in reps], confidence),
             "multiple": multiple,
         })
