@@ -62,12 +62,15 @@ main() {
     step "the smoke run's reports in a browser (headless Chromium)"
     local browser_rc=0
     (cd "$LAB_ROOT" && LAB_SMOKE_DIR=$SCRATCH LAB_REQUIRE_BROWSER=1 "$py" -m pytest -q tests/browser) || browser_rc=$?
+    (cd "$LAB_ROOT" && LAB_SMOKE_DIR=$SCRATCH/latency LAB_REQUIRE_BROWSER=1 "$py" -m pytest -q tests/browser) || browser_rc=$?
     # The screenshots outlive the scratch dir, so a person can look at them.
-    if [[ -d $SCRATCH/screenshots ]]; then
-        rm -rf "$BUILD_DIR/screenshots/smoke"; mkdir -p "$BUILD_DIR/screenshots"
-        cp -r "$SCRATCH/screenshots" "$BUILD_DIR/screenshots/smoke"
-        log "screenshots of the smoke run's reports: $BUILD_DIR/screenshots/smoke/"
-    fi
+    local shots
+    for shots in "$SCRATCH/screenshots:smoke" "$SCRATCH/latency/screenshots:smoke-latency"; do
+        [[ -d ${shots%%:*} ]] || continue
+        rm -rf "$BUILD_DIR/screenshots/${shots##*:}"; mkdir -p "$BUILD_DIR/screenshots"
+        cp -r "${shots%%:*}" "$BUILD_DIR/screenshots/${shots##*:}"
+        log "screenshots of the smoke run's reports: $BUILD_DIR/screenshots/${shots##*:}/"
+    done
     (( browser_rc == 0 )) || die "the browser test of the reports failed (above)"
 
     step "no process left behind (servers, load tools, fuzzers)"
