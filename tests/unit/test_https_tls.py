@@ -144,7 +144,9 @@ def https_run(tmp_path_factory):
 
 def test_fake_https_frames(https_run):
     h = https_run.suite("https").runs
-    assert list(h.columns) == list(RUNS_COLUMNS) + ["req_per_s_with_log"] + list(TEXT_EXTRA_COLUMNS)
+    tls_cols = ["tls_version", "tls_cipher", "alpn", "alpn_source"]
+    assert set(tls_cols) <= set(TEXT_EXTRA_COLUMNS)
+    assert list(h.columns) == list(RUNS_COLUMNS) + ["req_per_s_with_log"] + tls_cols
     assert set(h["protocol"]) == {"h1", "h2"} and h["tls"].all()
     assert set(h.loc[h["protocol"] == "h1", "streams"]) == {1} and set(h.loc[h["protocol"] == "h2", "streams"]) == {10}
     ok = h[h["status"] == "ok"]
