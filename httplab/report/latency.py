@@ -9,10 +9,11 @@ from pathlib import Path
 import pandas as pd
 
 from ..stats.cells import format_delta
-from ..stats.latency_curves import (CONTRAST_FRACTION, KNEE_MULTIPLE, LATENCY_SUITES, SHARED_SCENARIO,
-                                    curve_points, knees, latency_runs, omission_ratio)
+from ..stats.latency_curves import (CONTRAST_FRACTION, CONTRAST_PAIR, KNEE_MULTIPLE, LATENCY_SUITES,
+                                    SHARED_SCENARIO, curve_points, knees, latency_runs)
 from ..tidy.bounds import SATURATION_MARGIN
 from ..tidy.servers import display_name, sort_servers
+from .cells import delta
 from .engine import ReportContext, open_report
 from .fmt import fmt_count, fmt_mean_ci, fmt_us
 from .tables import _with_meta
@@ -25,7 +26,7 @@ LOAD_WORDS: dict[str, str] = {"closed": "closed loop (capacity)", "open": "open 
 
 def open_latency_report(run_dir: str | Path | None = None, out_dir: str | Path | None = None,
                         raw_root: str | Path = "raw", data_root: str | Path = "data",
-                        confidence: float = 0.95, *, baseline: str = "evloop", write: bool = True) -> ReportContext:
+                        confidence: float = 0.95, *, baseline: str, write: bool = True) -> ReportContext:
     """open_report for the latency suites: the context's run holds all three (those present)."""
     ctx = open_report(LATENCY_SUITES[0], run_dir=run_dir, out_dir=out_dir, raw_root=raw_root,
                       data_root=data_root, confidence=confidence, baseline=baseline, write=write)
@@ -152,7 +153,9 @@ def omission_table(ctx: ReportContext) -> pd.DataFrame:
                 flag = " ⚑" if 2 * m.iloc[0]["n_client_bound"] > m.iloc[0]["n_ok"] else ""
                 return fmt_mean_ci(m.iloc[0][col], fmt_us) + flag
 
-            r = omission_ratio(ctx.runs, suite, server, "lat_p99_us", ctx.confidence)
+            runs = ctx.runs[(ctx.runs["suite"] == suite) & (ctx.runs["server"] == server)]
+            corrected, uncorrected = (runs[runs["scenario"] == sc] for sc in CONTRAST_PAIR)
+            r = delta(ctx.stats, "lat_p99_us", corrected, uncorrected, ctx.confidence)
             rows.append({
                 "Protocol": PROTOCOL_OF[suite], "Server": display_name(server),
                 "Closed loop P99 (at capacity)": cell("closed"),

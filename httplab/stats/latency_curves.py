@@ -1,5 +1,6 @@
 """Latency-under-load statistics of the latency suites (latency_h1, latency_h2c, latency_https):
-per point the curve's figures with intervals, per server the knee, and the closed-vs-open contrast.
+per point the curve's figures with intervals, and per server the knee. (The corrected/uncorrected
+contrast is a scenario pair of stats.write, a row of the comparisons frame.)
 
 Points (one per suite, server and scenario) come from httplab.tidy: `load_model` closed | open |
 open_uncorrected, `target_rps` (open points), `load_fraction` (open points set as a share of the
@@ -21,10 +22,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
-from .cells import MeanCI, mean_ci, ratio_ci_by_rep, RatioCI
+from .cells import MeanCI, mean_ci
 
 LATENCY_SUITES: tuple[str, ...] = ("latency_h1", "latency_h2c", "latency_https")
 KNEE_MULTIPLE = 3.0
@@ -32,6 +32,10 @@ KNEE_MULTIPLE = 3.0
 SHARED_SCENARIO = "r10k"
 """The shared absolute rate the HDR plots and the closed/open table use (10,000 req/s)."""
 CONTRAST_FRACTION = 0.80
+CONTRAST_PAIR: tuple[str, str] = ("f080", "f080_uncorrected")
+"""The scenarios of one schedule at CONTRAST_FRACTION timed from the scheduled and from the actual
+send; stats.write compares them (a scenario pair, paired by rep) so the report's Δ is a row of the
+run's comparisons frame."""
 PERCENTILE_COLS: tuple[str, ...] = ("lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_p999_us", "lat_max_us")
 
 
@@ -137,20 +141,6 @@ def knees(runs: pd.DataFrame, multiple: float = KNEE_MULTIPLE, confidence: float
             "multiple": multiple,
         })
     return pd.DataFrame(rows)
-
-
-# ---------------------------------------------------------------- what coordinated omission hides
-def omission_ratio(runs: pd.DataFrame, suite: str, server: str, metric: str = "lat_p99_us",
-                   confidence: float = 0.95) -> RatioCI:
-    """At CONTRAST_FRACTION of capacity: the corrected (open) percentile over the uncorrected one
-    (the same schedule timed from the actual send), paired by rep (both ran in the same server
-    process, minutes apart)."""
-    lr = latency_runs(runs)
-    at = lr[(lr["suite"] == suite) & (lr["server"] == server) & (lr["status"] == "ok")
-            & np.isclose(lr["load_fraction"].astype(float), CONTRAST_FRACTION)]
-    by_model = {m: dict(zip(g["rep"].astype(int), g[metric].astype(float)))
-                for m, g in at.groupby("load_model")}
-    return ratio_ci_by_rep(by_model.get("open", {}), by_model.get("open_uncorrected", {}), confidence)
 
 
 def mean_of(m: MeanCI | float) -> float:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from .frames import Cells, RunStats, comparisons_frame, estimates_frame
+from .latency_curves import CONTRAST_PAIR, LATENCY_SUITES
 from .schema import validate
 from ..tidy.rawrun import RawRun, load_run, write_tidy
 
@@ -24,7 +25,7 @@ SCENARIO_PAIRS: tuple[tuple[str, str, str], ...] = (
     ("languages", "get_json_c100", "get_root_c100"),
     ("languages", "get_query_c100", "get_root_c100"),
     ("languages", "get_root_close_c100", "get_root_c100"),
-)
+) + tuple((suite, *CONTRAST_PAIR) for suite in LATENCY_SUITES)  # the same schedule timed two ways
 # (suite A, suite B, scenario A, scenario B): between-suite comparisons (TLS cost, HTTP/2 vs 1.1).
 SUITE_PAIRS: tuple[tuple[str, str, str, str], ...] = (
     ("https", "http1", "h1_get_ping_c100", "get_ping_c100"),

@@ -1,6 +1,6 @@
 """The latency suites' statistics (httplab.stats.latency_curves): the knee per rep (crossing,
-interpolation, saturation, censoring, a client-bound crossing), its summary over reps, and the
-corrected/uncorrected contrast, on small hand-made runs frames."""
+interpolation, saturation, censoring, a client-bound crossing), its summary over reps and the
+curve points, on small hand-made runs frames."""
 from __future__ import annotations
 
 import math
@@ -8,7 +8,7 @@ import math
 import pandas as pd
 import pytest
 
-from httplab.stats.latency_curves import curve_points, knees, omission_ratio, rep_knee
+from httplab.stats.latency_curves import curve_points, knees, rep_knee
 
 CAP = 100_000.0
 
@@ -68,12 +68,3 @@ def test_curve_points_count_statuses_and_keep_saturated_out() -> None:
     p = pts.iloc[0]
     assert (p["n_ok"], p["n_saturated"], p["n_failed"]) == (3, 1, 1)
     assert p["lat_p99_us"].mean == pytest.approx((1000 * 2000 * 3000) ** (1 / 3))
-
-
-def test_omission_ratio_is_corrected_over_uncorrected_paired_by_rep() -> None:
-    rows = []
-    for rep in range(1, 6):
-        rows.append(row(rep, 0.8, 1000.0 * (1 + rep / 10), model="open_uncorrected", scenario="f080_uncorrected"))
-        rows.append(row(rep, 0.8, 4000.0 * (1 + rep / 10), model="open"))
-    r = omission_ratio(pd.DataFrame(rows), "latency_h1", "evloop")
-    assert r.paired and r.estimate == pytest.approx(3.0)
