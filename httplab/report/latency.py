@@ -176,8 +176,9 @@ def omission_table(ctx: ReportContext) -> pd.DataFrame:
     return _with_meta(pd.DataFrame(rows), title, caption)
 
 
-def shared_rate_label() -> str:
-    return f"{SHARED_SCENARIO} ({fmt_count(float(SHARED_SCENARIO[1:-1]) * 1000)} req/s)"
+def shared_rate_words() -> str:
+    """'10,000 req/s' for the shared scenario 'r10k' (its id is the rate in thousands)."""
+    return f"{fmt_count(float(SHARED_SCENARIO[1:-1]) * 1000)} req/s"
 
 
 def has_latency_runs(ctx: ReportContext) -> bool:

@@ -18,7 +18,7 @@ from ..stats.cells import MeanCI, mean_ci
 from ..stats.latency_curves import (CONTRAST_FRACTION, KNEE_MULTIPLE, LATENCY_SUITES, SHARED_SCENARIO,
                                     curve_points, knees)
 from ..tidy.servers import display_name, sort_servers
-from .latency import PROTOCOL_OF
+from .latency import PROTOCOL_OF, shared_rate_words
 from .plots import (FONT_MIN_PT, describe, latency_tick, legend_ncols, new_figure, nines, palette,
                     set_nines_axis, set_value_axis, styled, count_tick)
 
@@ -185,7 +185,7 @@ def percentile_curves(latency: pd.DataFrame, runs: pd.DataFrame, confidence: flo
                  Line2D([], [], color="black", lw=1.6, ls="--", label="from the actual send (uncorrected)")]
     _legend(fig, servers, pal, extra)
     where = (f"at {CONTRAST_FRACTION:.0%} of each server's capacity, timed two ways" if contrast
-             else f"at the shared rate {SHARED_SCENARIO} (open model)")
+             else f"at the shared rate of {shared_rate_words()} (open model)")
     fig.suptitle(f"Latency by percentile {where}")
     return describe(fig, (
         f"Line charts, one panel per protocol ({', '.join(PROTOCOL_OF[s] for s in suites)}): latency (log) "
