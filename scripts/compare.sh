@@ -16,22 +16,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 usage() { header_usage "${BASH_SOURCE[0]}"; }
 
-# export_report NOTEBOOK OUT: the executed notebook to HTML and Markdown without code, exactly as
-# run_all.sh's make_reports does (the alt_* templates; one figures folder shared by both exports,
-# emptied first).
-export_report() {
-    local nb=$1 out=$2 jupyter stem
-    jupyter=$(dirname "$(lab_python)")/jupyter
-    stem=$(basename "$nb" .ipynb)
-    rm -rf "${out:?}/${stem}_files"
-    "$jupyter" nbconvert --log-level WARN --to html --no-input --ExtractOutputPreprocessor.enabled=True \
-        --TemplateExporter.extra_template_basedirs="$LAB_ROOT/notebooks/templates" --template alt_lab \
-        "$nb" --output-dir "$out"
-    "$jupyter" nbconvert --log-level WARN --to markdown --no-input \
-        --TemplateExporter.extra_template_basedirs="$LAB_ROOT/notebooks/templates" --template alt_markdown \
-        "$nb" --output-dir "$out"
-}
-
 # run_notebook DIR_A DIR_B OUT CONFIDENCE FORCE: notebooks/compare.ipynb executed into OUT/compare.ipynb.
 run_notebook() {
     local py

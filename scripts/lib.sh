@@ -4,8 +4,8 @@
 # (the registry read from the manifests, starting and stopping servers), proc.sh
 # (/proc accounting), gate.sh (the verify gate), run.sh (the raw run directory and
 # its TLS material), measure.sh (one measured point, wrk and h2load), tool_oha.sh (the
-# open-model tool oha) and suite.sh
-# (the suite driver, flags and profiles). Suites (bench_*.sh) only declare their
+# open-model tool oha), suite.sh (the suite driver, flags and profiles) and report.sh
+# (exporting an executed notebook). Suites (bench_*.sh) only declare their
 # scenario matrix and call suite_run.
 
 LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -86,5 +86,5 @@ on_client() {
 
 # ---------------------------------------------------------------- the rest, by concern
 
-for _lib in servers proc gate run measure tool_oha suite; do source "$LAB_ROOT/scripts/lib/$_lib.sh"; done
+for _lib in servers proc gate run measure tool_oha suite report; do source "$LAB_ROOT/scripts/lib/$_lib.sh"; done
 unset _lib

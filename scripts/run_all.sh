@@ -111,14 +111,10 @@ pack_raw() {
 }
 
 # make_reports: one executed notebook per suite (reports/<run>/<nb>.ipynb, not
-# committed), exported without code to Markdown and HTML. Both exports extract
-# the figures into the one folder <nb>_files/ beside them (same file names, so
-# each figure is stored once; the HTML links them instead of embedding base64),
-# emptied first so that no figure of an earlier export is left behind.
+# committed), exported without code to Markdown and HTML (export_report, lib/report.sh).
 make_reports() {
-    local suite nb out py jupyter run_id
+    local suite nb out py run_id
     py=$(lab_python)
-    jupyter=$(dirname "$py")/jupyter
     run_id=$(basename "$RUN_DIR")
     out=$REPORTS_ROOT/$run_id
     mkdir -p "$out"
@@ -134,14 +130,7 @@ make_reports() {
         log "papermill notebooks/$nb.ipynb (run $run_id)"
         (cd "$LAB_ROOT" && "$(dirname "$py")/papermill" -k httplab --cwd "$LAB_ROOT" \
             "notebooks/$nb.ipynb" "$out/$nb.ipynb" -p run_dir "$RUN_DIR" -p out_dir "$DATA_ROOT/$run_id" >/dev/null)
-        rm -rf "${out:?}/${nb}_files"
-        # notebooks/templates: nbconvert's lab and markdown templates, extended to write each figure's alt text
-        "$jupyter" nbconvert --log-level WARN --to html --no-input --ExtractOutputPreprocessor.enabled=True \
-            --TemplateExporter.extra_template_basedirs="$LAB_ROOT/notebooks/templates" --template alt_lab \
-            "$out/$nb.ipynb" --output-dir "$out"
-        "$jupyter" nbconvert --log-level WARN --to markdown --no-input \
-            --TemplateExporter.extra_template_basedirs="$LAB_ROOT/notebooks/templates" --template alt_markdown \
-            "$out/$nb.ipynb" --output-dir "$out"
+        export_report "$out/$nb.ipynb" "$out"
     done
     "$py" -m httplab.report.index "$REPORTS_ROOT" --raw "$RAW_ROOT"
     log "reports: $out/ and $REPORTS_ROOT/index.html"

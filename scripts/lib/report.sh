@@ -1,0 +1,20 @@
+# scripts/lib/report.sh: exporting an executed notebook (sourced by lib.sh): run_all.sh's reports and
+# compare.sh's comparison export the same way.
+
+# export_report NOTEBOOK OUT: the executed notebook to HTML and Markdown without code, with
+# notebooks/templates (nbconvert's lab and markdown templates, extended to write each figure's alt
+# text). Both exports extract the figures into the one folder <stem>_files/ beside them (the same
+# names, so each figure is stored once and the HTML links it rather than embedding base64),
+# emptied first so that no figure of an earlier export is left behind.
+export_report() {
+    local nb=$1 out=$2 jupyter stem
+    jupyter=$(dirname "$(lab_python)")/jupyter
+    stem=$(basename "$nb" .ipynb)
+    rm -rf "${out:?}/${stem}_files"
+    "$jupyter" nbconvert --log-level WARN --to html --no-input --ExtractOutputPreprocessor.enabled=True \
+        --TemplateExporter.extra_template_basedirs="$LAB_ROOT/notebooks/templates" --template alt_lab \
+        "$nb" --output-dir "$out"
+    "$jupyter" nbconvert --log-level WARN --to markdown --no-input \
+        --TemplateExporter.extra_template_basedirs="$LAB_ROOT/notebooks/templates" --template alt_markdown \
+        "$nb" --output-dir "$out"
+}
