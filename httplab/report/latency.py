@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..stats.cells import format_delta
 from ..stats.latency_curves import (CONTRAST_FRACTION, CONTRAST_PAIR, KNEE_MULTIPLE, LATENCY_SUITES,
-                                    SHARED_SCENARIO, curve_points, knees, latency_runs)
+                                    SHARED_SCENARIO, curve_points, knees)
 from ..tidy.bounds import SATURATION_MARGIN
 from ..tidy.servers import display_name, sort_servers
 from .cells import delta
@@ -20,8 +20,6 @@ from .tables import _with_meta
 
 PROTOCOL_OF: dict[str, str] = {"latency_h1": "HTTP/1.1", "latency_h2c": "HTTP/2 (h2c)",
                                "latency_https": "HTTPS/1.1"}
-LOAD_WORDS: dict[str, str] = {"closed": "closed loop (capacity)", "open": "open model",
-                              "open_uncorrected": "open schedule, uncorrected"}
 
 
 def open_latency_report(run_dir: str | Path | None = None, out_dir: str | Path | None = None,
@@ -36,10 +34,6 @@ def open_latency_report(run_dir: str | Path | None = None, out_dir: str | Path |
     object.__setattr__(ctx, "run", full.suites_named(present))
     object.__setattr__(ctx, "suite", present[0])
     return ctx
-
-
-def suites_present(ctx: ReportContext) -> list[str]:
-    return [s for s in LATENCY_SUITES if s in set(ctx.runs["suite"])]
 
 
 def _rate(x: float) -> str:
@@ -179,7 +173,3 @@ def omission_table(ctx: ReportContext) -> pd.DataFrame:
 def shared_rate_words() -> str:
     """'10,000 req/s' for the shared scenario 'r10k' (its id is the rate in thousands)."""
     return f"{fmt_count(float(SHARED_SCENARIO[1:-1]) * 1000)} req/s"
-
-
-def has_latency_runs(ctx: ReportContext) -> bool:
-    return not latency_runs(ctx.runs).empty

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .cells import MeanCI, mean_ci
+from .cells import mean_ci
 
 LATENCY_SUITES: tuple[str, ...] = ("latency_h1", "latency_h2c", "latency_https")
 KNEE_MULTIPLE = 3.0
@@ -141,10 +141,3 @@ def knees(runs: pd.DataFrame, multiple: float = KNEE_MULTIPLE, confidence: float
             "multiple": multiple,
         })
     return pd.DataFrame(rows)
-
-
-def mean_of(m: MeanCI | float) -> float:
-    """The estimate of a MeanCI cell (NaN when there is none)."""
-    if isinstance(m, MeanCI):
-        return float(m.mean) if m.mean is not None else math.nan
-    return float(m)
