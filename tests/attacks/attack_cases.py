@@ -59,7 +59,14 @@ def h2_connect(port: int, **settings_values: int) -> tuple[socket.socket, H2Read
     s = connect(port)
     s.sendall(PREFACE + settings(**settings_values))
     s.setblocking(False)
-    return s, H2Reader(s)
+    r = H2Reader(s)
+    # The reader ACKs the server's SETTINGS when it reads them. Read them
+    # here, before the attack starts: an ACK written later could land inside
+    # a header block (a CONTINUATION flood) or a half-sent frame, and the
+    # server would rightly answer PROTOCOL_ERROR to the client's own mistake.
+    if not pump_reader(r, lambda: r.seen.settings > 0, 5):
+        raise RuntimeError("the server sent no SETTINGS within 5 s")
+    return s, r
 
 
 def pump_reader(r: H2Reader, until: Callable[[], bool], seconds: float) -> bool:

@@ -96,6 +96,7 @@ class Seen:
     stream_credit: dict = field(default_factory=dict)  # stream -> bytes
     conn_credit: int = 0
     pings: int = 0
+    settings: int = 0                   # the server's SETTINGS (not ACKs)
     eof: bool = False
     data_bytes: int = 0
 
@@ -141,6 +142,7 @@ class H2Reader:
     def _track(self, ftype: int, flags: int, sid: int, payload: bytes) -> None:
         s = self.seen
         if ftype == SETTINGS and not flags & ACK:
+            s.settings += 1
             try:
                 self.sock.sendall(frame(SETTINGS, ACK, 0))
             except OSError:
