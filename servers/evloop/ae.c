@@ -2,13 +2,15 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
-#include <sys/epoll.h>
+#include <string.h>
 #include <time.h>
-#include <unistd.h>
 
-/* At most this many ready fds are handled per epoll_wait; more simply wait
- * for the next turn (level-triggered, nothing is lost). */
+#include "ae_backend.h"
+
+/* At most this many ready fds are handled per wait; more simply wait for
+ * the next turn (the backend reports them again). */
 #define AE_MAX_FIRED 1024
 
 typedef struct aeFileEvent {
@@ -30,13 +32,13 @@ typedef struct aeTimeEvent {
 } aeTimeEvent;
 
 struct aeEventLoop {
-    int epfd;
+    const aeBackend *api;
+    void *apiState;
     int setsize;
     int stop;
     long long now;
     aeFileEvent *events;
-    struct epoll_event *fired;
-    int maxfired;
+    aeFired *fired;
     aeTimeEvent *timers;
     long long nextTimerId;
     aeBeforeSleepProc *beforeSleep;
@@ -49,19 +51,50 @@ static long long monoMs(void) {
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-aeEventLoop *aeCreateEventLoop(int setsize) {
+/* Backends other than epoll, registered by their files at start-up. */
+#define AE_MAX_BACKENDS 8
+static const aeBackend *extraBackends[AE_MAX_BACKENDS];
+static int nExtraBackends;
+
+void aeRegisterBackend(const aeBackend *b) {
+    if (nExtraBackends < AE_MAX_BACKENDS) extraBackends[nExtraBackends++] = b;
+}
+
+static const aeBackend *aeFindBackend(const char *name) {
+    if (!name || strcmp(name, aeBackendEpoll.name) == 0) return &aeBackendEpoll;
+    for (int i = 0; i < nExtraBackends; i++)
+        if (strcmp(name, extraBackends[i]->name) == 0) return extraBackends[i];
+    return NULL;
+}
+
+size_t aeBackendNames(char *buf, size_t len) {
+    size_t n = (size_t)snprintf(buf, len, "%s", aeBackendEpoll.name);
+    for (int i = 0; i < nExtraBackends && n < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, ", %s", extraBackends[i]->name);
+    return n;
+}
+
+aeEventLoop *aeCreateEventLoop(int setsize, const char *backend) {
+    const aeBackend *api = aeFindBackend(backend);
+    if (!api) {
+        errno = ENOENT;
+        return NULL;
+    }
     aeEventLoop *el = calloc(1, sizeof(*el));
     if (!el) return NULL;
+    el->api = api;
+    int maxfired = setsize < AE_MAX_FIRED ? setsize : AE_MAX_FIRED;
     el->setsize = setsize;
-    el->maxfired = setsize < AE_MAX_FIRED ? setsize : AE_MAX_FIRED;
     el->events = calloc((size_t)setsize, sizeof(*el->events));
-    el->fired = calloc((size_t)el->maxfired, sizeof(*el->fired));
-    el->epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (!el->events || !el->fired || el->epfd < 0) {
-        if (el->epfd >= 0) close(el->epfd);
+    el->fired = calloc((size_t)maxfired, sizeof(*el->fired));
+    el->apiState = api->create(setsize, maxfired);
+    if (!el->events || !el->fired || !el->apiState) {
+        int e = el->apiState ? ENOMEM : errno;
+        if (el->apiState) api->destroy(el->apiState);
         free(el->events);
         free(el->fired);
         free(el);
+        errno = e;
         return NULL;
     }
     el->nextTimerId = 1;
@@ -77,20 +110,10 @@ void aeDeleteEventLoop(aeEventLoop *el) {
         free(te);
         te = next;
     }
-    close(el->epfd);
+    el->api->destroy(el->apiState);
     free(el->events);
     free(el->fired);
     free(el);
-}
-
-static int epollApply(aeEventLoop *el, int fd, int oldmask, int newmask) {
-    struct epoll_event ee = {0};
-    int op = oldmask == AE_NONE ? EPOLL_CTL_ADD
-           : newmask == AE_NONE ? EPOLL_CTL_DEL : EPOLL_CTL_MOD;
-    if (newmask & AE_READABLE) ee.events |= EPOLLIN;
-    if (newmask & AE_WRITABLE) ee.events |= EPOLLOUT;
-    ee.data.fd = fd;
-    return epoll_ctl(el->epfd, op, fd, &ee);
 }
 
 int aeCreateFileEvent(aeEventLoop *el, int fd, int mask, aeFileProc *proc,
@@ -101,7 +124,7 @@ int aeCreateFileEvent(aeEventLoop *el, int fd, int mask, aeFileProc *proc,
     }
     aeFileEvent *fe = &el->events[fd];
     int newmask = fe->mask | mask;
-    if (newmask != fe->mask && epollApply(el, fd, fe->mask, newmask) < 0)
+    if (newmask != fe->mask && el->api->watch(el->apiState, fd, fe->mask, newmask) < 0)
         return AE_ERR;
     fe->mask = newmask;
     fe->proc = proc;
@@ -115,7 +138,7 @@ void aeDeleteFileEvent(aeEventLoop *el, int fd, int mask) {
     int newmask = fe->mask & ~mask;
     if (newmask == fe->mask) return;
     /* DEL on an fd that is about to be closed can only fail harmlessly. */
-    (void)epollApply(el, fd, fe->mask, newmask);
+    (void)el->api->watch(el->apiState, fd, fe->mask, newmask);
     fe->mask = newmask;
 }
 
@@ -195,20 +218,14 @@ int aeProcessEvents(aeEventLoop *el) {
         long long now = monoMs();
         timeout = when > now ? (int)(when - now) : 0;
     }
-    int n = epoll_wait(el->epfd, el->fired, el->maxfired, timeout);
+    int n = el->api->poll(el->apiState, el->fired, timeout);
     el->now = monoMs();
-    if (n < 0) n = 0; /* EINTR: just run the timers */
 
     for (int i = 0; i < n; i++) {
-        int fd = el->fired[i].data.fd;
-        uint32_t ev = el->fired[i].events;
+        int fd = el->fired[i].fd;
         aeFileEvent *fe = &el->events[fd];
-        int mask = 0;
-        /* Errors and hangups are reported as whatever the owner watches, so
-         * its next read/write sees the failure and cleans up. */
-        if (ev & (EPOLLIN | EPOLLERR | EPOLLHUP)) mask |= AE_READABLE;
-        if (ev & (EPOLLOUT | EPOLLERR | EPOLLHUP)) mask |= AE_WRITABLE;
-        mask &= fe->mask;
+        /* An earlier callback of this turn may have stopped watching. */
+        int mask = el->fired[i].mask & fe->mask;
         if (mask) fe->proc(el, fd, fe->clientData, mask);
     }
     processTimeEvents(el);
@@ -223,3 +240,5 @@ void aeMain(aeEventLoop *el) {
 void aeStop(aeEventLoop *el) { el->stop = 1; }
 
 long long aeNowMs(const aeEventLoop *el) { return el->now; }
+
+const char *aeGetApiName(const aeEventLoop *el) { return el->api->name; }

@@ -1,10 +1,14 @@
-/* ae: a tiny single-threaded event loop (epoll file events + ms timers).
+/* ae: a tiny single-threaded event loop (file events + ms timers).
  *
  * Shaped after Redis's ae: a fd-indexed table of file events, one callback
  * per fd that is told which of READABLE/WRITABLE fired, a short list of
- * timers, and a hook that runs once per loop turn just before we block. */
+ * timers, and a hook that runs once per loop turn just before we block.
+ * The kernel mechanism (epoll) sits behind ae_backend.h, one file per
+ * backend. */
 #ifndef AE_H
 #define AE_H
+
+#include <stddef.h>
 
 #define AE_OK 0
 #define AE_ERR (-1)
@@ -23,8 +27,11 @@ typedef void aeFileProc(aeEventLoop *el, int fd, void *clientData, int mask);
 typedef long long aeTimeProc(aeEventLoop *el, long long id, void *clientData);
 typedef void aeBeforeSleepProc(aeEventLoop *el, void *clientData);
 
-/* setsize bounds the fds the loop can watch (fd < setsize). */
-aeEventLoop *aeCreateEventLoop(int setsize);
+/* setsize bounds the fds the loop can watch (fd < setsize). backend names
+ * the kernel mechanism (ae_backend.h); NULL is the default, epoll. NULL on
+ * failure with errno: ENOENT for a backend not built in, else the
+ * backend's own reason (ENOSYS, EPERM where it is unavailable). */
+aeEventLoop *aeCreateEventLoop(int setsize, const char *backend);
 void aeDeleteEventLoop(aeEventLoop *el);
 
 /* Adds mask to the events watched on fd; proc/clientData replace any
@@ -50,5 +57,10 @@ void aeStop(aeEventLoop *el);
 /* Monotonic ms, sampled once per loop turn right after waking up, so that
  * hot paths can stamp deadlines without a clock call each. */
 long long aeNowMs(const aeEventLoop *el);
+
+/* The loop's backend: "epoll", ... */
+const char *aeGetApiName(const aeEventLoop *el);
+/* Writes the built-in backends' names ("epoll, ...") for messages. */
+size_t aeBackendNames(char *buf, size_t len);
 
 #endif

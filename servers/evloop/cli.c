@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "ae.h"
 #include "routes.h"
 
 /* The loop's fd table is sized from RLIMIT_NOFILE, capped so an "unlimited"
@@ -50,8 +51,10 @@ static const num_flag num_flags[] = {
 #define N_NUM_FLAGS (sizeof(num_flags) / sizeof(num_flags[0]))
 
 static void usage(const char *prog, int tls) {
-    fprintf(stderr, "usage: %s PORT%s [--bind ADDR]", prog,
-            tls ? " CERT KEY" : "");
+    char loops[128];
+    aeBackendNames(loops, sizeof(loops));
+    fprintf(stderr, "usage: %s PORT%s [--bind ADDR] [--loop %s]", prog,
+            tls ? " CERT KEY" : "", loops);
     for (size_t i = 0; i < N_NUM_FLAGS; i++)
         if (tls || !num_flags[i].tls_only)
             fprintf(stderr, "%s[%s N]", i % 3 == 0 ? "\n       " : " ",
@@ -137,6 +140,7 @@ void cli_parse(int argc, char **argv, int tls, cli_args *a) {
         const char *v = argv[++i];
         const num_flag *f;
         if (!strcmp(s, "--bind")) a->cfg.bind_addr = v;
+        else if (!strcmp(s, "--loop")) a->cfg.loop_backend = v;
         else if ((f = find_flag(s, tls)))
             set_num(&a->cfg, f, parse_num(a, tls, v, f->min, f->max, f->name));
         else {

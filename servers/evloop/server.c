@@ -231,9 +231,18 @@ int server_init(server *s, const server_config *cfg, int setsize) {
     s->sweep_ms = t / 4 < 10 ? 10 : t / 4 > 1000 ? 1000 : t / 4;
     date_cache_update(time(NULL));
 
-    s->el = aeCreateEventLoop(setsize);
+    s->el = aeCreateEventLoop(setsize, cfg->loop_backend);
     if (!s->el) {
-        fprintf(stderr, "%s: cannot create event loop\n", s->cfg.prog);
+        char names[128];
+        aeBackendNames(names, sizeof(names));
+        if (errno == ENOENT)
+            fprintf(stderr, "%s: unknown --loop %s (built in: %s)\n",
+                    s->cfg.prog, cfg->loop_backend, names);
+        else
+            fprintf(stderr, "%s: cannot create the %s event loop: %s\n",
+                    s->cfg.prog, cfg->loop_backend ? cfg->loop_backend
+                                                   : "default",
+                    strerror(errno));
         return -1;
     }
     /* Signals arrive as a readable fd, so shutdown runs inside the loop

@@ -14,6 +14,8 @@ typedef struct server_config {
     const char *prog; /* for messages; NULL: "http_bench_server" */
     const char *bind_addr;
     int port;
+    /* The event loop's backend (ae_backend.h); NULL: the default, epoll. */
+    const char *loop_backend;
     uint64_t max_body;
     long long header_timeout_ms;
     long long idle_timeout_ms;

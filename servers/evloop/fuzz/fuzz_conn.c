@@ -273,7 +273,7 @@ void fuzz_conn_init(void) {
     trace = getenv("FUZZ_CONN_TRACE") && *getenv("FUZZ_CONN_TRACE") == '1';
     srv.listen_fd = srv.signal_fd = -1;
     srv.sweep_ms = 1000;
-    srv.el = aeCreateEventLoop(1024);
+    srv.el = aeCreateEventLoop(1024, NULL);
     CHECK(srv.el);
     aeSetBeforeSleepProc(srv.el, before_sleep, &srv);
     CHECK(aeCreateTimeEvent(srv.el, 0, guard_timer, NULL) > 0);
