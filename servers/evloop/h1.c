@@ -9,6 +9,7 @@
 #include "h2.h"
 #include "h2_wire.h"
 #include "http1_parser.h"
+#include "http_status.h"
 #include "routes.h"
 
 /* Static bodies up to this size are copied next to their head: a few bytes
@@ -61,62 +62,31 @@ typedef struct h1_state {
 
 /* ---- response assembly ---- */
 
-static const char *status_line(int status) {
-    switch (status) {
-    case 200: return "HTTP/1.1 200 OK\r\n";
-    case 400: return "HTTP/1.1 400 Bad Request\r\n";
-    case 404: return "HTTP/1.1 404 Not Found\r\n";
-    case 405: return "HTTP/1.1 405 Method Not Allowed\r\n";
-    case 408: return "HTTP/1.1 408 Request Timeout\r\n";
-    case 413: return "HTTP/1.1 413 Content Too Large\r\n";
-    case 431: return "HTTP/1.1 431 Request Header Fields Too Large\r\n";
-    case 501: return "HTTP/1.1 501 Not Implemented\r\n";
-    case 505: return "HTTP/1.1 505 HTTP Version Not Supported\r\n";
-    default: return "HTTP/1.1 500 Internal Server Error\r\n";
-    }
-}
-
-static const char *error_body(int status) {
-    switch (status) {
-    case 400: return "Bad Request\n";
-    case 408: return "Request Timeout\n";
-    case 413: return "Content Too Large\n";
-    case 431: return "Request Header Fields Too Large\n";
-    case 501: return "Not Implemented\n";
-    case 505: return "HTTP Version Not Supported\n";
-    default: return "Internal Server Error\n";
-    }
-}
-
 static char *put(char *p, const char *s) {
     size_t n = strlen(s);
     memcpy(p, s, n);
     return p + n;
 }
 
-static char *put_u64(char *p, uint64_t v) {
-    char tmp[20];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n) *p++ = tmp[--n];
-    return p;
-}
-
 static int put_head(conn *c, int status, const char *ctype, uint64_t clen,
                     const char *allow, int conn_hdr) {
     char *start = conn_out_reserve(c, H1_HEAD_RESERVE), *p = start;
     if (!p) return -1;
-    p = put(p, status_line(status));
+    size_t rlen;
+    const char *reason = http_status_reason(status, &rlen);
+    memcpy(p, "HTTP/1.1 ", 9);
+    http_status_digits(status, p + 9);
+    p[12] = ' ';
+    memcpy(p + 13, reason, rlen);
+    p += 13 + rlen;
+    p = put(p, "\r\n");
     p = put(p, "Server: evloop\r\nDate: ");
     memcpy(p, date_cache_get(), DATE_CACHE_LEN);
     p += DATE_CACHE_LEN;
     p = put(p, "\r\nContent-Type: ");
     p = put(p, ctype);
     p = put(p, "\r\nContent-Length: ");
-    p = put_u64(p, clen);
+    p += fmt_u64(p, clen);
     p = put(p, "\r\n");
     if (allow) {
         p = put(p, "Allow: ");
@@ -133,8 +103,8 @@ static int put_head(conn *c, int status, const char *ctype, uint64_t clen,
 /* Answers with an error and ends the connection: after a framing error we
  * cannot know where the next request would start. */
 static int h1_error(conn *c, h1_state *h, int status) {
-    const char *body = error_body(status);
-    size_t n = strlen(body);
+    size_t n;
+    const char *body = http_status_error_body(status, &n);
     h->state = ST_DEAD;
     c->rstart = c->rend = 0;
     if (put_head(c, status, "text/plain", n, NULL, CONN_HDR_CLOSE) < 0 ||

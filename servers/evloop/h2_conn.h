@@ -57,7 +57,10 @@ typedef struct h2_stream {
     /* Response body being sent: static memory or body itself. */
     const char *out;
     size_t out_len, out_off;
-    char clen[24]; /* content-length value; must live until HEADERS is sent */
+    /* :status and content-length values: nghttp2 refers to them (NO_COPY)
+     * until the HEADERS frame is serialized. */
+    char status[3];
+    char clen[20];
     /* Generated response bodies. Kept with the pooled object across
      * streams (trimmed to H2_KEEP_SCRATCH on close), so small generated
      * answers cost no allocation; large ones move into `body` (h2_submit). */

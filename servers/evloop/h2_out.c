@@ -15,34 +15,12 @@
 
 #include "date_cache.h"
 #include "h2_conn.h"
+#include "http_status.h"
 
 /* DATA payloads at least this big go out by reference; smaller ones are
  * copied, since an extra iovec costs more than a short memcpy and copies
  * keep a batch of small responses in one contiguous obuf range. */
 #define H2_NO_COPY_MIN 2048
-
-static const char *status_str(int status) {
-    switch (status) {
-    case 200: return "200";
-    case 400: return "400";
-    case 404: return "404";
-    case 405: return "405";
-    case 408: return "408";
-    case 413: return "413";
-    case 431: return "431";
-    default: return "500";
-    }
-}
-
-static const char *error_body(int status) {
-    switch (status) {
-    case 400: return "Bad Request\n";
-    case 408: return "Request Timeout\n";
-    case 413: return "Content Too Large\n";
-    case 431: return "Request Header Fields Too Large\n";
-    default: return "Internal Server Error\n";
-    }
-}
 
 /* Static header values, never copied by nghttp2 (NO_COPY flags): names are
  * literals, values are literals, the date cache (rewritten in place, same
@@ -52,18 +30,6 @@ static nghttp2_nv nv_static(const char *name, const char *value, size_t vlen) {
                      NGHTTP2_NV_FLAG_NO_COPY_NAME |
                          NGHTTP2_NV_FLAG_NO_COPY_VALUE};
     return nv;
-}
-
-static size_t fmt_u64(char *p, uint64_t v) {
-    char tmp[20];
-    size_t n = 0, i = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n) p[i++] = tmp[--n];
-    p[i] = '\0';
-    return i;
 }
 
 static ssize_t read_body(nghttp2_session *ng, int32_t stream_id, uint8_t *buf,
@@ -93,9 +59,9 @@ static int submit(h2_conn *h, h2_stream *st, int status, const char *ctype,
     nghttp2_nv nv[6];
     size_t n = 0;
     size_t clen_len = fmt_u64(st->clen, len);
-    const char *code = status_str(status);
 
-    nv[n++] = nv_static(":status", code, strlen(code));
+    http_status_digits(status, st->status);
+    nv[n++] = nv_static(":status", st->status, 3);
     nv[n++] = nv_static("server", "evloop", 6);
     nv[n++] = nv_static("date", date_cache_get(), DATE_CACHE_LEN);
     nv[n++] = nv_static("content-type", ctype, strlen(ctype));
@@ -154,8 +120,9 @@ int h2_respond(h2_conn *h, h2_stream *st, const route_request *rq) {
 }
 
 int h2_respond_error(h2_conn *h, h2_stream *st, int status) {
-    const char *body = error_body(status);
-    return submit(h, st, status, "text/plain", NULL, body, strlen(body), 0);
+    size_t len;
+    const char *body = http_status_error_body(status, &len);
+    return submit(h, st, status, "text/plain", NULL, body, len, 0);
 }
 
 int h2_send_data(nghttp2_session *ng, nghttp2_frame *frame,

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "http_status.h"
 #include "json.h"
 #include "json_members.h"
 #include "query.h"
@@ -143,16 +144,10 @@ void shootout_post_something(const route_request *req, route_response *res) {
         return;
     }
 
-    char digits[20], *o = s->out.data + s->out.len;
-    size_t v = req->body_len;
-    int nd = 0;
-    do {
-        digits[nd++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
+    char *o = s->out.data + s->out.len;
     memcpy(o, ",\"bytes\":", 9);
     o += 9;
-    while (nd) *o++ = digits[--nd];
+    o += fmt_u64(o, req->body_len);
     *o++ = '}';
     s->out.len = (size_t)(o - s->out.data);
     from_scratch(res, s, "application/json");

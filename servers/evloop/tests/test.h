@@ -31,5 +31,6 @@ void test_tls(void);
 void test_query(void);
 void test_json(void);
 void test_json_fuzz(void);
+void test_http_status(void);
 
 #endif

@@ -23,6 +23,7 @@ int main(void) {
     test_query();
     test_json();
     test_json_fuzz();
+    test_http_status();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
