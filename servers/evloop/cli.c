@@ -30,23 +30,23 @@ typedef struct num_flag {
 #define CFG(f) offsetof(server_config, f)
 #define DAY_MS 86400000ULL
 static const num_flag num_flags[] = {
-    {"--max-body", 0, NUM_U64, CFG(max_body), 0, 1ULL << 40},
-    {"--header-timeout", 0, NUM_MS, CFG(header_timeout_ms), 1, DAY_MS},
-    {"--idle-timeout", 0, NUM_MS, CFG(idle_timeout_ms), 1, DAY_MS},
-    {"--send-timeout", 0, NUM_MS, CFG(send_timeout_ms), 1, DAY_MS},
-    {"--body-timeout", 0, NUM_MS, CFG(body_timeout_ms), 1, DAY_MS},
-    {"--body-min-rate", 0, NUM_U64, CFG(body_min_rate), 0, 1ULL << 40},
+    {"--max-body", 0, NUM_U64, CFG(conn.max_body), 0, 1ULL << 40},
+    {"--header-timeout", 0, NUM_MS, CFG(conn.header_timeout_ms), 1, DAY_MS},
+    {"--idle-timeout", 0, NUM_MS, CFG(conn.idle_timeout_ms), 1, DAY_MS},
+    {"--send-timeout", 0, NUM_MS, CFG(conn.send_timeout_ms), 1, DAY_MS},
+    {"--body-timeout", 0, NUM_MS, CFG(conn.body_timeout_ms), 1, DAY_MS},
+    {"--body-min-rate", 0, NUM_U64, CFG(conn.body_min_rate), 0, 1ULL << 40},
     {"--max-conns", 0, NUM_SIZE, CFG(max_conns), 1, 1ULL << 24},
-    {"--h2-conn-memory", 0, NUM_U64, CFG(h2_conn_memory), 1, 1ULL << 40},
-    {"--h2-max-header-list", 0, NUM_U32, CFG(h2_max_header_list), 256,
+    {"--h2-conn-memory", 0, NUM_U64, CFG(conn.h2_conn_memory), 1, 1ULL << 40},
+    {"--h2-max-header-list", 0, NUM_U32, CFG(conn.h2_max_header_list), 256,
      1U << 24},
-    {"--h2-max-continuations", 0, NUM_U32, CFG(h2_max_continuations), 0,
+    {"--h2-max-continuations", 0, NUM_U32, CFG(conn.h2_max_continuations), 0,
      1U << 16},
-    {"--h2-reset-burst", 0, NUM_U32, CFG(h2_reset_burst), 1, 1U << 30},
-    {"--h2-reset-rate", 0, NUM_U32, CFG(h2_reset_rate), 0, 1U << 30},
-    {"--h2-flood-burst", 0, NUM_U32, CFG(h2_flood_burst), 1, 1U << 30},
-    {"--h2-flood-rate", 0, NUM_U32, CFG(h2_flood_rate), 0, 1U << 30},
-    {"--handshake-timeout", 1, NUM_MS, CFG(handshake_timeout_ms), 1, DAY_MS},
+    {"--h2-reset-burst", 0, NUM_U32, CFG(conn.h2_reset_burst), 1, 1U << 30},
+    {"--h2-reset-rate", 0, NUM_U32, CFG(conn.h2_reset_rate), 0, 1U << 30},
+    {"--h2-flood-burst", 0, NUM_U32, CFG(conn.h2_flood_burst), 1, 1U << 30},
+    {"--h2-flood-rate", 0, NUM_U32, CFG(conn.h2_flood_rate), 0, 1U << 30},
+    {"--handshake-timeout", 1, NUM_MS, CFG(conn.handshake_timeout_ms), 1, DAY_MS},
 };
 #define N_NUM_FLAGS (sizeof(num_flags) / sizeof(num_flags[0]))
 
@@ -100,21 +100,21 @@ void cli_defaults(server_config *cfg) {
     memset(cfg, 0, sizeof(*cfg));
     cfg->bind_addr = "127.0.0.1";
     cfg->port = -1;
-    cfg->max_body = 16777216;
-    cfg->header_timeout_ms = 10000;
-    cfg->idle_timeout_ms = 60000;
-    cfg->send_timeout_ms = 30000;
-    cfg->body_timeout_ms = 10000;
-    cfg->body_min_rate = 1024;
+    cfg->conn.max_body = 16777216;
+    cfg->conn.header_timeout_ms = 10000;
+    cfg->conn.idle_timeout_ms = 60000;
+    cfg->conn.send_timeout_ms = 30000;
+    cfg->conn.body_timeout_ms = 10000;
+    cfg->conn.body_min_rate = 1024;
     cfg->max_conns = 8192;
-    cfg->h2_conn_memory = 0; /* = max_body, see cli_parse */
-    cfg->h2_max_header_list = 16384;
-    cfg->h2_max_continuations = 8;
-    cfg->h2_reset_burst = 1000;
-    cfg->h2_reset_rate = 33;
-    cfg->h2_flood_burst = 1000;
-    cfg->h2_flood_rate = 100;
-    cfg->handshake_timeout_ms = 10000;
+    cfg->conn.h2_conn_memory = 0; /* = max_body, see cli_parse */
+    cfg->conn.h2_max_header_list = 16384;
+    cfg->conn.h2_max_continuations = 8;
+    cfg->conn.h2_reset_burst = 1000;
+    cfg->conn.h2_reset_rate = 33;
+    cfg->conn.h2_flood_burst = 1000;
+    cfg->conn.h2_flood_rate = 100;
+    cfg->conn.handshake_timeout_ms = 10000;
 }
 
 void cli_parse(int argc, char **argv, int tls, cli_args *a) {
@@ -151,8 +151,8 @@ void cli_parse(int argc, char **argv, int tls, cli_args *a) {
     if (npos != (tls ? 3 : 1)) usage(prog, tls);
     /* One body of --max-body must always fit, or its upload would stall
      * waiting for credit that only its own completion can free. */
-    if (!a->cfg.h2_conn_memory) a->cfg.h2_conn_memory = a->cfg.max_body;
-    if (a->cfg.h2_conn_memory < a->cfg.max_body) {
+    if (!a->cfg.conn.h2_conn_memory) a->cfg.conn.h2_conn_memory = a->cfg.conn.max_body;
+    if (a->cfg.conn.h2_conn_memory < a->cfg.conn.max_body) {
         fprintf(stderr, "%s: --h2-conn-memory must be at least --max-body\n",
                 prog);
         usage(prog, tls);

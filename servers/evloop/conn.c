@@ -14,10 +14,10 @@
 #define F_PAUSED 2u            /* handler stopped on a full output queue */
 #define F_PEER_EOF 4u          /* read returned 0 */
 #define F_LINGER 8u            /* write side shut, draining input */
-#define F_DIRTY 16u            /* on server->dirty */
+#define F_DIRTY 16u            /* on set->dirty */
 #define F_HANDSHAKE 32u        /* transport handshake not finished */
 #define F_HS_WRITE 64u         /* ... and it waits to write, not to read */
-#define F_RPENDING 128u        /* on server->rpending */
+#define F_RPENDING 128u        /* on set->rpending */
 
 /* After our last response, keep reading (and discarding) for this long
  * before close(): closing with unread input makes the kernel send RST, which
@@ -61,19 +61,25 @@ static const proto_handler *proto_select(const char *buf, size_t len) {
 
 static void conn_event(aeEventLoop *el, int fd, void *data, int mask);
 
-conn *conn_create(server *s, int fd) {
+void conn_set_init(conn_set *set, aeEventLoop *el, const conn_config *cfg) {
+    memset(set, 0, sizeof(*set));
+    set->el = el;
+    set->cfg = cfg;
+}
+
+conn *conn_create(conn_set *s, int fd) {
     conn *c = calloc(1, sizeof(*c));
     if (!c) return NULL;
     c->fd = fd;
-    c->srv = s;
+    c->set = s;
+    c->cfg = s->cfg;
     c->tp = &plain_transport;
     c->rbuf = malloc(CONN_RBUF_SIZE);
     c->obuf = malloc(CONN_OBUF_SIZE);
     c->segs = malloc(CONN_MAX_SEGS * sizeof(*c->segs));
     c->iov = malloc(CONN_MAX_SEGS * sizeof(*c->iov));
     int ok = c->rbuf && c->obuf && c->segs && c->iov &&
-             (!s->cfg.conn_setup ||
-              s->cfg.conn_setup(c, s->cfg.conn_setup_arg) == 0);
+             (!s->cfg->setup || s->cfg->setup(c, s->cfg->setup_arg) == 0);
     if (!ok ||
         aeCreateFileEvent(s->el, fd, AE_READABLE, conn_event, c) != AE_OK) {
         if (ok && c->tp->close) c->tp->close(c);
@@ -94,18 +100,18 @@ conn *conn_create(server *s, int fd) {
         /* The handshake has its own, usually shorter, limit; the header
          * timeout starts once it is done. */
         c->flags |= F_HANDSHAKE;
-        c->deadline = aeNowMs(s->el) + s->cfg.handshake_timeout_ms;
+        c->deadline = aeNowMs(s->el) + s->cfg->handshake_timeout_ms;
     }
 
-    c->next = s->conns;
-    if (s->conns) s->conns->prev = c;
-    s->conns = c;
-    s->nconns++;
+    c->next = s->all;
+    if (s->all) s->all->prev = c;
+    s->all = c;
+    s->n++;
     return c;
 }
 
 static void dirty_remove(conn *c) {
-    server *s = c->srv;
+    conn_set *s = c->set;
     if (!(c->flags & F_DIRTY)) return;
     if (c->dprev) c->dprev->dnext = c->dnext;
     else s->dirty = c->dnext;
@@ -115,7 +121,7 @@ static void dirty_remove(conn *c) {
 }
 
 static void rpending_remove(conn *c) {
-    server *s = c->srv;
+    conn_set *s = c->set;
     if (!(c->flags & F_RPENDING)) return;
     if (c->rprev) c->rprev->rnext = c->rnext;
     else s->rpending = c->rnext;
@@ -124,19 +130,40 @@ static void rpending_remove(conn *c) {
     c->flags &= ~F_RPENDING;
 }
 
+static void read_pending(conn_set *s);
+
+static long long pending_reads_timer(aeEventLoop *el, long long id,
+                                     void *data) {
+    conn_set *s = data;
+    (void)el;
+    (void)id;
+    s->rpending_timer = 0;
+    read_pending(s);
+    return AE_NOMORE;
+}
+
+/* A timer due now makes the next poll return at once, so this input is
+ * read after this turn's flush, like a socket event would be: output still
+ * leaves in one write per connection per turn. */
+static void schedule_pending_reads(conn_set *s) {
+    if (s->rpending_timer) return;
+    long long id = aeCreateTimeEvent(s->el, 0, pending_reads_timer, s);
+    s->rpending_timer = id > 0 ? id : 0;
+}
+
 static void rpending_add(conn *c) {
-    server *s = c->srv;
+    conn_set *s = c->set;
     if (c->flags & F_RPENDING) return;
     c->rprev = NULL;
     c->rnext = s->rpending;
     if (s->rpending) s->rpending->rprev = c;
     s->rpending = c;
     c->flags |= F_RPENDING;
-    server_schedule_pending_reads(s);
+    schedule_pending_reads(s);
 }
 
 static void dirty_add(conn *c) {
-    server *s = c->srv;
+    conn_set *s = c->set;
     if (c->flags & F_DIRTY) return;
     c->dprev = NULL;
     c->dnext = s->dirty;
@@ -146,7 +173,7 @@ static void dirty_add(conn *c) {
 }
 
 void conn_close(conn *c) {
-    server *s = c->srv;
+    conn_set *s = c->set;
 
     if (c->mask) aeDeleteFileEvent(s->el, c->fd, c->mask);
     if (c->tp->close) c->tp->close(c); /* TLS close_notify needs the fd */
@@ -156,9 +183,9 @@ void conn_close(conn *c) {
     dirty_remove(c);
     rpending_remove(c);
     if (c->prev) c->prev->next = c->next;
-    else s->conns = c->next;
+    else s->all = c->next;
     if (c->next) c->next->prev = c->prev;
-    s->nconns--;
+    s->n--;
     free(c->rbuf);
     free(c->obuf);
     free(c->segs);
@@ -167,11 +194,11 @@ void conn_close(conn *c) {
 }
 
 void conn_set_phase(conn *c, conn_phase phase) {
-    const server_config *cfg = &c->srv->cfg;
+    const conn_config *cfg = c->cfg;
     /* (a body's deadline depends on its progress: conn_set_deadline) */
     long long t = phase == CONN_PHASE_HEAD ? cfg->header_timeout_ms
                                            : cfg->idle_timeout_ms;
-    conn_set_deadline(c, phase, aeNowMs(c->srv->el) + t);
+    conn_set_deadline(c, phase, aeNowMs(c->set->el) + t);
 }
 
 void conn_set_deadline(conn *c, conn_phase phase, long long at) {
@@ -181,7 +208,7 @@ void conn_set_deadline(conn *c, conn_phase phase, long long at) {
 
 long long conn_body_deadline(const conn *c, long long start,
                              uint64_t received, long long last) {
-    const server_config *cfg = &c->srv->cfg;
+    const conn_config *cfg = c->cfg;
     long long at = start + cfg->body_timeout_ms;
     /* Each --body-min-rate bytes buy one more second: a client must keep up
      * the rate on average, so one byte a second cannot hold a connection. */
@@ -194,7 +221,7 @@ long long conn_body_deadline(const conn *c, long long start,
     return at < pause ? at : pause;
 }
 
-long long conn_now(const conn *c) { return aeNowMs(c->srv->el); }
+long long conn_now(const conn *c) { return aeNowMs(c->set->el); }
 
 /* ---- output queue ---- */
 
@@ -267,11 +294,11 @@ int conn_out_full(const conn *c) {
 static int conn_flush(conn *c) {
     if (c->out_pending == 0) return 1;
 
-    long long now = aeNowMs(c->srv->el);
+    long long now = aeNowMs(c->set->el);
     /* The stall clock starts at the first attempt, not at queueing: output
      * queued this turn (e.g. right after a TLS handshake) is flushed in
      * before-sleep, after the sweep timer may already have looked. */
-    if (!c->wdeadline) c->wdeadline = now + c->srv->cfg.send_timeout_ms;
+    if (!c->wdeadline) c->wdeadline = now + c->cfg->send_timeout_ms;
 
     int n = 0;
     size_t skip = c->seg_off;
@@ -288,7 +315,7 @@ static int conn_flush(conn *c) {
     } while (w < 0 && errno == EINTR);
     if (w < 0) return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
 
-    c->wdeadline = now + c->srv->cfg.send_timeout_ms;
+    c->wdeadline = now + c->cfg->send_timeout_ms;
     c->out_pending -= (size_t)w;
     size_t left = (size_t)w;
     while (left) {
@@ -322,7 +349,7 @@ static int conn_flush(conn *c) {
     }
     /* The idle timeout counts from when the last response left. */
     if (c->phase == CONN_PHASE_IDLE)
-        c->deadline = now + c->srv->cfg.idle_timeout_ms;
+        c->deadline = now + c->cfg->idle_timeout_ms;
     return 1;
 }
 
@@ -339,9 +366,9 @@ static void update_interest(conn *c) {
         want = AE_NONE;
     else want = AE_READABLE;
     if (want == c->mask) return;
-    if (c->mask & ~want) aeDeleteFileEvent(c->srv->el, c->fd, c->mask & ~want);
+    if (c->mask & ~want) aeDeleteFileEvent(c->set->el, c->fd, c->mask & ~want);
     if ((want & ~c->mask) &&
-        aeCreateFileEvent(c->srv->el, c->fd, want & ~c->mask, conn_event, c) !=
+        aeCreateFileEvent(c->set->el, c->fd, want & ~c->mask, conn_event, c) !=
             AE_OK)
         want &= c->mask;
     c->mask = want;
@@ -405,14 +432,14 @@ static int conn_idle(const conn *c) {
 /* Our side is done: shut the write side and drain input until the peer
  * closes or the linger time is up. */
 static void conn_end(conn *c) {
-    if (c->srv->shutting_down || (c->flags & F_PEER_EOF)) {
+    if (c->set->shutting_down || (c->flags & F_PEER_EOF)) {
         conn_close(c);
         return;
     }
     c->tp->shutdown_write(c);
     c->flags |= F_LINGER;
     c->flags &= ~F_PAUSED;
-    c->deadline = aeNowMs(c->srv->el) + CONN_LINGER_MS;
+    c->deadline = aeNowMs(c->set->el) + CONN_LINGER_MS;
     update_interest(c);
 }
 
@@ -430,7 +457,7 @@ static void conn_service(conn *c) {
             if (!(c->flags & F_LINGER)) conn_end(c);
             return;
         }
-        if (c->srv->shutting_down && conn_idle(c)) {
+        if (c->set->shutting_down && conn_idle(c)) {
             conn_close(c);
             return;
         }
@@ -445,7 +472,7 @@ static void conn_service(conn *c) {
         rpending_add(c);
 }
 
-void conn_flush_dirty(server *s) {
+void conn_set_flush(conn_set *s) {
     conn *c;
     while ((c = s->dirty)) {
         dirty_remove(c);
@@ -484,7 +511,7 @@ static void conn_readable(conn *c) {
     dirty_add(c);
 }
 
-void conn_read_pending(server *s) {
+static void read_pending(conn_set *s) {
     conn *c;
     while ((c = s->rpending)) {
         rpending_remove(c);
@@ -567,12 +594,12 @@ void conn_check_timeout(conn *c, long long now) {
         /* A last word was queued (408, GOAWAY): flushed this turn, then we
          * close; a peer that will not take it has the send timeout. */
         c->flags &= ~F_PAUSED;
-        c->deadline = now + c->srv->cfg.send_timeout_ms;
+        c->deadline = now + c->cfg->send_timeout_ms;
     }
     if (conn_apply(c, r) == 0) dirty_add(c);
 }
 
-int conn_reclaimable(const conn *c) {
+static int conn_reclaimable(const conn *c) {
     return !(c->flags & (F_HANDSHAKE | F_LINGER | F_CLOSE_AFTER_FLUSH)) &&
            conn_idle(c);
 }
@@ -594,4 +621,41 @@ void conn_begin_shutdown(conn *c) {
         return;
     }
     if (conn_idle(c)) conn_close(c);
+}
+
+/* ---- the set ---- */
+
+void conn_set_sweep(conn_set *s, long long now) {
+    for (conn *c = s->all, *next; c; c = next) {
+        next = c->next;
+        conn_check_timeout(c, now);
+    }
+}
+
+size_t conn_set_reclaim(conn_set *s, size_t want) {
+    size_t n = 0;
+    for (conn *c = s->all, *next; c && n < want; c = next) {
+        next = c->next;
+        if (conn_reclaimable(c)) {
+            conn_close(c);
+            n++;
+        }
+    }
+    return n;
+}
+
+void conn_set_begin_shutdown(conn_set *s) {
+    s->shutting_down = 1;
+    for (conn *c = s->all, *next; c; c = next) {
+        next = c->next;
+        conn_begin_shutdown(c);
+    }
+}
+
+void conn_set_close_all(conn_set *s) {
+    while (s->all) conn_close(s->all);
+    if (s->rpending_timer) {
+        aeDeleteTimeEvent(s->el, s->rpending_timer);
+        s->rpending_timer = 0;
+    }
 }

@@ -22,7 +22,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
-#include "server.h"
+#include "ae.h"
 
 #define CONN_RBUF_SIZE (32 * 1024)
 #define CONN_OBUF_SIZE (16 * 1024)
@@ -33,13 +33,65 @@
 
 struct conn;
 
+/* What every connection of a server shares: the limits of the command line
+ * (cli.c) and how its transport is set up. */
+typedef struct conn_config {
+    uint64_t max_body;
+    long long header_timeout_ms;
+    long long idle_timeout_ms;
+    /* Output queued for a peer that takes none of it for this long: close
+     * (a client that never reads its responses). */
+    long long send_timeout_ms;
+    /* A request body must arrive within body_timeout_ms of its head, plus
+     * one second per body_min_rate bytes received (mod_reqtimeout's
+     * "body=T,MinRate=R"); 0 disables the rate term. HTTP/2 applies it per
+     * stream, and send_timeout_ms to a stream whose response is stuck behind
+     * the peer's flow-control window. */
+    long long body_timeout_ms;
+    uint64_t body_min_rate;
+    /* HTTP/2: request-body bytes one connection may hold before we stop
+     * returning flow-control credit (WINDOW_UPDATE); never below max_body. */
+    uint64_t h2_conn_memory;
+    /* HTTP/2: the decoded header list a stream may send (431 above). */
+    uint32_t h2_max_header_list;
+    /* HTTP/2: CONTINUATION frames after one HEADERS (nghttp2 enforces). */
+    uint32_t h2_max_continuations;
+    /* HTTP/2 token buckets (burst, then per second): RST_STREAM from the
+     * client (rapid reset; nghttp2 enforces) and the frames that cost us
+     * work but carry no request -- PING, SETTINGS, PRIORITY, empty DATA. */
+    uint32_t h2_reset_burst, h2_reset_rate;
+    uint32_t h2_flood_burst, h2_flood_rate;
+    /* A connection whose transport has a handshake (TLS) must finish it
+     * within this many ms of accept. */
+    long long handshake_timeout_ms;
+    /* Optional, run on every accepted connection before its first event:
+     * installs another transport (tls_conn_setup). 0, or -1 to refuse. */
+    int (*setup)(struct conn *c, void *arg);
+    void *setup_arg;
+} conn_config;
+
+/* Every open connection of one loop. The server owns one; only conn.c
+ * touches its lists. */
+typedef struct conn_set {
+    aeEventLoop *el;
+    const conn_config *cfg;
+    struct conn *all; /* for sweeps and shutdown */
+    size_t n;
+    struct conn *dirty; /* output to flush this turn */
+    /* Connections whose transport holds input no socket event will report;
+     * read by a zero-delay timer, i.e. in the next loop turn. */
+    struct conn *rpending;
+    long long rpending_timer;
+    int shutting_down;
+} conn_set;
+
 /* What transport.handshake returns. */
 enum { TP_DONE, TP_WANT_READ, TP_WANT_WRITE, TP_ERROR };
 /* The application protocol a handshake agreed on (TLS ALPN). */
 enum { TP_ALPN_NONE, TP_ALPN_HTTP1, TP_ALPN_H2 };
 
 /* How bytes reach the wire: plain TCP (conn.c) or TLS (tls.c), installed
- * by server_config.conn_setup. read and writev return like read(2) and
+ * by conn_config.setup. read and writev return like read(2) and
  * writev(2), with errno EAGAIN when the call would block. writev may take
  * fewer bytes than offered; what it did not take is offered again, in the
  * same order, on the next call. */
@@ -109,7 +161,8 @@ typedef struct conn {
     int fd;
     unsigned flags;
     int mask; /* events currently registered with the loop */
-    server *srv;
+    conn_set *set;
+    const conn_config *cfg; /* set->cfg */
     const transport *tp;
     void *tp_data; /* the transport's per-connection state (TLS: SSL) */
     const proto_handler *proto;
@@ -133,29 +186,34 @@ typedef struct conn {
     long long wdeadline; /* output stall limit, armed by the first flush
                             attempt, renewed on progress, 0 when drained */
 
-    struct conn *prev, *next;   /* server->conns */
-    struct conn *dprev, *dnext; /* server->dirty */
-    struct conn *rprev, *rnext; /* server->rpending */
+    struct conn *prev, *next;   /* set->all */
+    struct conn *dprev, *dnext; /* set->dirty */
+    struct conn *rprev, *rnext; /* set->rpending */
 } conn;
 
 static inline int conn_is_tls(const conn *c) { return c->tp->handshake != NULL; }
 
-/* Takes ownership of fd; NULL (fd not closed) on failure. */
-conn *conn_create(server *s, int fd);
-void conn_close(conn *c);
+/* ---- for the server ---- */
 
-/* Called by the server: flush every connection with queued output. */
-void conn_flush_dirty(server *s);
-/* Called by the server's zero-delay timer: read the input that transports
- * hold for the connections on server->rpending. */
-void conn_read_pending(server *s);
-/* Called by the server's sweep timer; may close c. */
+void conn_set_init(conn_set *set, aeEventLoop *el, const conn_config *cfg);
+/* Takes ownership of fd; NULL (fd not closed) on failure. */
+conn *conn_create(conn_set *set, int fd);
+void conn_close(conn *c);
+/* Before the loop sleeps: one write per connection with queued output. */
+void conn_set_flush(conn_set *set);
+/* The server's sweep timer: closes or warns connections past a deadline. */
+void conn_set_sweep(conn_set *set, long long now);
+/* At --max-conns: closes up to `want` connections with nothing in flight
+ * (idle keep-alive, or connected and silent), as nginx reuses its idle
+ * connections. Returns how many. */
+size_t conn_set_reclaim(conn_set *set, size_t want);
+/* Graceful shutdown: idle connections close now, the others are told
+ * (GOAWAY, "Connection: close") and close once their work is done. */
+void conn_set_begin_shutdown(conn_set *set);
+void conn_set_close_all(conn_set *set);
+/* For tests and fuzzers that drive the sweep by hand. */
 void conn_check_timeout(conn *c, long long now);
-/* Graceful shutdown: closes c right away if nothing is in flight. */
 void conn_begin_shutdown(conn *c);
-/* Nothing in flight and no request begun: may be closed to make room for a
- * new connection when the server is at --max-conns. */
-int conn_reclaimable(const conn *c);
 
 /* ---- for protocol handlers ---- */
 
@@ -182,6 +240,10 @@ long long conn_body_deadline(const conn *c, long long start,
                              uint64_t received, long long last);
 /* The loop's cached time, for handlers that keep their own clocks. */
 long long conn_now(const conn *c);
+/* Graceful shutdown has begun: answer what is in flight, start nothing. */
+static inline int conn_shutting_down(const conn *c) {
+    return c->set->shutting_down;
+}
 /* Replaces the handler (detaching the old one, which frees its state) --
  * HTTP/1.1 Upgrade. The caller, still inside the old handler's on_data,
  * must return PROTO_SWITCH right away without touching its state. */

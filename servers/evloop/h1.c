@@ -147,7 +147,7 @@ static int dispatch(conn *c, h1_state *h, const char *head, const h1_info *in,
                         in->p_len, in->has_query ? head + in->q_off : NULL,
                         in->q_len, body, blen, &h->scratch};
     route_response rs;
-    int keep = in->keep_alive && !c->srv->shutting_down;
+    int keep = in->keep_alive && !conn_shutting_down(c);
     int conn_hdr = !keep ? CONN_HDR_CLOSE
                  : in->minor == 0 ? CONN_HDR_KEEP_ALIVE : CONN_HDR_NONE;
     int r = 0;
@@ -189,7 +189,7 @@ static int dispatch(conn *c, h1_state *h, const char *head, const h1_info *in,
 static int read_body(conn *c, h1_state *h, int *done) {
     const char *src = c->rbuf + h->bpos;
     size_t avail = c->rend - h->bpos;
-    uint64_t max_body = c->srv->cfg.max_body;
+    uint64_t max_body = c->cfg->max_body;
 
     *done = 0;
     if (h->state == ST_BODY_CL) {
@@ -290,7 +290,7 @@ static int wants_h2c(const conn *c, const h1_request *req,
                      size_t *settings_len) {
     return !conn_is_tls(c) && sem->upgrade && sem->conn_upgrade && req->minor == 1 &&
            !sem->chunked && !sem->has_content_length &&
-           !c->srv->shutting_down &&
+           !conn_shutting_down(c) &&
            (eq(req->method, req->method_len, "GET") ||
             eq(req->method, req->method_len, "HEAD")) &&
            h2_has_token(sem->upgrade, sem->upgrade_len, "h2c") &&
@@ -354,7 +354,7 @@ static int on_head(conn *c, h1_state *h, int *progress) {
 
     /* Refused before anything of the body is read, and before a 100
      * Continue would invite it. */
-    if (clen > c->srv->cfg.max_body) return h1_error(c, h, 413);
+    if (clen > c->cfg->max_body) return h1_error(c, h, 413);
     const char *settings;
     size_t settings_len;
     if (wants_h2c(c, &req, &sem, &settings, &settings_len)) {
@@ -381,7 +381,7 @@ static int on_head(conn *c, h1_state *h, int *progress) {
     h->blen = 0;
     h->clen = clen;
     if (sem.chunked) {
-        chunked_init(&h->dec, c->srv->cfg.max_body);
+        chunked_init(&h->dec, c->cfg->max_body);
         h->state = ST_BODY_CHUNKED;
     } else {
         /* A declared length is trusted only up to H1_BODY_FIRST: 50

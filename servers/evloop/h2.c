@@ -33,7 +33,7 @@ static h2_stream *stream_of(h2_conn *h, int32_t id) {
  * read them (max_outbound_ack); this token bucket bounds a peer that reads
  * them as fast as it floods. Returns -1 when the bucket is empty. */
 static int flood_take(h2_conn *h) {
-    const server_config *cfg = &h->c->srv->cfg;
+    const conn_config *cfg = h->c->cfg;
     long long now = conn_now(h->c);
     h->flood_tokens += (double)(now - h->flood_at) * cfg->h2_flood_rate / 1e3;
     if (h->flood_tokens > cfg->h2_flood_burst)
@@ -101,7 +101,7 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *frame,
     if (!st || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
     /* RFC 9113 6.5.2 counts a field as name + value + 32. Past the limit the
      * rest is ignored and the stream answered 431 (on_frame_recv). */
-    uint32_t limit = ((h2_conn *)user_data)->c->srv->cfg.h2_max_header_list;
+    uint32_t limit = ((h2_conn *)user_data)->c->cfg->h2_max_header_list;
     if (st->hdr_bytes <= limit)
         st->hdr_bytes += (uint32_t)(nghttp2_rcbuf_get_buf(name).len +
                                     nghttp2_rcbuf_get_buf(value).len + 32);
@@ -137,7 +137,7 @@ static int refuse(h2_conn *h, h2_stream *st, int status) {
  * --h2-conn-memory of bodies: the peer's window shuts, so a client that
  * uploads without reading its answers cannot make us buffer more. */
 static int credit(h2_conn *h, h2_stream *st, size_t n) {
-    if (h->held <= h->c->srv->cfg.h2_conn_memory)
+    if (h->held <= h->c->cfg->h2_conn_memory)
         return give_credit(h, st->id, n);
     st->unconsumed += n;
     h->withheld = 1;
@@ -147,7 +147,7 @@ static int credit(h2_conn *h, h2_stream *st, size_t n) {
 /* Once the connection is under its budget again, every stream gets back
  * the credit kept from it. */
 static int return_credit(h2_conn *h) {
-    if (!h->withheld || h->held > h->c->srv->cfg.h2_conn_memory) return 0;
+    if (!h->withheld || h->held > h->c->cfg->h2_conn_memory) return 0;
     h->withheld = 0;
     for (h2_stream *st = h->live; st; st = st->next) {
         if (give_credit(h, st->id, st->unconsumed) < 0) return -1;
@@ -164,7 +164,7 @@ static int on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id,
     if (!st || (st->flags & H2S_DISCARD)) /* dropped: credit goes back */
         return give_credit(h, id, len) < 0 ? NGHTTP2_ERR_CALLBACK_FAILURE : 0;
     st->t_recv = conn_now(h->c);
-    switch (h2_stream_append(st, data, len, h->c->srv->cfg.max_body)) {
+    switch (h2_stream_append(st, data, len, h->c->cfg->max_body)) {
     case H2_BODY_OK:
         st->held += len;
         h->held += len;
@@ -209,7 +209,7 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame,
     else if (frame->hd.type == NGHTTP2_HEADERS &&
              frame->headers.cat == NGHTTP2_HCAT_REQUEST &&
              (st->flags & H2S_HAS_CLEN) &&
-             st->declared_len > h->c->srv->cfg.max_body)
+             st->declared_len > h->c->cfg->max_body)
         /* Refused before any of the body is read. */
         rv = refuse(h, st, 413);
     else if ((frame->hd.flags & NGHTTP2_FLAG_END_STREAM) &&
@@ -276,10 +276,10 @@ static void h2_conn_free(h2_conn *h) {
 }
 
 /* A server session with our SETTINGS queued as its first frame, and the
- * limits of server_config applied. */
+ * limits of conn_config applied. */
 static h2_conn *h2_conn_new(conn *c) {
     nghttp2_session_callbacks *cbs = callbacks();
-    const server_config *cfg = &c->srv->cfg;
+    const conn_config *cfg = c->cfg;
     h2_conn *h = calloc(1, sizeof(*h));
     nghttp2_option *opt = NULL;
     const nghttp2_settings_entry iv[] = {
@@ -332,13 +332,13 @@ static long long stream_deadline(h2_conn *h, h2_stream *st) {
     if (receiving(h, st))
         return conn_body_deadline(h->c, st->t_open, st->blen, st->t_recv);
     if ((st->flags & H2S_RESPONDED) && st->out && st->out_off < st->out_len)
-        return st->t_sent + h->c->srv->cfg.send_timeout_ms;
+        return st->t_sent + h->c->cfg->send_timeout_ms;
     return 0;
 }
 
 /* How soon a connection with open streams looks at their deadlines when
  * none is known yet: the shorter of the two stream limits. */
-static long long stream_check_ms(const server_config *cfg) {
+static long long stream_check_ms(const conn_config *cfg) {
     return cfg->body_timeout_ms < cfg->send_timeout_ms ? cfg->body_timeout_ms
                                                        : cfg->send_timeout_ms;
 }
@@ -356,7 +356,7 @@ static int h2_settle(conn *c, h2_conn *h) {
         /* Streams are open. Their deadlines are looked at only when this
          * one passes (h2_on_timeout), so traffic costs no scan per read. */
         conn_set_deadline(c, CONN_PHASE_BODY,
-                          conn_now(c) + stream_check_ms(&c->srv->cfg));
+                          conn_now(c) + stream_check_ms(c->cfg));
     }
     int want_write = nghttp2_session_want_write(h->ng);
     if (!want_write && !nghttp2_session_want_read(h->ng)) return PROTO_CLOSE;
@@ -431,7 +431,7 @@ static int reset_late_streams(conn *c, h2_conn *h, long long now) {
         }
     }
     conn_set_deadline(c, CONN_PHASE_BODY,
-                      next ? next : now + stream_check_ms(&c->srv->cfg));
+                      next ? next : now + stream_check_ms(c->cfg));
     return 0;
 }
 

@@ -15,8 +15,8 @@ int main(int argc, char **argv) {
     int setsize = cli_process_setup();
     tls_server *ts = tls_server_new(a.cert_file, a.key_file);
     if (!ts) return 1;
-    a.cfg.conn_setup = tls_conn_setup;
-    a.cfg.conn_setup_arg = ts;
+    a.cfg.conn.setup = tls_conn_setup;
+    a.cfg.conn.setup_arg = ts;
     int rc = 0;
     if (server_init(&s, &a.cfg, setsize) < 0) {
         rc = 1;

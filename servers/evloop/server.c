@@ -12,7 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "conn.h"
 #include "date_cache.h"
 
 /* Accepts per readable event: bounded so a connect storm cannot starve the
@@ -35,22 +34,6 @@ static long long accept_resume(aeEventLoop *el, long long id, void *data) {
     return AE_NOMORE;
 }
 
-/* At --max-conns: close connections that have nothing in flight (idle
- * keep-alive, or connected and silent), as nginx reuses its idle
- * connections, so that a crowd of idle sockets cannot lock out new clients.
- * Returns how many were closed. */
-static size_t reclaim_idle(server *s, size_t want) {
-    size_t n = 0;
-    for (conn *c = s->conns, *next; c && n < want; c = next) {
-        next = c->next;
-        if (conn_reclaimable(c)) {
-            conn_close(c);
-            n++;
-        }
-    }
-    return n;
-}
-
 /* Stops watching the listener; before_sleep resumes once a connection has
  * closed. New clients wait in the kernel's backlog meanwhile. */
 static void pause_accepting(server *s) {
@@ -62,8 +45,8 @@ static void accept_handler(aeEventLoop *el, int fd, void *data, int mask) {
     server *s = data;
     (void)mask;
     for (int i = 0; i < ACCEPTS_PER_EVENT; i++) {
-        if (s->nconns >= s->cfg.max_conns &&
-            reclaim_idle(s, ACCEPTS_PER_EVENT - (size_t)i) == 0) {
+        if (s->conns.n >= s->cfg.max_conns &&
+            conn_set_reclaim(&s->conns, ACCEPTS_PER_EVENT - (size_t)i) == 0) {
             pause_accepting(s);
             return;
         }
@@ -81,21 +64,20 @@ static void accept_handler(aeEventLoop *el, int fd, void *data, int mask) {
         /* Responses are written whole; Nagle would only add latency. */
         int one = 1;
         setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-        if (!conn_create(s, cfd)) close(cfd);
+        if (!conn_create(&s->conns, cfd)) close(cfd);
     }
 }
 
 static long long shutdown_deadline(aeEventLoop *el, long long id, void *data) {
     server *s = data;
     (void)id;
-    while (s->conns) conn_close(s->conns);
+    conn_set_close_all(&s->conns);
     aeStop(el);
     return AE_NOMORE;
 }
 
 static void begin_shutdown(server *s) {
-    if (s->shutting_down) return;
-    s->shutting_down = 1;
+    if (s->conns.shutting_down) return;
     if (s->listen_fd >= 0) {
         aeDeleteFileEvent(s->el, s->listen_fd, AE_READABLE);
         close(s->listen_fd);
@@ -105,10 +87,7 @@ static void begin_shutdown(server *s) {
         aeDeleteTimeEvent(s->el, s->accept_resume_timer);
         s->accept_resume_timer = 0;
     }
-    for (conn *c = s->conns, *next; c; c = next) {
-        next = c->next;
-        conn_begin_shutdown(c);
-    }
+    conn_set_begin_shutdown(&s->conns);
     aeCreateTimeEvent(s->el, SHUTDOWN_GRACE_MS, shutdown_deadline, s);
 }
 
@@ -122,43 +101,20 @@ static void signal_handler(aeEventLoop *el, int fd, void *data, int mask) {
 
 static void before_sleep(aeEventLoop *el, void *data) {
     server *s = data;
-    conn_flush_dirty(s);
-    if (s->accept_full && s->nconns < s->cfg.max_conns && s->listen_fd >= 0 &&
-        !s->shutting_down) {
+    conn_set_flush(&s->conns);
+    if (s->accept_full && s->conns.n < s->cfg.max_conns && s->listen_fd >= 0 &&
+        !s->conns.shutting_down) {
         s->accept_full = 0;
         aeCreateFileEvent(el, s->listen_fd, AE_READABLE, accept_handler, s);
     }
-    if (s->shutting_down && s->nconns == 0) aeStop(el);
+    if (s->conns.shutting_down && s->conns.n == 0) aeStop(el);
 }
 
 static long long sweep_timer(aeEventLoop *el, long long id, void *data) {
     server *s = data;
-    long long now = aeNowMs(el);
     (void)id;
-    for (conn *c = s->conns, *next; c; c = next) {
-        next = c->next;
-        conn_check_timeout(c, now);
-    }
+    conn_set_sweep(&s->conns, aeNowMs(el));
     return s->sweep_ms;
-}
-
-static long long pending_reads_timer(aeEventLoop *el, long long id,
-                                     void *data) {
-    server *s = data;
-    (void)el;
-    (void)id;
-    s->rpending_timer = 0;
-    conn_read_pending(s);
-    return AE_NOMORE;
-}
-
-void server_schedule_pending_reads(server *s) {
-    /* A timer due now makes the next epoll_wait return at once, so this
-     * input is read after this turn's flush, like a socket event would be:
-     * output still leaves in one write per connection per turn. */
-    if (s->rpending_timer) return;
-    long long id = aeCreateTimeEvent(s->el, 0, pending_reads_timer, s);
-    s->rpending_timer = id > 0 ? id : 0;
 }
 
 static long long date_timer(aeEventLoop *el, long long id, void *data) {
@@ -220,12 +176,13 @@ int server_init(server *s, const server_config *cfg, int setsize) {
     s->cfg = *cfg;
     if (!s->cfg.prog) s->cfg.prog = "http_bench_server";
     s->listen_fd = s->signal_fd = -1;
-    long long t = cfg->header_timeout_ms;
-    if (cfg->idle_timeout_ms < t) t = cfg->idle_timeout_ms;
-    if (cfg->body_timeout_ms < t) t = cfg->body_timeout_ms;
-    if (cfg->send_timeout_ms < t) t = cfg->send_timeout_ms;
-    if (cfg->conn_setup && cfg->handshake_timeout_ms < t)
-        t = cfg->handshake_timeout_ms;
+    const conn_config *cc = &cfg->conn;
+    long long t = cc->header_timeout_ms;
+    if (cc->idle_timeout_ms < t) t = cc->idle_timeout_ms;
+    if (cc->body_timeout_ms < t) t = cc->body_timeout_ms;
+    if (cc->send_timeout_ms < t) t = cc->send_timeout_ms;
+    if (cc->setup && cc->handshake_timeout_ms < t)
+        t = cc->handshake_timeout_ms;
     /* One sweep over all connections replaces a timer per request; run it
      * often enough that a timeout fires within ~1/4 of its length. */
     s->sweep_ms = t / 4 < 10 ? 10 : t / 4 > 1000 ? 1000 : t / 4;
@@ -245,6 +202,7 @@ int server_init(server *s, const server_config *cfg, int setsize) {
                     strerror(errno));
         return -1;
     }
+    conn_set_init(&s->conns, s->el, &s->cfg.conn);
     /* Signals arrive as a readable fd, so shutdown runs inside the loop
      * like any other event rather than in a handler. */
     sigemptyset(&set);
@@ -273,9 +231,7 @@ int server_init(server *s, const server_config *cfg, int setsize) {
 void server_run(server *s) { aeMain(s->el); }
 
 void server_free(server *s) {
-    if (s->el) {
-        while (s->conns) conn_close(s->conns);
-    }
+    if (s->el) conn_set_close_all(&s->conns);
     if (s->listen_fd >= 0) close(s->listen_fd);
     if (s->signal_fd >= 0) close(s->signal_fd);
     aeDeleteEventLoop(s->el);

@@ -17,7 +17,7 @@ typedef struct tls_server tls_server;
 tls_server *tls_server_new(const char *cert_file, const char *key_file);
 void tls_server_free(tls_server *ts);
 
-/* server_config.conn_setup: gives c the TLS transport; arg is the
+/* conn_config.setup: gives c the TLS transport; arg is the
  * tls_server. 0, or -1 when out of memory. */
 int tls_conn_setup(conn *c, void *arg);
 

@@ -3,7 +3,7 @@
  * One server and one event loop live for the whole fuzzing process. Each
  * iteration opens one connection on an eventfd -- epoll accepts it, and it
  * stays readable and writable, so the loop always has the connection's
- * event ready -- and server_config.conn_setup installs the in-memory
+ * event ready -- and conn_config.setup installs the in-memory
  * transport below in place of the socket. The loop is then turned by hand
  * (aeProcessEvents, whose before-sleep hook flushes output exactly as the
  * server's does) until the connection makes no more progress; the knob's
@@ -69,7 +69,10 @@ static struct {
  * away (and ASan checks each one). */
 static volatile unsigned sink;
 
-static server srv;
+/* The connection set as server.c keeps one, without a listener. */
+static aeEventLoop *loop;
+static conn_set set;
+static conn_config cfg_now;
 /* The command line's defaults, and tight limits (see limits_for). */
 static server_config cfg_default, cfg_tight;
 /* FUZZ_CONN_TRACE=1 in the environment: the output goes to stderr, for a
@@ -225,7 +228,7 @@ static void check_output_start(int h2) {
 
 static void before_sleep(aeEventLoop *el, void *data) {
     (void)el;
-    conn_flush_dirty(data);
+    conn_set_flush(data);
 }
 
 /* Never let epoll_wait block: the connection may watch nothing at all. */
@@ -247,7 +250,7 @@ static void config(server_config *cfg, char **flags) {
     cli_args a;
     cli_parse(argc, argv, 0, &a);
     *cfg = a.cfg;
-    cfg->conn_setup = fz_setup;
+    cfg->conn.setup = fz_setup;
 }
 
 void fuzz_conn_init(void) {
@@ -268,15 +271,13 @@ void fuzz_conn_init(void) {
     routes_init();
     date_cache_update(0);
     /* server_init without the socket, the signalfd and the timers. */
-    memset(&srv, 0, sizeof(srv));
-    srv.cfg = cfg_default;
+    cfg_now = cfg_default.conn;
     trace = getenv("FUZZ_CONN_TRACE") && *getenv("FUZZ_CONN_TRACE") == '1';
-    srv.listen_fd = srv.signal_fd = -1;
-    srv.sweep_ms = 1000;
-    srv.el = aeCreateEventLoop(1024, NULL);
-    CHECK(srv.el);
-    aeSetBeforeSleepProc(srv.el, before_sleep, &srv);
-    CHECK(aeCreateTimeEvent(srv.el, 0, guard_timer, NULL) > 0);
+    loop = aeCreateEventLoop(1024, NULL);
+    CHECK(loop);
+    conn_set_init(&set, loop, &cfg_now);
+    aeSetBeforeSleepProc(loop, before_sleep, &set);
+    CHECK(aeCreateTimeEvent(loop, 0, guard_timer, NULL) > 0);
     fake_now = 1LL << 40;
 }
 
@@ -284,11 +285,11 @@ void fuzz_conn_init(void) {
  * connection is left. */
 static void run(void) {
     int idle = 0;
-    for (long turns = 0; srv.nconns && idle < IDLE_TURNS; turns++) {
+    for (long turns = 0; set.n && idle < IDLE_TURNS; turns++) {
         CHECK(turns < MAX_TURNS);
         unsigned long long before = fz.progress;
-        aeProcessEvents(srv.el);
-        for (conn *c = srv.conns; c; c = c->next) check_conn(c);
+        aeProcessEvents(loop);
+        for (conn *c = set.all; c; c = c->next) check_conn(c);
         idle = fz.progress == before ? idle + 1 : 0;
     }
 }
@@ -296,18 +297,14 @@ static void run(void) {
 /* Every deadline the connection has is in the past. */
 static void fire_timeouts(void) {
     fake_now += 1LL << 36;
-    for (conn *c = srv.conns, *next; c; c = next) {
+    for (conn *c = set.all, *next; c; c = next) {
         next = c->next;
         conn_check_timeout(c, fake_now);
     }
 }
 
 static void shutdown_all(void) {
-    srv.shutting_down = 1;
-    for (conn *c = srv.conns, *next; c; c = next) {
-        next = c->next;
-        conn_begin_shutdown(c);
-    }
+    conn_set_begin_shutdown(&set);
 }
 
 void fuzz_conn_run(const uint8_t *data, size_t n, const char *prefix,
@@ -319,9 +316,9 @@ void fuzz_conn_run(const uint8_t *data, size_t n, const char *prefix,
     unsigned k0 = data[0], k1 = data[1];
     if (trace) fprintf(stderr, "[fuzz_conn: %zu input bytes]\n", n);
     /* Limits: defaults; --max-body 0; the tight set; --max-body 10000. */
-    srv.cfg = (k0 >> 4 & 3) == 2 ? cfg_tight : cfg_default;
-    if ((k0 >> 4 & 3) == 1) srv.cfg.max_body = 0;
-    if ((k0 >> 4 & 3) == 3) srv.cfg.max_body = 10000;
+    cfg_now = (k0 >> 4 & 3) == 2 ? cfg_tight.conn : cfg_default.conn;
+    if ((k0 >> 4 & 3) == 1) cfg_now.max_body = 0;
+    if ((k0 >> 4 & 3) == 3) cfg_now.max_body = 10000;
 
     /* What the peer sends: prefix [+ SETTINGS] + the rest of the input. */
     size_t extra = prefix_settings && (k0 & 0x40) ? sizeof(settings) : 0;
@@ -345,19 +342,19 @@ void fuzz_conn_run(const uint8_t *data, size_t n, const char *prefix,
 
     int fd = eventfd(1, EFD_NONBLOCK | EFD_CLOEXEC); /* always ready */
     CHECK(fd >= 0);
-    conn *c = conn_create(&srv, fd);
+    conn *c = conn_create(&set, fd);
     if (!c) {
         close(fd);
         free(in);
         return;
     }
-    CHECK(srv.nconns == 1);
+    CHECK(set.n == 1);
 
     /* The peer sends everything; it reads as the knob says. */
     run();
-    if (!fz.stalled && fz.pos < fz.len && srv.conns) {
+    if (!fz.stalled && fz.pos < fz.len && set.all) {
         /* Idle with input unread: only a closed connection may do that. */
-        c = srv.conns;
+        c = set.all;
         fprintf(stderr,
                 "fuzz_conn: stuck with %zu of %zu input bytes unread "
                 "(mask %d, out_pending %zu, flags 0x%x)\n",
@@ -386,8 +383,8 @@ void fuzz_conn_run(const uint8_t *data, size_t n, const char *prefix,
     fz.eof = 1;
     run();
     check_output_start(h2);
-    while (srv.conns) conn_close(srv.conns);
-    CHECK(srv.nconns == 0);
-    srv.shutting_down = 0;
+    while (set.all) conn_close(set.all);
+    CHECK(set.n == 0);
+    set.shutting_down = 0;
     free(in);
 }
