@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 
 #include "ae.h"
+#include "protocols.h"
 #include "routes.h"
 
 /* The loop's fd table is sized from RLIMIT_NOFILE, capped so an "unlimited"
@@ -115,6 +116,8 @@ void cli_defaults(server_config *cfg) {
     cfg->conn.h2_flood_burst = 1000;
     cfg->conn.h2_flood_rate = 100;
     cfg->conn.handshake_timeout_ms = 10000;
+    cfg->conn.protocols = protocols_table;
+    cfg->conn.nprotocols = protocols_count;
 }
 
 void cli_parse(int argc, char **argv, int tls, cli_args *a) {

@@ -6,9 +6,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "h1.h"
-#include "h2.h"
-#include "h2_wire.h"
 
 #define F_CLOSE_AFTER_FLUSH 1u /* handler is done: close once drained */
 #define F_PAUSED 2u            /* handler stopped on a full output queue */
@@ -43,18 +40,37 @@ static const transport plain_transport = {
     .shutdown_write = plain_shutdown_write,
 };
 
-/* ---- protocol selection ---- */
+/* ---- protocol selection (the table is conn_config.protocols) ---- */
 
-/* Picks the handler from the first bytes; NULL while they could still be
- * the HTTP/2 connection preface. Both protocols share one port: prior
- * knowledge h2 starts with the preface, anything else is HTTP/1.x (which
- * can still switch to h2 through Upgrade: h2c). */
-static const proto_handler *proto_select(const char *buf, size_t len) {
-    switch (h2_preface_check(buf, len)) {
-    case H2_PREFACE_PARTIAL: return NULL;
-    case H2_PREFACE_YES: return &h2_handler;
-    default: return &h1_handler;
+static const protocol *fallback_protocol(const conn_config *cfg) {
+    for (size_t i = 0; i < cfg->nprotocols; i++)
+        if (cfg->protocols[i].fallback) return &cfg->protocols[i];
+    return NULL;
+}
+
+/* Picks the protocol from the first bytes: the first whose sniff says YES,
+ * or the fallback once none can still say it; NULL while one might. */
+static const protocol *select_by_bytes(const conn_config *cfg,
+                                       const char *buf, size_t len) {
+    int maybe = 0;
+    for (size_t i = 0; i < cfg->nprotocols; i++) {
+        const protocol *p = &cfg->protocols[i];
+        int r = p->sniff ? p->sniff(buf, len) : PROTO_SNIFF_NO;
+        if (r == PROTO_SNIFF_YES) return p;
+        maybe |= r == PROTO_SNIFF_MAYBE;
     }
+    return maybe ? NULL : fallback_protocol(cfg);
+}
+
+/* The protocol TLS agreed on (ALPN); without one, the fallback. */
+static const protocol *select_by_alpn(const conn_config *cfg, const char *id,
+                                      size_t len) {
+    for (size_t i = 0; id && i < cfg->nprotocols; i++) {
+        const char *a = cfg->protocols[i].alpn;
+        if (a && strlen(a) == len && memcmp(a, id, len) == 0)
+            return &cfg->protocols[i];
+    }
+    return fallback_protocol(cfg);
 }
 
 /* ---- lifecycle ---- */
@@ -396,8 +412,9 @@ static int conn_apply(conn *c, int r) {
 /* Runs the protocol handler over buffered input. Returns -1 if c is gone. */
 static int conn_process(conn *c) {
     if (!c->proto) {
-        const proto_handler *ph =
-            proto_select(c->rbuf + c->rstart, c->rend - c->rstart);
+        const protocol *p =
+            select_by_bytes(c->cfg, c->rbuf + c->rstart, c->rend - c->rstart);
+        const proto_handler *ph = p ? p->handler : NULL;
         if (!ph) {
             if (c->flags & F_PEER_EOF) {
                 conn_close(c);
@@ -522,11 +539,12 @@ static void read_pending(conn_set *s) {
 }
 
 /* Drives the transport's handshake; once done, the agreed protocol (ALPN)
- * picks the handler: h2 goes straight to HTTP/2, and http/1.1 or none to
- * HTTP/1 (RFC 9113 3.3: over TLS, h2 is entered through ALPN only). */
+ * picks the handler, and no ALPN the fallback (RFC 9113 3.3: over TLS, h2
+ * is entered through ALPN only, never by its preface). */
 static void conn_handshake(conn *c) {
-    int alpn = TP_ALPN_NONE;
-    switch (c->tp->handshake(c, &alpn)) {
+    const char *alpn = NULL;
+    size_t alpn_len = 0;
+    switch (c->tp->handshake(c, &alpn, &alpn_len)) {
     case TP_DONE: break;
     case TP_WANT_READ:
         c->flags &= ~F_HS_WRITE;
@@ -541,8 +559,9 @@ static void conn_handshake(conn *c) {
         return;
     }
     c->flags &= ~(F_HANDSHAKE | F_HS_WRITE);
-    const proto_handler *ph = alpn == TP_ALPN_H2 ? &h2_handler : &h1_handler;
-    if (ph->attach(c) < 0) {
+    const protocol *p = select_by_alpn(c->cfg, alpn, alpn_len);
+    const proto_handler *ph = p ? p->handler : NULL;
+    if (!ph || ph->attach(c) < 0) {
         conn_close(c);
         return;
     }

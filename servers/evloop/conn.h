@@ -33,6 +33,33 @@
 
 struct conn;
 
+struct route_request;
+
+/* One application protocol a connection can speak, and the ways it is
+ * chosen. The server hands conn.c a table of them (protocols.c), in order of
+ * preference; conn.c consults it at accept time and HTTP/1.1 for Upgrade, so
+ * no file but the table knows which protocols exist. */
+typedef struct protocol {
+    const char *alpn; /* its TLS ALPN id: "h2", "http/1.1" */
+    const struct proto_handler *handler;
+    /* Cleartext prior knowledge: does a connection that starts with these
+     * bytes speak this protocol? PROTO_SNIFF_*. NULL: never chosen so. */
+    int (*sniff)(const char *buf, size_t len);
+    /* Chosen when nothing else is: the first bytes match no sniff, or TLS
+     * agreed on no ALPN id we know. Exactly one entry has it. */
+    int fallback;
+    /* HTTP/1.1 Upgrade (cleartext only): the token in Upgrade, the one
+     * header the switch needs, and the switch itself, which answers rq
+     * over the new protocol. 0 (the caller returns PROTO_SWITCH at once),
+     * or -1 with nothing changed. NULL: no upgrade to it. */
+    const char *upgrade_token;
+    const char *upgrade_header;
+    int (*upgrade)(struct conn *c, const char *value, size_t value_len,
+                   const struct route_request *rq);
+} protocol;
+
+enum { PROTO_SNIFF_NO, PROTO_SNIFF_MAYBE, PROTO_SNIFF_YES };
+
 /* What every connection of a server shares: the limits of the command line
  * (cli.c) and how its transport is set up. */
 typedef struct conn_config {
@@ -68,6 +95,9 @@ typedef struct conn_config {
      * installs another transport (tls_conn_setup). 0, or -1 to refuse. */
     int (*setup)(struct conn *c, void *arg);
     void *setup_arg;
+    /* The protocols, in order of preference (protocols.c). */
+    const protocol *protocols;
+    size_t nprotocols;
 } conn_config;
 
 /* Every open connection of one loop. The server owns one; only conn.c
@@ -87,8 +117,6 @@ typedef struct conn_set {
 
 /* What transport.handshake returns. */
 enum { TP_DONE, TP_WANT_READ, TP_WANT_WRITE, TP_ERROR };
-/* The application protocol a handshake agreed on (TLS ALPN). */
-enum { TP_ALPN_NONE, TP_ALPN_HTTP1, TP_ALPN_H2 };
 
 /* How bytes reach the wire: plain TCP (conn.c) or TLS (tls.c), installed
  * by conn_config.setup. read and writev return like read(2) and
@@ -100,9 +128,11 @@ typedef struct transport {
     ssize_t (*writev)(struct conn *c, const struct iovec *iov, int iovcnt);
     void (*shutdown_write)(struct conn *c);
     /* The rest may be NULL (plain TCP has none of them). */
-    /* Runs before any read: TP_DONE (with *alpn set), TP_WANT_READ or
-     * TP_WANT_WRITE (call again on that event), or TP_ERROR (close). */
-    int (*handshake)(struct conn *c, int *alpn);
+    /* Runs before any read: TP_DONE, TP_WANT_READ or TP_WANT_WRITE (call
+     * again on that event), or TP_ERROR (close). On TP_DONE, *alpn and
+     * *alpn_len are the protocol id the peer and we agreed on (valid as
+     * long as the connection), or NULL and 0 for none. */
+    int (*handshake)(struct conn *c, const char **alpn, size_t *alpn_len);
     /* Input the transport holds that no socket event will announce (TLS
      * records already taken off the socket when read's buffer filled). */
     int (*pending)(struct conn *c);

@@ -6,8 +6,6 @@
 
 #include "chunked.h"
 #include "date_cache.h"
-#include "h2.h"
-#include "h2_wire.h"
 #include "http1_parser.h"
 #include "http_status.h"
 #include "routes.h"
@@ -265,14 +263,15 @@ static int other_protocol(const char *buf, size_t len) {
     return (size_t)(end - sp2 - 1) < 5 || memcmp(sp2 + 1, "HTTP/", 5) != 0;
 }
 
-/* The single HTTP2-Settings field of an h2c upgrade request; 0 if it is
- * absent or repeated (RFC 7540 3.2.1: then we must not upgrade). */
-static int http2_settings(const h1_request *req, const char **v, size_t *n) {
+/* The value of the one `name` field of req; 0 if it is absent or repeated
+ * (RFC 7540 3.2.1, for HTTP2-Settings: then we must not upgrade). */
+static int single_header(const h1_request *req, const char *name,
+                         const char **v, size_t *n) {
+    size_t len = strlen(name);
     int found = 0;
     for (size_t i = 0; i < req->num_headers; i++) {
         const h1_header *hd = &req->headers[i];
-        if (hd->name_len == 14 &&
-            strncasecmp(hd->name, "HTTP2-Settings", 14) == 0) {
+        if (hd->name_len == len && strncasecmp(hd->name, name, len) == 0) {
             *v = hd->value;
             *n = hd->value_len;
             found++;
@@ -281,20 +280,29 @@ static int http2_settings(const h1_request *req, const char **v, size_t *n) {
     return found == 1;
 }
 
-/* Whether to switch this request to h2 (Upgrade: h2c). Only bodiless GET
- * and HEAD are upgraded -- RFC 7540 3.2 lets a server ignore Upgrade, and
- * it spares us carrying an HTTP/1 body into stream 1. h2c is the cleartext
- * token: over TLS, h2 is chosen by ALPN, never by Upgrade (RFC 7540 3.3). */
-static int wants_h2c(const conn *c, const h1_request *req,
-                     const h1_semantics *sem, const char **settings,
-                     size_t *settings_len) {
-    return !conn_is_tls(c) && sem->upgrade && sem->conn_upgrade && req->minor == 1 &&
-           !sem->chunked && !sem->has_content_length &&
-           !conn_shutting_down(c) &&
-           (eq(req->method, req->method_len, "GET") ||
-            eq(req->method, req->method_len, "HEAD")) &&
-           h2_has_token(sem->upgrade, sem->upgrade_len, "h2c") &&
-           http2_settings(req, settings, settings_len);
+/* The protocol this request asks to switch to (Upgrade), from the table
+ * (protocols.c), with the value of the header it needs; NULL to stay.
+ * Only bodiless GET and HEAD are upgraded -- RFC 7540 3.2 lets a server
+ * ignore Upgrade, and it spares us carrying an HTTP/1 body into the new
+ * protocol. Over TLS the protocol is chosen by ALPN, never by Upgrade
+ * (RFC 7540 3.3). */
+static const protocol *upgrade_target(const conn *c, const h1_request *req,
+                                      const h1_semantics *sem,
+                                      const char **value, size_t *len) {
+    if (conn_is_tls(c) || !sem->upgrade || !sem->conn_upgrade ||
+        req->minor != 1 || sem->chunked || sem->has_content_length ||
+        conn_shutting_down(c) ||
+        !(eq(req->method, req->method_len, "GET") ||
+          eq(req->method, req->method_len, "HEAD")))
+        return NULL;
+    for (size_t i = 0; i < c->cfg->nprotocols; i++) {
+        const protocol *p = &c->cfg->protocols[i];
+        if (p->upgrade &&
+            h1_has_token(sem->upgrade, sem->upgrade_len, p->upgrade_token) &&
+            single_header(req, p->upgrade_header, value, len))
+            return p;
+    }
+    return NULL;
 }
 
 /* Parses and acts on the head at rbuf[rstart..]. *progress is set when a
@@ -355,16 +363,16 @@ static int on_head(conn *c, h1_state *h, int *progress) {
     /* Refused before anything of the body is read, and before a 100
      * Continue would invite it. */
     if (clen > c->cfg->max_body) return h1_error(c, h, 413);
-    const char *settings;
-    size_t settings_len;
-    if (wants_h2c(c, &req, &sem, &settings, &settings_len)) {
+    const char *uval;
+    size_t ulen;
+    const protocol *up = upgrade_target(c, &req, &sem, &uval, &ulen);
+    if (up) {
         route_request rq = {buf + in.m_off, in.m_len, buf + in.p_off,
                             in.p_len, in.has_query ? buf + in.q_off : NULL,
-                            in.q_len, NULL, 0, NULL /* h2_upgrade's */};
-        c->rstart += hlen; /* what follows the head is HTTP/2 */
+                            in.q_len, NULL, 0, NULL /* the new protocol's */};
+        c->rstart += hlen; /* what follows the head is the new protocol */
         /* On success h (our state) is gone: return without touching it. */
-        if (h2_upgrade(c, settings, settings_len, &rq) == 0)
-            return PROTO_SWITCH;
+        if (up->upgrade(c, uval, ulen, &rq) == 0) return PROTO_SWITCH;
         c->rstart -= hlen; /* not upgraded: serve it as HTTP/1.1 */
     }
     *progress = 1;

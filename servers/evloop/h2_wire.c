@@ -1,7 +1,6 @@
 #include "h2_wire.h"
 
 #include <string.h>
-#include <strings.h>
 
 int h2_preface_check(const char *buf, size_t len) {
     size_t n = len < H2_PREFACE_LEN ? len : H2_PREFACE_LEN;
@@ -40,23 +39,4 @@ ssize_t h2_base64url_decode(const char *in, size_t len, uint8_t *out,
         }
     }
     return (ssize_t)n;
-}
-
-static int is_ows(char ch) { return ch == ' ' || ch == '\t'; }
-
-int h2_has_token(const char *value, size_t len, const char *token) {
-    size_t tlen = strlen(token);
-    const char *p = value, *end = value + len;
-
-    while (p < end) {
-        const char *comma = memchr(p, ',', (size_t)(end - p));
-        const char *e = comma ? comma : end;
-        const char *s = p;
-        while (s < e && is_ows(*s)) s++;
-        while (e > s && is_ows(e[-1])) e--;
-        if ((size_t)(e - s) == tlen && strncasecmp(s, token, tlen) == 0)
-            return 1;
-        p = comma ? comma + 1 : end;
-    }
-    return 0;
 }

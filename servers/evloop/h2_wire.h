@@ -1,6 +1,6 @@
 /* h2_wire: the few byte-level pieces of HTTP/2 that live outside nghttp2 --
  * recognising the client connection preface (to pick the handler) and
- * reading the HTTP/1.1 Upgrade request (RFC 7540 3.2). Pure functions, so
+ * decoding the HTTP2-Settings of an Upgrade request (RFC 7540 3.2). Pure functions, so
  * they are unit-tested without a socket. */
 #ifndef H2_WIRE_H
 #define H2_WIRE_H
@@ -26,9 +26,5 @@ int h2_preface_check(const char *buf, size_t len);
  * base64url or would not fit in cap bytes. */
 ssize_t h2_base64url_decode(const char *in, size_t len, uint8_t *out,
                             size_t cap);
-
-/* True when the comma-separated header value contains token (ASCII
- * case-insensitive, optional whitespace around elements). */
-int h2_has_token(const char *value, size_t len, const char *token);
 
 #endif

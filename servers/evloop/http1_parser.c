@@ -1,6 +1,7 @@
 #include "http1_parser.h"
 
 #include <string.h>
+#include <strings.h>
 
 /* RFC 9110 tchar: the bytes allowed in methods and field names. */
 static const unsigned char tchar[256] = {
@@ -262,4 +263,23 @@ int h1_request_semantics(const h1_request *req, h1_semantics *sem) {
         sem->chunked = 1;
     }
     return H1_SEM_OK;
+}
+
+static int is_ows(char ch) { return ch == ' ' || ch == '\t'; }
+
+int h1_has_token(const char *value, size_t len, const char *token) {
+    size_t tlen = strlen(token);
+    const char *p = value, *end = value + len;
+
+    while (p < end) {
+        const char *comma = memchr(p, ',', (size_t)(end - p));
+        const char *e = comma ? comma : end;
+        const char *s = p;
+        while (s < e && is_ows(*s)) s++;
+        while (e > s && is_ows(e[-1])) e--;
+        if ((size_t)(e - s) == tlen && strncasecmp(s, token, tlen) == 0)
+            return 1;
+        p = comma ? comma + 1 : end;
+    }
+    return 0;
 }

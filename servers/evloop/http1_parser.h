@@ -69,4 +69,9 @@ typedef struct h1_semantics {
  * one Host field, an HTTP/1.0 one at most one (RFC 9112 3.2). */
 int h1_request_semantics(const h1_request *req, h1_semantics *sem);
 
+/* True when the comma-separated header value contains token (ASCII
+ * case-insensitive, optional whitespace around elements): Upgrade,
+ * Connection. */
+int h1_has_token(const char *value, size_t len, const char *token);
+
 #endif

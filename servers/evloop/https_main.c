@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "protocols.h"
 #include "server.h"
 #include "tls.h"
 
@@ -13,7 +14,11 @@ int main(int argc, char **argv) {
 
     cli_parse(argc, argv, 1, &a);
     int setsize = cli_process_setup();
-    tls_server *ts = tls_server_new(a.cert_file, a.key_file);
+    unsigned char alpn[64];
+    size_t alpn_len = protocols_alpn_wire(a.cfg.conn.protocols,
+                                          a.cfg.conn.nprotocols, alpn,
+                                          sizeof(alpn));
+    tls_server *ts = tls_server_new(a.cert_file, a.key_file, alpn, alpn_len);
     if (!ts) return 1;
     a.cfg.conn.setup = tls_conn_setup;
     a.cfg.conn.setup_arg = ts;

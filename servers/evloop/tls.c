@@ -17,11 +17,14 @@
 /* A write buffer grown beyond this by a burst is freed once written. */
 #define TLS_WBUF_KEEP (64 * 1024)
 
-/* ALPN, in order of preference. */
-static const unsigned char alpn_protos[] = "\x02h2\x08http/1.1";
+/* Room for the server's ALPN ids, wire format. */
+#define TLS_ALPN_MAX 64
 
 struct tls_server {
     SSL_CTX *ctx;
+    /* The server's ALPN ids, in order of preference. */
+    unsigned char alpn[TLS_ALPN_MAX];
+    unsigned alpn_len;
 };
 
 typedef struct tls_conn {
@@ -48,17 +51,16 @@ static int fail(tls_conn *t) {
     return -1;
 }
 
-static int tls_handshake(conn *c, int *alpn) {
+static int tls_handshake(conn *c, const char **alpn, size_t *alpn_len) {
     tls_conn *t = c->tp_data;
     ERR_clear_error();
     int r = SSL_do_handshake(t->ssl);
     if (r == 1) {
-        const unsigned char *p;
-        unsigned int n;
+        const unsigned char *p = NULL;
+        unsigned int n = 0;
         SSL_get0_alpn_selected(t->ssl, &p, &n);
-        *alpn = n == 2 && memcmp(p, "h2", 2) == 0 ? TP_ALPN_H2
-                : n                                ? TP_ALPN_HTTP1
-                                                   : TP_ALPN_NONE;
+        *alpn = n ? (const char *)p : NULL;
+        *alpn_len = n;
         return TP_DONE;
     }
     switch (SSL_get_error(t->ssl, r)) {
@@ -215,24 +217,24 @@ int tls_conn_setup(conn *c, void *arg) {
 
 /* ---- context ---- */
 
-/* Server preference: h2 when the client offers it. A client whose list has
- * neither gets no ALPN answer and HTTP/1.1, as a client without ALPN. */
+/* Server preference (the protocol table's order): h2 when the client offers
+ * it. A client whose list has none of ours gets no ALPN answer and the
+ * table's fallback, as a client without ALPN. */
 static int select_alpn(SSL *ssl, const unsigned char **out,
                        unsigned char *outlen, const unsigned char *in,
                        unsigned int inlen, void *arg) {
+    const tls_server *ts = arg;
     unsigned char *sel;
     (void)ssl;
-    (void)arg;
-    if (SSL_select_next_proto(&sel, outlen, alpn_protos,
-                              sizeof(alpn_protos) - 1, in,
+    if (SSL_select_next_proto(&sel, outlen, ts->alpn, ts->alpn_len, in,
                               inlen) != OPENSSL_NPN_NEGOTIATED)
         return SSL_TLSEXT_ERR_NOACK;
     *out = sel;
     return SSL_TLSEXT_ERR_OK;
 }
 
-static tls_server *ctx_error(SSL_CTX *ctx, const char *what,
-                             const char *file) {
+static SSL_CTX *ctx_error(SSL_CTX *ctx, const char *what,
+                          const char *file) {
     fprintf(stderr, "https_bench_server: %s%s%s\n", what, file ? " " : "",
             file ? file : "");
     ERR_print_errors_fp(stderr);
@@ -240,7 +242,7 @@ static tls_server *ctx_error(SSL_CTX *ctx, const char *what,
     return NULL;
 }
 
-tls_server *tls_server_new(const char *cert_file, const char *key_file) {
+static SSL_CTX *new_ctx(const char *cert_file, const char *key_file) {
     SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
     if (!ctx) return ctx_error(NULL, "SSL_CTX_new failed", NULL);
 
@@ -273,11 +275,25 @@ tls_server *tls_server_new(const char *cert_file, const char *key_file) {
         return ctx_error(ctx, "cannot load private key", key_file);
     if (SSL_CTX_check_private_key(ctx) != 1)
         return ctx_error(ctx, "key does not match certificate", key_file);
-    SSL_CTX_set_alpn_select_cb(ctx, select_alpn, NULL);
+    return ctx;
+}
 
-    tls_server *ts = malloc(sizeof(*ts));
-    if (!ts) return ctx_error(ctx, "out of memory", NULL);
-    ts->ctx = ctx;
+tls_server *tls_server_new(const char *cert_file, const char *key_file,
+                           const unsigned char *alpn, size_t alpn_len) {
+    tls_server *ts = calloc(1, sizeof(*ts));
+    if (!ts || !alpn_len || alpn_len > sizeof(ts->alpn)) {
+        fprintf(stderr, "https_bench_server: %s\n",
+                ts ? "bad ALPN list" : "out of memory");
+        free(ts);
+        return NULL;
+    }
+    memcpy(ts->alpn, alpn, alpn_len);
+    ts->alpn_len = (unsigned)alpn_len;
+    if (!(ts->ctx = new_ctx(cert_file, key_file))) {
+        free(ts);
+        return NULL;
+    }
+    SSL_CTX_set_alpn_select_cb(ts->ctx, select_alpn, ts);
     return ts;
 }
 

@@ -32,5 +32,6 @@ void test_query(void);
 void test_json(void);
 void test_json_fuzz(void);
 void test_http_status(void);
+void test_protocols(void);
 
 #endif

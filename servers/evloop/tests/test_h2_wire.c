@@ -89,28 +89,10 @@ static void test_b64_cap(void) {
     T_END("base64url", "output capacity");
 }
 
-static void test_tokens(void) {
-    T_BEGIN;
-    T_CHECK(h2_has_token("h2c", 3, "h2c"));
-    T_CHECK(h2_has_token("H2C", 3, "h2c"));
-    T_CHECK(h2_has_token("websocket, h2c", 14, "h2c"));
-    T_CHECK(h2_has_token(" h2c ,foo", 9, "h2c"));
-    T_CHECK(h2_has_token("a,\th2c\t", 7, "h2c"));
-    T_CHECK(!h2_has_token("h2", 2, "h2c"));
-    T_CHECK(!h2_has_token("h2c2", 4, "h2c"));
-    T_CHECK(!h2_has_token("xh2c", 4, "h2c"));
-    T_CHECK(!h2_has_token("", 0, "h2c"));
-    T_CHECK(!h2_has_token("h2 c", 4, "h2c"));
-    /* The length bounds the scan, not a NUL. */
-    T_CHECK(!h2_has_token("foo, h2c", 4, "h2c"));
-    T_END("h2_wire", "token lists");
-}
-
 void test_h2_wire(void) {
     test_preface_prefixes();
     test_preface_then_frames();
     test_not_preface();
     for (size_t i = 0; i < sizeof(b64) / sizeof(b64[0]); i++) run_b64(&b64[i]);
     test_b64_cap();
-    test_tokens();
 }

@@ -24,6 +24,7 @@ int main(void) {
     test_json();
     test_json_fuzz();
     test_http_status();
+    test_protocols();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -316,6 +316,23 @@ static void run_host(const char *name, const char *head, int want) {
     T_END("host", name);
 }
 
+static void test_tokens(void) {
+    T_BEGIN;
+    T_CHECK(h1_has_token("h2c", 3, "h2c"));
+    T_CHECK(h1_has_token("H2C", 3, "h2c"));
+    T_CHECK(h1_has_token("websocket, h2c", 14, "h2c"));
+    T_CHECK(h1_has_token(" h2c ,foo", 9, "h2c"));
+    T_CHECK(h1_has_token("a,\th2c\t", 7, "h2c"));
+    T_CHECK(!h1_has_token("h2", 2, "h2c"));
+    T_CHECK(!h1_has_token("h2c2", 4, "h2c"));
+    T_CHECK(!h1_has_token("xh2c", 4, "h2c"));
+    T_CHECK(!h1_has_token("", 0, "h2c"));
+    T_CHECK(!h1_has_token("h2 c", 4, "h2c"));
+    /* The length bounds the scan, not a NUL. */
+    T_CHECK(!h1_has_token("foo, h2c", 4, "h2c"));
+    T_END("parser", "token lists (Upgrade, Connection)");
+}
+
 void test_parser(void) {
     for (size_t i = 0; i < sizeof(valid) / sizeof(valid[0]); i++)
         run_valid(&valid[i]);
@@ -337,4 +354,5 @@ void test_parser(void) {
     run_host("1.1 two Hosts", "GET / HTTP/1.1\r\nHost: a\r\nhost: b\r\n\r\n", H1_SEM_BAD_REQUEST);
     run_host("1.0 without Host", "GET / HTTP/1.0\r\n\r\n", H1_SEM_OK);
     run_host("1.0 two Hosts", "GET / HTTP/1.0\r\nHost: a\r\nHost: a\r\n\r\n", H1_SEM_BAD_REQUEST);
+    test_tokens();
 }

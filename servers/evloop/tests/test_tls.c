@@ -94,11 +94,12 @@ static void pair_close(pair *p) {
 
 /* Steps both sides until done; returns the server's last result, with the
  * number of TP_WANT_WRITE seen in *wants_write. */
-static int handshake(pair *p, int *alpn, int *wants_write) {
+static int handshake(pair *p, const char **alpn, size_t *alpn_len,
+                     int *wants_write) {
     int srv = TP_WANT_READ, cli_done = 0;
     for (int i = 0; i < 10000 && !(srv == TP_DONE && cli_done); i++) {
         if (srv != TP_DONE) {
-            srv = p->c.tp->handshake(&p->c, alpn);
+            srv = p->c.tp->handshake(&p->c, alpn, alpn_len);
             if (srv == TP_ERROR) return srv;
             if (srv == TP_WANT_WRITE && wants_write) ++*wants_write;
         }
@@ -132,13 +133,13 @@ static void test_alpn(tls_server *ts) {
     static const struct {
         const char *offer;
         size_t len;
-        int want;
+        const char *want; /* NULL: no ALPN agreed */
     } cases[] = {
-        {"\x02h2\x08http/1.1", 12, TP_ALPN_H2},
-        {"\x08http/1.1\x02h2", 12, TP_ALPN_H2}, /* server preference */
-        {"\x08http/1.1", 9, TP_ALPN_HTTP1},
-        {"\x06spdy/3", 7, TP_ALPN_NONE},
-        {NULL, 0, TP_ALPN_NONE},
+        {"\x02h2\x08http/1.1", 12, "h2"},
+        {"\x08http/1.1\x02h2", 12, "h2"}, /* server preference */
+        {"\x08http/1.1", 9, "http/1.1"},
+        {"\x06spdy/3", 7, NULL},
+        {NULL, 0, NULL},
     };
     T_BEGIN;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -146,10 +147,15 @@ static void test_alpn(tls_server *ts) {
             SSL_CTX *cctx = client_ctx(cases[i].offer, cases[i].len,
                                        v ? TLS1_2_VERSION : TLS1_3_VERSION);
             pair p;
-            int alpn = -1;
+            const char *alpn = "unset";
+            size_t alpn_len = 99;
             T_CHECK(pair_open(&p, ts, cctx, 0) == 0);
-            T_CHECK(handshake(&p, &alpn, NULL) == TP_DONE);
-            T_CHECK(alpn == cases[i].want);
+            T_CHECK(handshake(&p, &alpn, &alpn_len, NULL) == TP_DONE);
+            if (cases[i].want)
+                T_CHECK(alpn && alpn_len == strlen(cases[i].want) &&
+                        memcmp(alpn, cases[i].want, alpn_len) == 0);
+            else
+                T_CHECK(alpn == NULL && alpn_len == 0);
             T_CHECK(SSL_version(p.cl) == (v ? TLS1_2_VERSION
                                               : TLS1_3_VERSION));
             pair_close(&p);
@@ -167,12 +173,14 @@ static void test_write_retries(tls_server *ts) {
     SSL_CTX *cctx = client_ctx("\x02h2", 3, 0);
     size_t total = 1 << 20, done = 0, got = 0;
     char *src = malloc(total), *dst = malloc(total);
-    int alpn, hs_wants = 0, eagain = 0, calls = 0;
+    const char *alpn;
+    size_t alpn_len;
+    int hs_wants = 0, eagain = 0, calls = 0;
     pair p;
     T_BEGIN;
     for (size_t i = 0; i < total; i++) src[i] = (char)(i * 7 + i / 4096);
     T_CHECK(pair_open(&p, ts, cctx, 4096) == 0);
-    T_CHECK(handshake(&p, &alpn, &hs_wants) == TP_DONE);
+    T_CHECK(handshake(&p, &alpn, &alpn_len, &hs_wants) == TP_DONE);
     for (int i = 0; i < 1000000 && got < total; i++) {
         if (done < total) {
             /* The unwritten rest, as three segments like the queue's. */
@@ -206,12 +214,13 @@ static void test_reads_and_pending(tls_server *ts) {
     SSL_CTX *cctx = client_ctx("\x08http/1.1", 9, 0);
     size_t total = 100000, got = 0, wrote;
     char *src = malloc(total), *dst = malloc(total + 1);
-    int alpn;
+    const char *alpn;
+    size_t alpn_len;
     pair p;
     T_BEGIN;
     memset(src, 'r', total);
     T_CHECK(pair_open(&p, ts, cctx, 0) == 0);
-    T_CHECK(handshake(&p, &alpn, NULL) == TP_DONE);
+    T_CHECK(handshake(&p, &alpn, &alpn_len, NULL) == TP_DONE);
     T_CHECK(SSL_write_ex(p.cl, src, total, &wrote) && wrote == total);
     ssize_t n = p.c.tp->read(&p.c, dst, 20000);
     T_CHECK(n == 20000);
@@ -244,21 +253,22 @@ static void test_not_tls(tls_server *ts) {
         "\x16\x03\x01\x00\x05\x01\x00\x00\x01\x00",
     };
     SSL_CTX *cctx = client_ctx(NULL, 0, 0);
-    int alpn;
+    const char *alpn;
+    size_t alpn_len;
     T_BEGIN;
     for (size_t i = 0; i < sizeof(hellos) / sizeof(hellos[0]); i++) {
         pair p;
         T_CHECK(pair_open(&p, ts, cctx, 0) == 0);
         size_t len = i == 2 ? 10 : strlen(hellos[i]);
         T_CHECK(write(p.cfd, hellos[i], len) == (ssize_t)len);
-        T_CHECK(p.c.tp->handshake(&p.c, &alpn) == TP_ERROR);
+        T_CHECK(p.c.tp->handshake(&p.c, &alpn, &alpn_len) == TP_ERROR);
         pair_close(&p); /* no close_notify attempt after the failure */
     }
     /* Half a record header: wait for more, which the timeout bounds. */
     pair p;
     T_CHECK(pair_open(&p, ts, cctx, 0) == 0);
     T_CHECK(write(p.cfd, "\x16\x03\x01", 3) == 3);
-    T_CHECK(p.c.tp->handshake(&p.c, &alpn) == TP_WANT_READ);
+    T_CHECK(p.c.tp->handshake(&p.c, &alpn, &alpn_len) == TP_WANT_READ);
     pair_close(&p);
     SSL_CTX_free(cctx);
     T_END("tls", "plain HTTP, h2c preface, bad hello fail; partial waits");
@@ -267,7 +277,8 @@ static void test_not_tls(tls_server *ts) {
 void test_tls(void) {
     T_BEGIN;
     T_CHECK(make_cert() == 0);
-    tls_server *ts = t_why ? NULL : tls_server_new(cert_path, key_path);
+    tls_server *ts = t_why ? NULL : tls_server_new(cert_path, key_path,
+                                                 (const unsigned char *)"\x02h2\x08http/1.1", 12);
     T_CHECK(ts != NULL);
     remove_cert();
     T_END("tls", "context from PEM files");
