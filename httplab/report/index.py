@@ -36,6 +36,8 @@ HEADLINES: dict[str, tuple[str, str]] = {
     "h2c": ("http2", "get_ping_c100"),
     "https": ("https", "h2_get_ping_c100"),
     "languages": ("languages", "keepalive_score"),
+    "versus_h2c": ("versus", "get_ping_c100"),
+    "versus_tls": ("versus", "h2_get_ping_c100"),
 }
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 

@@ -1,0 +1,148 @@
+"""The versus report (notebooks/versus.ipynb, httplab.report.versus; issue 17 item 4): the targets
+decided from the interval, never from the point estimate, client-bound req/s decided only in the
+direction its bias allows, and the tables, figure and notebook on a versus run captured here
+(tests/fixtures/versus: `run_all.sh --suites versus --quick --aa --reps 5 --duration 1 --warmup 0`
+on GET /ping; the machine was busy, so its intervals are wide and several runs noisy)."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from types import SimpleNamespace
+
+import nbformat
+import pytest
+
+from httplab.report import versus as V
+from httplab.stats.write import run_stats
+from httplab.tidy.rawrun import load_run
+
+ROOT = Path(__file__).resolve().parents[2]
+RUN = ROOT / "tests" / "fixtures" / "versus" / "20261124T000036Z-vm"
+NAN = math.nan
+CPU_H2C, RPS_H2C, CPU_H2, CPU_H1 = V.TARGETS
+
+
+@pytest.mark.parametrize("target, ratio, lo, hi, status, says", [
+    (CPU_H2C, 0.5, 0.45, 0.55, V.MET, "the whole interval [0.45×, 0.55×] is ≤ 0.6×"),
+    (CPU_H2C, 0.7, 0.65, 0.75, V.MISSED, "the whole interval [0.65×, 0.75×] is beyond 0.6×"),
+    (CPU_H2C, 0.58, 0.5, 0.66, V.OPEN, "the interval [0.50×, 0.66×] holds 0.6×"),   # point below, interval not
+    (CPU_H2C, 0.62, 0.59, 0.65, V.OPEN, "holds 0.6×"),
+    (CPU_H2C, 0.5, NAN, NAN, V.OPEN, "no interval (the point estimate 0.50× decides nothing"),
+    (CPU_H2C, NAN, NAN, NAN, V.NO_DATA, "no ok runs"),
+    (RPS_H2C, 1.6, 1.55, 1.65, V.MET, "is ≥ 1.5×"),
+    (RPS_H2C, 1.2, 1.1, 1.3, V.MISSED, "beyond 1.5×"),
+    (CPU_H1, 1.0, 0.95, 1.0, V.MET, "≤ 1×"),
+])
+def test_a_target_is_decided_by_its_interval(target, ratio, lo, hi, status, says):
+    d = V.decide(target, ratio, lo, hi)
+    assert d.status == status and says in d.reason, d
+
+
+@pytest.mark.parametrize("ratio, lo, hi, c_cb, r_cb, status, says", [
+    # the C server client-bound: its true req/s is higher, so only "met" stands
+    (1.2, 1.1, 1.3, True, False, V.OPEN, "C was client-bound ⚑: its req/s is the load tool's ceiling, so the true ratio is above"),
+    (1.6, 1.55, 1.65, True, False, V.MET, "C was client-bound ⚑: the true ratio lies further that way still"),
+    # the reference client-bound: the true ratio is lower, so only "missed" stands
+    (1.6, 1.55, 1.65, False, True, V.OPEN, "h2o was client-bound ⚑: its req/s is the load tool's ceiling, so the true ratio is below"),
+    (1.2, 1.1, 1.3, False, True, V.MISSED, "beyond 1.5×"),
+    (1.6, 1.55, 1.65, True, True, V.OPEN, "both servers client-bound"),
+])
+def test_client_bound_req_per_s(ratio, lo, hi, c_cb, r_cb, status, says):
+    d = V.decide(RPS_H2C, ratio, lo, hi, c_cb, r_cb)
+    assert d.status == status and says in d.reason, d
+
+
+def test_client_bound_does_not_touch_cpu_targets():
+    assert V.decide(CPU_H2C, 0.5, 0.45, 0.55, True, True).status == V.MET
+    assert CPU_H2C.words() == "C CPU-µs/req ≤ 0.6 × h2o's" and RPS_H2C.words() == "C req/s ≥ 1.5 × h2o's"
+    assert V.fmt_ratio(0.7412) == "0.74×" and V.fmt_ratio(0.0123) == "0.012×" and V.fmt_ratio(NAN) == "—"
+
+
+@pytest.fixture(scope="module")
+def ctx() -> SimpleNamespace:
+    run = load_run(RUN)
+    runs = run.runs
+    stats = run_stats(runs)
+    return SimpleNamespace(runs=runs, stats=stats, confidence=0.95,
+                           stat_args=lambda: {"confidence": 0.95, "stats": stats})
+
+
+def test_targets_table_reads_the_comparisons_frame(ctx):
+    t = V.targets_table(ctx.stats)
+    assert len(t) == 4 and len(t.columns) <= 8
+    assert list(t["Target"]) == [x.words() for x in V.TARGETS]
+    for (target, row, decision), cell, verdict in zip(V.target_results(ctx.stats), t["Measured ratio"], t["Target met?"]):
+        assert row is not None and row["paired"] and int(row["n_pairs"]) == 5
+        assert (row["a_server"], row["b_server"]) == ("evloop", target.reference)
+        assert cell.startswith(V.fmt_ratio(row["ratio"]) + f" [{V.fmt_ratio(row['lo'])}, {V.fmt_ratio(row['hi'])}]")
+        assert decision == V.decide(target, row["ratio"], row["lo"], row["hi"], row["a_client_bound"], row["b_client_bound"])
+        assert verdict == decision.text()
+    # this run: h2c /ping CPU-µs/req C/h2o 0.97× [0.82×, 1.14×], so the 0.6× target is missed
+    first = V.target_results(ctx.stats)[0]
+    assert first[2].status == V.MISSED and "[0.82×, 1.14×]" in first[2].reason
+    assert "5 pairs (paired by rep)" in set(t["Runs"])
+    assert t.iloc[0]["Reference"].startswith("h2o: ") and " µs" in t.iloc[0]["C (evloop)"]
+    assert "/s" in t.iloc[1]["C (evloop)"]
+    md = V.findings_markdown(ctx.stats)
+    assert md.count("\n- ") == 3 and "target ≤ 0.6×" in md
+
+
+def test_ratio_table_and_figure(ctx):
+    t = V.ratio_table(ctx)
+    assert list(t["Point"]) == ["h2c GET /ping", "HTTPS/1.1 GET /ping", "HTTPS/2 GET /ping"]
+    assert [c for c in t.columns if c != "Point"] == [
+        "C/nginx CPU-µs/req", "C/nginx req/s", "runs vs nginx", "C/h2o CPU-µs/req", "C/h2o req/s", "runs vs h2o"]
+    row = ctx.stats.compare("cpu_us_per_req", ("versus_h2c", "get_ping_c100", "evloop"),
+                            ("versus_h2c", "get_ping_c100", "nginx"))
+    assert t.iloc[0]["C/nginx CPU-µs/req"] == V.ratio_cell(row)
+    fig = V.ratio_plot(ctx)
+    assert fig is not None and "6 points" in fig.httplab_description
+    assert V.ratio_ticks(0.1, 10.0)[0] >= 0.1 and 1.0 in V.ratio_ticks(0.5, 2.0)
+    floors = V.noise_floor_tables(ctx)
+    assert [f.attrs.get("title") for f in floors] == ["A/A noise floor, versus_h2c", "A/A noise floor, versus_tls"]
+    assert not V.figures_table(ctx, "versus_tls").empty
+
+
+def test_no_versus_suite_says_no_data(ctx):
+    empty = SimpleNamespace(runs=ctx.runs.iloc[0:0], stats=run_stats(ctx.runs.iloc[0:0]), confidence=0.95,
+                            stat_args=ctx.stat_args)
+    assert V.targets_table(empty.stats).empty and V.ratio_table(empty).empty
+    assert V.ratio_plot(empty) is None and V.figures_table(empty, "versus_h2c").empty
+    assert all(d.status == V.NO_DATA for _, _, d in V.target_results(empty.stats))
+
+
+def test_notebook_shape():
+    nb = nbformat.read(ROOT / "notebooks" / "versus.ipynb", as_version=4)
+    assert nb.metadata["kernelspec"]["name"] == "httplab"
+    tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1
+    for p in ("run_dir = None", "out_dir = None", "confidence = 0.95", 'baseline = "h2o"', 'contestant = "evloop"',
+              'raw_root = "raw"', 'data_root = "data"'):
+        assert p in tagged[0].source
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(not c.get("outputs") and c.get("execution_count") is None for c in code)
+    assert any("open_versus_report" in c.source for c in code)
+    assert all(len(c.source.splitlines()) <= 8 for c in code if c not in tagged)  # thin cells
+
+
+def _kernel_available() -> bool:
+    try:
+        from jupyter_client.kernelspec import KernelSpecManager
+        return "httplab" in KernelSpecManager().find_kernel_specs()
+    except Exception:
+        return False
+
+
+@pytest.mark.skipif(not _kernel_available(), reason="kernel 'httplab' not registered")
+def test_notebook_executes_on_the_captured_run(tmp_path, monkeypatch):
+    papermill = pytest.importorskip("papermill")
+    monkeypatch.chdir(ROOT / "notebooks")
+    out = tmp_path / "out.ipynb"
+    papermill.execute_notebook(str(ROOT / "notebooks" / "versus.ipynb"), str(out), kernel_name="httplab",
+                               parameters={"run_dir": str(RUN), "out_dir": str(tmp_path / "data")},
+                               progress_bar=False)
+    text = json.dumps(json.loads(out.read_text()), ensure_ascii=False)
+    assert "The issue's targets against this run" in text and "**missed**" in text
+    assert "A/A noise floor, versus_h2c" in text and "image/png" in text
+    assert (tmp_path / "data" / "comparisons.parquet").is_file()
