@@ -37,7 +37,7 @@ def table(text: str) -> tuple[Column, ...]:
 
 RUNS: tuple[Column, ...] = table("""
 run_id             | str             |             | the run: raw/<run_id>/
-suite              | str             |             | http1, h2c, https, languages, latency_h1, latency_h2c or latency_https
+suite              | str             |             | http1, h2c, https, languages, latency_h1, latency_h2c, latency_https, versus_h2c or versus_tls
 protocol           | str             |             | h1 or h2
 tls                | bool            |             | the point ran over TLS
 server             | str             |             | server id (servers/<id>); '~aa' marks the A/A copy of a server

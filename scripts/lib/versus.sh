@@ -1,0 +1,11 @@
+# scripts/lib/versus.sh: the versus suites' shared settings (sourced by bench_versus_*.sh after
+# lib.sh). The C server against the two production C servers, h2o and nginx, on the points issue 17
+# sets its targets on (GET /ping and GET /echo?size=1024 at 100 connections; HTTP/2 with 10 streams
+# per connection): one suite per server mode, because a server starts in one mode a suite
+# (versus_h2c: cleartext HTTP/2 by prior knowledge; versus_tls: HTTPS/1.1 and HTTPS/2 on one TLS
+# port); `run_all.sh --suites versus` runs both. The points are those of the h2c and https suites,
+# measured the same way (wrk, h2load, warm-up, windows, the randomised order of each rep), so the
+# versus report (notebooks/versus.ipynb) reads the ratios evloop/h2o and evloop/nginx from the
+# run's comparisons frame like every other Δ.
+
+SUITE_DEFAULT_SERVERS="evloop h2o nginx"
