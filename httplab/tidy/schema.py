@@ -108,7 +108,32 @@ latency_us | float | µs       | a latency value of the run's histogram
 count      | int   | requests | requests with that latency
 """)
 
-FRAMES: dict[str, tuple[Column, ...]] = {"runs": RUNS, "latency": LATENCY}
+# The idle-connection memory measurement (scripts/idle_memory.sh, httplab.tidy.idle_memory): one row
+# per point, data/<run_id>/idle_memory.parquet and .csv.
+IDLE_MEMORY: tuple[Column, ...] = table("""
+run_id            | str   |             | the run: raw/<run_id>/
+server            | str   |             | server id (servers/<id>)
+mode              | str   |             | h1 (HTTP/1.1 keep-alive) or h2c (cleartext HTTP/2 by prior knowledge)
+conns             | int   | connections | idle connections the point opened (N)
+conns_asked       | int   | connections | N as asked for; conns is smaller where the open-file limit could not hold N (idle_memory.sh says so)
+rep               | int   |             | repetition, 1-based; the server starts fresh for every point
+status            | str   |             | ok, or failed (a connection got no answer or was closed before the memory was read, or a reading never settled); only ok points enter a statistic
+answered          | int   | connections | connections whose one request got its whole 200 answer
+alive_after       | int   | connections | of them, still open when the memory was read with them idle
+rss_before_kb     | float | KiB         | VmRSS summed over the server's processes, stable, after a warm-up whose connections were closed
+rss_after_kb      | float | KiB         | the same, stable, with the N connections open and idle
+kib_per_conn      | float | KiB         | (rss_after_kb − rss_before_kb) / conns: the memory of one idle keep-alive connection
+anon_kib_per_conn | float | KiB         | the same for RssAnon alone (heap and buffers, no file pages)
+pss_before_kb     | float | KiB         | Pss (smaps_rollup) summed over the tree, before
+pss_after_kb      | float | KiB         | Pss summed over the tree, with the connections idle
+n_procs           | int   |             | processes in the server's tree
+open_s            | float | s           | seconds the client took to open the N connections and read their answers
+held_s            | float | s           | seconds from the first connection to the reading with them idle
+fail_reason       | str   |             | why the point failed ('' when ok)
+raw_path          | str   |             | the point's raw record: <run_id>/idle_memory/<server>.<mode>/c<N>/r<rep>.json
+""")
+
+FRAMES: dict[str, tuple[Column, ...]] = {"runs": RUNS, "latency": LATENCY, "idle_memory": IDLE_MEMORY}
 
 DTYPES = {"str": object, "str?": object, "int": "int64", "int?": "Int64", "float": "float64",
           "bool": bool, "bool?": "boolean"}
