@@ -25,6 +25,8 @@ int main(void) {
     test_json_fuzz();
     test_http_status();
     test_protocols();
+    test_conn_h1();
+    test_conn_h2();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
