@@ -134,6 +134,8 @@ main() {
         log "new run $(basename "$RUN_DIR"): idle connections $conns, $reps reps, targets $targets; server CPUs $SERVER_CPUS, client CPUs $CLIENT_CPUS"
     fi
     trap 'tool_stop; stop_server' EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
     local rep order n
     for (( rep = 1; rep <= reps; rep++ )); do
         read -ra order < <(jq -r --argjson r "$rep" '.orders[$r - 1] | join(" ")' "$RUN_DIR/$IDLE_DIR/order.json")
