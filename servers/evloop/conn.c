@@ -77,10 +77,58 @@ static const protocol *select_by_alpn(const conn_config *cfg, const char *id,
 
 static void conn_event(aeEventLoop *el, int fd, void *data, int mask);
 
+/* Free buffers kept per kind: enough for the connections active in one
+ * loop turn to cycle through without malloc, few enough that an idle
+ * server holds at most a few MiB. */
+#define CONN_POOL_KEEP 64
+
 void conn_set_init(conn_set *set, aeEventLoop *el, const conn_config *cfg) {
     memset(set, 0, sizeof(*set));
     set->el = el;
     set->cfg = cfg;
+    bufpool_init(&set->rbufs, CONN_RBUF_SIZE, CONN_POOL_KEEP);
+    bufpool_init(&set->obufs, CONN_OBUF_SIZE, CONN_POOL_KEEP);
+    bufpool_init(&set->segbufs, CONN_MAX_SEGS * sizeof(out_seg),
+                 CONN_POOL_KEEP);
+}
+
+/* ---- buffers on demand ---- */
+
+static int take_rbuf(conn *c) {
+    if (c->rbuf) return 0;
+    c->rbuf = bufpool_take(&c->set->rbufs);
+    return c->rbuf ? 0 : -1;
+}
+
+/* Gives rbuf back once nothing is buffered and the handler is between
+ * requests (an HTTP/1 body being read keeps its head in rbuf). */
+static void trim_rbuf(conn *c) {
+    if (!c->rbuf || c->rstart != c->rend || c->phase == CONN_PHASE_BODY)
+        return;
+    bufpool_give(&c->set->rbufs, c->rbuf);
+    c->rbuf = NULL;
+    c->rstart = c->rend = 0;
+}
+
+/* The output queue is empty: its buffers go back (a grown obuf is freed,
+ * so a burst does not stay with the connection). */
+static void release_out(conn *c) {
+    if (c->obuf) {
+        if (c->ocap == CONN_OBUF_SIZE) bufpool_give(&c->set->obufs, c->obuf);
+        else free(c->obuf);
+    }
+    bufpool_give(&c->set->segbufs, c->segs);
+    c->obuf = NULL;
+    c->segs = NULL;
+    c->ocap = c->olen = 0;
+    c->nsegs = c->seg_head = 0;
+    c->seg_off = 0;
+}
+
+static int take_segs(conn *c) {
+    if (c->segs) return 0;
+    c->segs = bufpool_take(&c->set->segbufs);
+    return c->segs ? 0 : -1;
 }
 
 conn *conn_create(conn_set *s, int fd) {
@@ -90,25 +138,16 @@ conn *conn_create(conn_set *s, int fd) {
     c->set = s;
     c->cfg = s->cfg;
     c->tp = &plain_transport;
-    c->rbuf = malloc(CONN_RBUF_SIZE);
-    c->obuf = malloc(CONN_OBUF_SIZE);
-    c->segs = malloc(CONN_MAX_SEGS * sizeof(*c->segs));
-    c->iov = malloc(CONN_MAX_SEGS * sizeof(*c->iov));
-    int ok = c->rbuf && c->obuf && c->segs && c->iov &&
-             (!s->cfg->setup || s->cfg->setup(c, s->cfg->setup_arg) == 0);
+    int ok = !s->cfg->setup || s->cfg->setup(c, s->cfg->setup_arg) == 0;
     if (!ok ||
         aeCreateFileEvent(s->el, fd, AE_READABLE, conn_event, c) != AE_OK) {
         if (ok && c->tp->close) c->tp->close(c);
-        free(c->rbuf);
-        free(c->obuf);
-        free(c->segs);
-        free(c->iov);
         free(c);
         return NULL;
     }
     c->mask = AE_READABLE;
+    /* The capacity rbuf has once taken; no buffer is held until a read. */
     c->rcap = CONN_RBUF_SIZE;
-    c->ocap = CONN_OBUF_SIZE;
     /* The header timeout runs from accept: a client that connects and
      * sends nothing is a slowloris too. */
     conn_set_phase(c, CONN_PHASE_HEAD);
@@ -196,16 +235,14 @@ void conn_close(conn *c) {
     close(c->fd);
     if (c->proto && c->proto->detach) c->proto->detach(c);
     for (int i = c->seg_head; i < c->nsegs; i++) free(c->segs[i].owned);
+    release_out(c);
+    bufpool_give(&s->rbufs, c->rbuf);
     dirty_remove(c);
     rpending_remove(c);
     if (c->prev) c->prev->next = c->next;
     else s->all = c->next;
     if (c->next) c->next->prev = c->prev;
     s->n--;
-    free(c->rbuf);
-    free(c->obuf);
-    free(c->segs);
-    free(c->iov);
     free(c);
 }
 
@@ -242,6 +279,11 @@ long long conn_now(const conn *c) { return aeNowMs(c->set->el); }
 /* ---- output queue ---- */
 
 char *conn_out_reserve(conn *c, size_t n) {
+    if (!c->obuf) {
+        if (!(c->obuf = bufpool_take(&c->set->obufs))) return NULL;
+        c->ocap = CONN_OBUF_SIZE;
+        c->olen = 0;
+    }
     if (c->ocap - c->olen < n) {
         size_t cap = c->ocap * 2;
         while (cap - c->olen < n) cap *= 2;
@@ -255,8 +297,9 @@ char *conn_out_reserve(conn *c, size_t n) {
 }
 
 int conn_out_commit(conn *c, size_t n) {
-    out_seg *last = c->nsegs > c->seg_head ? &c->segs[c->nsegs - 1] : NULL;
     if (n == 0) return 0;
+    if (take_segs(c) < 0) return -1;
+    out_seg *last = c->nsegs > c->seg_head ? &c->segs[c->nsegs - 1] : NULL;
     if (last && !last->ptr && last->off + last->len == c->olen) {
         /* Adjacent to the previous obuf range: grow it, one iovec fewer. */
         last->len += n;
@@ -277,7 +320,7 @@ int conn_out_copy(conn *c, const void *p, size_t n) {
 }
 
 static int out_push(conn *c, void *mem, const void *p, size_t n) {
-    if (c->nsegs == CONN_MAX_SEGS) {
+    if (c->nsegs == CONN_MAX_SEGS || take_segs(c) < 0) {
         free(mem);
         return -1;
     }
@@ -316,18 +359,19 @@ static int conn_flush(conn *c) {
      * before-sleep, after the sweep timer may already have looked. */
     if (!c->wdeadline) c->wdeadline = now + c->cfg->send_timeout_ms;
 
+    struct iovec *iov = c->set->iov;
     int n = 0;
     size_t skip = c->seg_off;
     for (int i = c->seg_head; i < c->nsegs; i++, n++) {
         const out_seg *sg = &c->segs[i];
         const char *base = sg->ptr ? sg->ptr : c->obuf + sg->off;
-        c->iov[n].iov_base = (void *)(base + skip);
-        c->iov[n].iov_len = sg->len - skip;
+        iov[n].iov_base = (void *)(base + skip);
+        iov[n].iov_len = sg->len - skip;
         skip = 0;
     }
     ssize_t w;
     do {
-        w = c->tp->writev(c, c->iov, n);
+        w = c->tp->writev(c, iov, n);
     } while (w < 0 && errno == EINTR);
     if (w < 0) return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
 
@@ -351,18 +395,8 @@ static int conn_flush(conn *c) {
 
     /* Zero-length segments left at the tail only carry memory to free. */
     for (int i = c->seg_head; i < c->nsegs; i++) free(c->segs[i].owned);
-    c->nsegs = c->seg_head = 0;
-    c->seg_off = 0;
-    c->olen = 0;
+    release_out(c);
     c->wdeadline = 0; /* disarmed until output is attempted again */
-    if (c->ocap > 4 * CONN_OBUF_SIZE) {
-        /* A burst grew obuf; give the memory back once it is empty. */
-        char *nb = realloc(c->obuf, CONN_OBUF_SIZE);
-        if (nb) {
-            c->obuf = nb;
-            c->ocap = CONN_OBUF_SIZE;
-        }
-    }
     /* The idle timeout counts from when the last response left. */
     if (c->phase == CONN_PHASE_IDLE)
         c->deadline = now + c->cfg->idle_timeout_ms;
@@ -487,6 +521,9 @@ static void conn_service(conn *c) {
     if ((c->mask & AE_READABLE) && !(c->flags & F_LINGER) &&
         c->tp->pending && c->tp->pending(c))
         rpending_add(c);
+    /* Between requests, the read buffer goes back to the pool: the next
+     * read takes one again (lingering reads discard into theirs). */
+    if (!(c->flags & F_LINGER) && c->out_pending == 0) trim_rbuf(c);
 }
 
 void conn_set_flush(conn_set *s) {
@@ -498,6 +535,10 @@ void conn_set_flush(conn_set *s) {
 }
 
 static void conn_linger_read(conn *c) {
+    if (take_rbuf(c) < 0) {
+        conn_close(c);
+        return;
+    }
     for (;;) {
         ssize_t n = c->tp->read(c, c->rbuf, c->rcap);
         if (n > 0) continue;
@@ -514,6 +555,10 @@ static void conn_readable(conn *c) {
         return;
     }
     if (c->rend == c->rcap) return; /* a 0-byte read would look like EOF */
+    if (take_rbuf(c) < 0) {
+        conn_close(c); /* out of memory: this connection goes, not others */
+        return;
+    }
     ssize_t n = c->tp->read(c, c->rbuf + c->rend, c->rcap - c->rend);
     if (n < 0) {
         if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return;
@@ -677,4 +722,7 @@ void conn_set_close_all(conn_set *s) {
         aeDeleteTimeEvent(s->el, s->rpending_timer);
         s->rpending_timer = 0;
     }
+    bufpool_clear(&s->rbufs);
+    bufpool_clear(&s->obufs);
+    bufpool_clear(&s->segbufs);
 }

@@ -23,6 +23,7 @@
 #include <sys/uio.h>
 
 #include "ae.h"
+#include "bufpool.h"
 
 #define CONN_RBUF_SIZE (32 * 1024)
 #define CONN_OBUF_SIZE (16 * 1024)
@@ -113,6 +114,12 @@ typedef struct conn_set {
     struct conn *rpending;
     long long rpending_timer;
     int shutting_down;
+    /* Buffers a connection holds only while it has input or output in
+     * flight (see conn): read buffers, output buffers, segment arrays. */
+    bufpool rbufs, obufs, segbufs;
+    /* writev's iovec array: built and used within one flush, so one per
+     * set serves every connection. */
+    struct iovec iov[CONN_MAX_SEGS];
 } conn_set;
 
 /* What transport.handshake returns. */
@@ -198,18 +205,21 @@ typedef struct conn {
     const proto_handler *proto;
     void *proto_data;
 
-    /* Input: unconsumed bytes are rbuf[rstart..rend). */
+    /* Input: unconsumed bytes are rbuf[rstart..rend). rbuf (rcap bytes) is
+     * taken from the set's pool when a read is about to happen and given
+     * back once all input is consumed and nothing refers to it (between
+     * requests), so an idle keep-alive connection holds no buffer. */
     char *rbuf;
     size_t rcap, rstart, rend;
 
-    /* Output queue. */
+    /* Output queue. obuf and segs are taken on first use and given back
+     * once the queue has drained. */
     char *obuf;
     size_t ocap, olen;
     out_seg *segs;
     int nsegs, seg_head; /* segs[seg_head..nsegs) are unwritten */
     size_t seg_off;      /* bytes of segs[seg_head] already written */
     size_t out_pending;
-    struct iovec *iov;
 
     conn_phase phase;
     long long deadline;  /* for the phase */

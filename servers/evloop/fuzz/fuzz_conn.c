@@ -21,7 +21,8 @@
  *     for HTTP/2 (RFC 9113 3.4);
  *   - after every loop turn the connection's bookkeeping holds: input
  *     window inside rbuf, segment list inside its array, obuf segments
- *     inside obuf, out_pending equal to the unwritten segment bytes;
+ *     inside obuf, out_pending equal to the unwritten segment bytes, and
+ *     no output buffer held once the queue is empty;
  *   - liveness: while the peer is still sending and reading, the connection
  *     never sits idle with unread input and no output (it would hang until
  *     a timeout), and a connection never spins without end;
@@ -200,6 +201,11 @@ static void check_conn(const conn *c) {
     CHECK(c->rstart <= c->rend && c->rend <= c->rcap);
     CHECK(c->seg_head <= c->nsegs && c->nsegs <= CONN_MAX_SEGS);
     CHECK(c->olen <= c->ocap);
+    /* Buffers are held only while something is in them. */
+    if (!c->rbuf) CHECK(c->rstart == 0 && c->rend == 0);
+    if (!c->segs) CHECK(c->nsegs == 0 && c->out_pending == 0);
+    if (!c->obuf) CHECK(c->olen == 0);
+    if (c->out_pending == 0) CHECK(!c->obuf && !c->segs);
     size_t pending = 0;
     for (int i = c->seg_head; i < c->nsegs; i++) {
         const out_seg *sg = &c->segs[i];
