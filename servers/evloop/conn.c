@@ -445,6 +445,7 @@ static int conn_apply(conn *c, int r) {
 
 /* Runs the protocol handler over buffered input. Returns -1 if c is gone. */
 static int conn_process(conn *c) {
+    int late = 0;
     if (!c->proto) {
         const protocol *p =
             select_by_bytes(c->cfg, c->rbuf + c->rstart, c->rend - c->rstart);
@@ -461,11 +462,19 @@ static int conn_process(conn *c) {
             return -1;
         }
         c->proto = ph;
+        /* Chosen after a graceful shutdown began (its first bytes were
+         * still arriving): conn_begin_shutdown could not announce it. */
+        late = c->set->shutting_down;
     }
     c->flags &= ~F_PAUSED;
     int r;
     while ((r = c->proto->on_data(c)) == PROTO_SWITCH) {
     }
+    /* Announced now, after the request that came with the first bytes
+     * (HTTP/2: GOAWAY naming it as the last stream processed). */
+    if (late && c->proto->on_shutdown &&
+        (r == PROTO_NEED_MORE || r == PROTO_PAUSED))
+        r = c->proto->on_shutdown(c);
     return conn_apply(c, r);
 }
 

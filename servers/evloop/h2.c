@@ -329,6 +329,9 @@ static int receiving(h2_conn *h, h2_stream *st) {
  * still arriving has the body deadline (rate since t_open, pause since
  * t_recv), a response stuck behind the peer's window the send timeout. */
 static long long stream_deadline(h2_conn *h, h2_stream *st) {
+    /* Stream 1 of an h2c upgrade is answered once the client's preface
+     * arrives; a client that never sends it has the header timeout. */
+    if (st == h->upgraded) return st->t_open + h->c->cfg->header_timeout_ms;
     if (receiving(h, st))
         return conn_body_deadline(h->c, st->t_open, st->blen, st->t_recv);
     if ((st->flags & H2S_RESPONDED) && st->out && st->out_off < st->out_len)
@@ -412,7 +415,8 @@ static int h2_on_data(conn *c) {
 /* Streams that are late: a body under --body-min-rate or paused for
  * --body-timeout gets 408 (then RST_STREAM(NO_ERROR) if the upload goes on);
  * a response the peer's window has held for --send-timeout is reset with
- * CANCEL, which frees what it holds. Then the deadline is re-armed. */
+ * CANCEL, which frees what it holds. Then the deadline is re-armed. Returns
+ * 0, -1 (out of memory), or 1 when an h2c upgrade's preface never came. */
 static int reset_late_streams(conn *c, h2_conn *h, long long now) {
     long long next = 0;
     for (h2_stream *st = h->live, *nx; st; st = nx) {
@@ -421,6 +425,8 @@ static int reset_late_streams(conn *c, h2_conn *h, long long now) {
         if (!at) continue;
         if (at > now) {
             if (!next || at < next) next = at;
+        } else if (st == h->upgraded) {
+            return 1; /* no preface: the peer does not speak HTTP/2 */
         } else if (receiving(h, st)) {
             if (refuse(h, st, 408) < 0) return -1;
         } else {
@@ -438,7 +444,9 @@ static int reset_late_streams(conn *c, h2_conn *h, long long now) {
 static int h2_on_timeout(conn *c, long long now) {
     h2_conn *h = c->proto_data;
     if (c->phase == CONN_PHASE_BODY && h->nlive) {
-        if (reset_late_streams(c, h, now) < 0) return PROTO_ABORT;
+        /* Closed without a word: a peer that sent no preface after our
+         * 101 cannot read HTTP/2 frames. */
+        if (reset_late_streams(c, h, now) != 0) return PROTO_ABORT;
         return h2_settle(c, h);
     }
     /* Idle keep-alive: GOAWAY(NO_ERROR); closed once it is written. */

@@ -935,6 +935,60 @@ static void case_upgrade_declined(void) {
                      "HTTP/1.1 with Connection: close");
 }
 
+
+/* Shutdown while only part of the preface has arrived: no protocol yet, so
+ * the announcement waits for it; then the request that came with the first
+ * bytes is answered and GOAWAY names it (RFC 9113 6.8). */
+static void case_shutdown_undecided(void) {
+    T_BEGIN;
+    client cl;
+    client_start(&cl, NULL, 0);
+    const uint8_t *d;
+    ssize_t k;
+    memconn_buf all = {0};
+    cstream *s = get(&cl, "/ping");
+    while ((k = nghttp2_session_mem_send(cl.ng, &d)) > 0)
+        buf_add(&all, d, (size_t)k);
+    memconn_send(&cl.p, all.data, 10);
+    memconn_run(&cl.env);
+    conn_set_begin_shutdown(&cl.env.set);
+    memconn_run(&cl.env);
+    T_CHECK(!cl.p.closed && cl.p.out.len == 0);
+    memconn_send(&cl.p, all.data + 10, all.len - 10);
+    pump(&cl);
+    T_CLIENT_OK(&cl);
+    T_CHECK(s && s->status == 200);
+    T_CHECK(cl.goaways == 1 && cl.goaway_err == NGHTTP2_NO_ERROR &&
+            cl.goaway_last == 1);
+    T_CHECK(cl.p.closed);
+    free(all.data);
+    client_close(&cl);
+    T_END(SUITE, "shutdown mid-preface: the request is answered, then "
+                 "GOAWAY(last 1), closed");
+}
+
+/* An h2c upgrade whose client never sends the preface: stream 1 waits for
+ * it no longer than --header-timeout, then the connection is closed. */
+static void case_upgrade_no_preface(void) {
+    T_BEGIN;
+    client cl;
+    char req[512];
+    client_open(&cl, NULL);
+    int n = upgrade_request(&cl, "GET", "/ping", req, sizeof(req));
+    memconn_send(&cl.p, req, (size_t)n);
+    memconn_run(&cl.env);
+    T_CHECK(cl.p.out.len > 0 && !cl.p.closed); /* 101 and SETTINGS */
+    memconn_timeout(&cl.p, memconn_now(&cl.env, 1000));
+    memconn_run(&cl.env);
+    T_CHECK(!cl.p.closed); /* within the header timeout */
+    memconn_timeout(&cl.p, memconn_now(&cl.env, 3600 * 1000));
+    memconn_run(&cl.env);
+    T_CHECK(cl.p.closed);
+    client_close(&cl);
+    T_END(SUITE, "h2c Upgrade without a preface: closed after the header "
+                 "timeout");
+}
+
 void test_conn_h2(void) {
     case_ping();
     case_echo_sizes();
@@ -955,4 +1009,6 @@ void test_conn_h2(void) {
     case_write_modes();
     case_upgrade();
     case_upgrade_declined();
+    case_shutdown_undecided();
+    case_upgrade_no_preface();
 }
