@@ -81,7 +81,7 @@ class Decision:
 
 def fmt_ratio(x: float) -> str:
     """0.7412 -> '0.74×' (three figures below 0.1)."""
-    return "—" if not math.isfinite(x) else (f"{x:.3f}×" if x < 0.1 else f"{x:.2f}×")
+    return "—" if not math.isfinite(x) else (f"{x:.3f}×" if x < 0.0995 else f"{x:.2f}×")
 
 
 def decide(target: Target, ratio: float, lo: float, hi: float, contestant_client_bound: bool = False,
