@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "h2_conn.h"
+#include "h2_mem.h"
 #include "h2_wire.h"
 
 /* Largest decoded HTTP2-Settings we accept: 6 bytes per setting, and only
@@ -85,6 +86,7 @@ static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *frame,
         frame->headers.cat != NGHTTP2_HCAT_REQUEST)
         return 0;
     h2_stream *st = h2_stream_open(h, frame->hd.stream_id);
+    h->hdr_stream = st;
     /* Out of memory for one stream: reset it, keep the connection. */
     if (!st) return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
     nghttp2_session_set_stream_user_data(ng, frame->hd.stream_id, st);
@@ -94,19 +96,24 @@ static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *frame,
 static int on_header(nghttp2_session *ng, const nghttp2_frame *frame,
                      nghttp2_rcbuf *name, nghttp2_rcbuf *value, uint8_t flags,
                      void *user_data) {
-    h2_stream *st = stream_of(user_data, frame->hd.stream_id);
+    h2_conn *h = user_data;
     (void)ng;
     (void)flags;
     /* Trailers (HCAT_HEADERS) carry nothing the routes use. */
-    if (!st || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
+    if (frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
+    /* The block's stream, found once in on_begin_headers rather than in
+     * nghttp2's stream map for every field. */
+    h2_stream *st = h->hdr_stream;
+    if (!st || st->id != frame->hd.stream_id || h->dying) return 0;
+    nghttp2_vec n = nghttp2_rcbuf_get_buf(name);
+    nghttp2_vec v = nghttp2_rcbuf_get_buf(value);
     /* RFC 9113 6.5.2 counts a field as name + value + 32. Past the limit the
      * rest is ignored and the stream answered 431 (on_frame_recv). */
-    uint32_t limit = ((h2_conn *)user_data)->c->cfg->h2_max_header_list;
+    uint32_t limit = h->c->cfg->h2_max_header_list;
     if (st->hdr_bytes <= limit)
-        st->hdr_bytes += (uint32_t)(nghttp2_rcbuf_get_buf(name).len +
-                                    nghttp2_rcbuf_get_buf(value).len + 32);
+        st->hdr_bytes += (uint32_t)(n.len + v.len + 32);
     if (st->hdr_bytes > limit) st->flags |= H2S_HDR_BIG;
-    else h2_stream_on_header(st, name, value);
+    else h2_stream_on_header(st, n, value, v);
     return 0;
 }
 
@@ -242,6 +249,7 @@ static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t err,
     (void)err;
     if (!st) return 0;
     if (st == h->upgraded) h->upgraded = NULL;
+    if (st == h->hdr_stream) h->hdr_stream = NULL;
     nghttp2_session_set_stream_user_data(ng, id, NULL);
     h2_stream_close(h, st);
     return 0;
@@ -303,7 +311,7 @@ static h2_conn *h2_conn_new(conn *c) {
     h->c = c;
     h->flood_tokens = cfg->h2_flood_burst;
     h->flood_at = conn_now(c);
-    int rv = nghttp2_session_server_new2(&h->ng, cbs, h, opt);
+    int rv = nghttp2_session_server_new3(&h->ng, cbs, h, opt, h2_mem());
     nghttp2_option_del(opt);
     if (rv != 0) {
         free(h);

@@ -75,6 +75,8 @@ typedef struct h2_conn {
     h2_stream *spare; /* recycled stream objects: no malloc per request */
     size_t nlive;
     int32_t max_client_stream; /* highest stream id a client HEADERS used */
+    /* The stream whose request header block is being decoded. */
+    h2_stream *hdr_stream;
     /* Stream 1 of an h2c upgrade: its response waits for the client's
      * preface (see h2_upgrade). */
     h2_stream *upgraded;
@@ -98,9 +100,10 @@ h2_stream *h2_stream_open(h2_conn *h, int32_t id);
 void h2_stream_close(h2_conn *h, h2_stream *st);
 /* At detach: frees every live and spare stream object. */
 void h2_stream_free_all(h2_conn *h);
-/* Records a request header field it cares about. */
-void h2_stream_on_header(h2_stream *st, nghttp2_rcbuf *name,
-                         nghttp2_rcbuf *value);
+/* Records a request header field it cares about: name n, value v (whose
+ * buffer is kept, not copied, for :method and :path). */
+void h2_stream_on_header(h2_stream *st, nghttp2_vec n, nghttp2_rcbuf *value,
+                         nghttp2_vec v);
 #define H2_BODY_OK 0
 #define H2_BODY_TOO_LARGE 1
 #define H2_BODY_NOMEM (-1)

@@ -76,29 +76,32 @@ void h2_stream_free_all(h2_conn *h) {
     h->nlive = 0;
 }
 
-static int name_is(nghttp2_rcbuf *rc, const char *lit) {
-    nghttp2_vec v = nghttp2_rcbuf_get_buf(rc);
-    size_t n = strlen(lit);
-    return v.len == n && memcmp(v.base, lit, n) == 0;
-}
-
-void h2_stream_on_header(h2_stream *st, nghttp2_rcbuf *name,
-                         nghttp2_rcbuf *value) {
-    nghttp2_rcbuf **slot = NULL;
+void h2_stream_on_header(h2_stream *st, nghttp2_vec n, nghttp2_rcbuf *value,
+                         nghttp2_vec v) {
+    nghttp2_rcbuf **slot;
     /* nghttp2 has already checked the block (HTTP messaging rules):
-     * pseudo-headers once each and first, content-length all digits. */
-    if (name_is(name, ":method")) slot = &st->method;
-    else if (name_is(name, ":path")) slot = &st->path;
-    else if (name_is(name, "content-length")) {
-        nghttp2_vec v = nghttp2_rcbuf_get_buf(value);
-        uint64_t n = 0;
-        for (size_t i = 0; i < v.len && n < (UINT64_MAX - 9) / 10; i++)
-            n = n * 10 + (uint64_t)(v.base[i] - '0');
-        st->declared_len = n;
+     * pseudo-headers once each and first, content-length all digits. The
+     * length picks the one name worth comparing. */
+    switch (n.len) {
+    case 7:
+        if (memcmp(n.base, ":method", 7)) return;
+        slot = &st->method;
+        break;
+    case 5:
+        if (memcmp(n.base, ":path", 5)) return;
+        slot = &st->path;
+        break;
+    case 14: {
+        if (memcmp(n.base, "content-length", 14)) return;
+        uint64_t x = 0;
+        for (size_t i = 0; i < v.len && x < (UINT64_MAX - 9) / 10; i++)
+            x = x * 10 + (uint64_t)(v.base[i] - '0');
+        st->declared_len = x;
         st->flags |= H2S_HAS_CLEN;
         return;
     }
-    if (!slot) return;
+    default: return;
+    }
     if (*slot) nghttp2_rcbuf_decref(*slot);
     nghttp2_rcbuf_incref(value);
     *slot = value;
