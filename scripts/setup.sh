@@ -13,7 +13,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # chromium: tests/browser opens the exported reports in it headless (through Playwright, which
 # is pointed at /usr/bin/chromium: no `playwright install` download).
-LAB_APT_PACKAGES=(wrk nghttp2-client build-essential jq curl ca-certificates time xz-utils strace iproute2 chromium)
+LAB_APT_PACKAGES=(wrk nghttp2-client build-essential jq curl ca-certificates time xz-utils strace iproute2 chromium
+                  linux-perf valgrind)
 # Toolchains that come with the machine image rather than apt (Debian's Go is too old).
 TOOLCHAINS=(gcc g++ make go cargo node npm python3)
 
@@ -113,6 +114,20 @@ setup_oha() {
     cargo install -q --locked --root "$root" oha --version "$OHA_VERSION"
 }
 
+# inferno: folds perf's stacks and draws them as a flame graph (scripts/profile_evloop.sh,
+# the evidence kept for changes to the C server's hot path). Not in Debian 12; from
+# crates.io like oha (under a minute).
+INFERNO_VERSION=0.12.3
+setup_inferno() {
+    local root=/usr/local
+    [[ $(id -u) == 0 ]] || root=$HOME/.cargo
+    # (its binaries have no --version: cargo's own record of what it installed)
+    [[ -x $root/bin/inferno-flamegraph ]] &&
+        grep -q "^\"inferno $INFERNO_VERSION " "$root/.crates.toml" 2>/dev/null && return 0
+    log "cargo install inferno $INFERNO_VERSION into $root (once per machine)"
+    cargo install -q --locked --root "$root" inferno --version "$INFERNO_VERSION"
+}
+
 main() {
     local missing
     server_manifests
@@ -122,7 +137,8 @@ main() {
     setup_python
     setup_h2spec
     setup_oha
-    log "setup: system packages, Python env ($VENV_DIR), the httplab kernel, h2spec and oha are ready"
+    setup_inferno
+    log "setup: system packages, Python env ($VENV_DIR), the httplab kernel, h2spec, oha and inferno are ready"
 }
 
 main "$@"
