@@ -5,8 +5,9 @@ raw/<run_id>/idle_memory/<server>.<mode>/c<N>/r<rep>.json, read here into a type
 A point is one server in one mode, N connections, one rep: the server's tree's memory once stable
 before the N connections (after a warm-up whose connections were closed) and once stable after
 them, while each held one answered request and sent nothing more. The cost of an idle connection
-is (VmRSS after − VmRSS before) / N, VmRSS summed over the server's processes (nginx's and h2o's
-master and worker). Every problem names the file and the key (RawFormatError).
+is (VmRSS after − VmRSS before) / N, VmRSS summed over the server's processes (a master process
+and its workers, where a server forks them). Every problem names the file and the key
+(RawFormatError).
 """
 from __future__ import annotations
 

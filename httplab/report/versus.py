@@ -1,8 +1,10 @@
 """Tables, figure and notebook glue of the versus report (notebooks/versus.ipynb; issue 17, item 4):
-the C server against the two production C servers, h2o and nginx, on cleartext HTTP/2, HTTPS/2 and
-HTTPS/1.1 (suites versus_h2c and versus_tls, scripts/bench_versus_*.sh), as ratios contestant /
-reference of server CPU-µs per request and of req/s, each with its interval, beside the issue's
-targets.
+the contestant (the run's server of tier contestant in its manifest) against the reference servers
+(tier reference) on cleartext HTTP/2, HTTPS/2 and HTTPS/1.1 (suites versus_h2c and versus_tls,
+scripts/bench_versus_*.sh), as ratios contestant / reference of server CPU-µs per request and of
+req/s, each with its interval, beside the issue's targets. The targets are data, declared beside the
+suites in scripts/lib/versus_targets.toml (TARGETS_FILE) and read by load_targets; no server is
+named here.
 
 Every ratio is a row of the run's comparisons frame (stats.frames: every server pair of a scenario,
 paired by rep), read through RunStats.compare; nothing here computes an interval. A target is
@@ -15,7 +17,10 @@ rule; the comparisons row's a_/b_client_bound) are said to be so.
 from __future__ import annotations
 
 import math
+import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -26,7 +31,8 @@ from matplotlib.lines import Line2D
 
 from ..stats.frames import RunStats
 from ..stats.methods import MIN_RUNS
-from ..tidy.servers import colour, display_name, is_aa_copy, is_reference, short_name, sort_servers
+from ..tidy.servers import (colour, contestants, display_name, is_aa_copy, is_reference, manifests, short_name,
+                             sort_servers)
 from .cells import mean_ci_of
 from .engine import ReportContext, open_report
 from .fmt import fmt_count, fmt_float, fmt_mean_ci, fmt_size
@@ -35,6 +41,8 @@ from .scenarios import scenario_sort_key
 from .tables import CLIENT_BOUND_MARK, _with_meta, client_bound_words
 
 VERSUS_SUITES: tuple[str, ...] = ("versus_h2c", "versus_tls")
+# The issue's targets, declared beside the suites that measure their points.
+TARGETS_FILE = Path(__file__).resolve().parents[2] / "scripts" / "lib" / "versus_targets.toml"
 METRIC_WORDS: dict[str, str] = {"cpu_us_per_req": "CPU-µs/req", "req_per_s": "req/s"}
 RATIO_METRICS: tuple[str, ...] = ("cpu_us_per_req", "req_per_s")
 
@@ -52,20 +60,103 @@ class Target:
     what: str                # the point, as the issue names it
     caveat: str = ""         # what the issue says about it
 
-    def words(self, contestant: str = "evloop") -> str:
-        """'C CPU-µs/req ≤ 0.6 × h2o's'."""
+    def words(self, contestant: str | None = None) -> str:
+        """'<contestant's short name> CPU-µs/req ≤ 0.6 × <reference's short name>'s' (contestant:
+        default the_contestant())."""
         sign = "≤" if self.at_most else "≥"
-        return (f"{short_name(contestant)} {METRIC_WORDS[self.metric]} {sign} {self.bound:g} × "
-                f"{short_name(self.reference)}'s")
+        return (f"{_short(contestant or the_contestant())} {METRIC_WORDS[self.metric]} {sign} "
+                f"{self.bound:g} × {short_name(self.reference)}'s")
 
 
-TARGETS: tuple[Target, ...] = (
-    Target("versus_h2c", "get_ping_c100", "cpu_us_per_req", "h2o", 0.6, True, "h2c GET /ping -m10"),
-    Target("versus_h2c", "get_ping_c100", "req_per_s", "h2o", 1.5, False, "h2c GET /ping -m10",
-           "where the client core allows"),
-    Target("versus_tls", "h2_get_ping_c100", "cpu_us_per_req", "h2o", 0.7, True, "HTTPS/2 GET /ping -m10"),
-    Target("versus_tls", "h1_get_ping_c100", "cpu_us_per_req", "nginx", 1.0, True, "HTTPS/1.1 GET /ping"),
-)
+class TargetsError(ValueError):
+    """A target file that cannot be read; the message names the file and the target."""
+
+
+# key -> (type, required)
+_TARGET_KEYS: dict[str, tuple[type, bool]] = {
+    "suite": (str, True), "scenario": (str, True), "metric": (str, True), "reference": (str, True),
+    "bound": (float, True), "at_most": (bool, True), "what": (str, True), "caveat": (str, False)}
+
+
+def _target(path: Path, i: int, entry: object) -> Target:
+    where = f"{path}: [[target]] {i}"
+    if not isinstance(entry, dict):
+        raise TargetsError(f"{where}: not a table")
+    unknown = sorted(set(entry) - set(_TARGET_KEYS))
+    if unknown:
+        raise TargetsError(f"{where}: unknown key(s) {', '.join(unknown)} (known: {', '.join(_TARGET_KEYS)})")
+    values: dict[str, object] = {}
+    for key, (kind, required) in _TARGET_KEYS.items():
+        if key not in entry:
+            if required:
+                raise TargetsError(f"{where}: '{key}' is missing")
+            continue
+        v = entry[key]
+        if kind is float and isinstance(v, int) and not isinstance(v, bool):
+            v = float(v)
+        if not isinstance(v, kind) or (kind is str and not v):
+            raise TargetsError(f"{where}: '{key}' must be a{'' if kind is not str else ' non-empty'} "
+                               f"{kind.__name__} (got {v!r})")
+        values[key] = v
+    if values["metric"] not in METRIC_WORDS:
+        raise TargetsError(f"{where}: metric '{values['metric']}' is not one of {', '.join(METRIC_WORDS)}")
+    if values["suite"] not in VERSUS_SUITES:
+        raise TargetsError(f"{where}: suite '{values['suite']}' is not one of {', '.join(VERSUS_SUITES)}")
+    bound = values["bound"]
+    if not (isinstance(bound, float) and math.isfinite(bound) and bound > 0):
+        raise TargetsError(f"{where}: 'bound' must be a ratio > 0 (got {bound!r})")
+    return Target(**values)  # type: ignore[arg-type]
+
+
+@lru_cache(maxsize=4)
+def _load_targets(path: Path) -> tuple[Target, ...]:
+    try:
+        with path.open("rb") as f:
+            data = tomllib.load(f)
+    except OSError as e:
+        raise TargetsError(f"{path}: cannot be read ({e.strerror or e})") from e
+    except tomllib.TOMLDecodeError as e:
+        raise TargetsError(f"{path}: not valid TOML ({e})") from e
+    extra = sorted(set(data) - {"target"})
+    if extra:
+        raise TargetsError(f"{path}: unknown top-level key(s) {', '.join(extra)} (only [[target]] tables)")
+    entries = data.get("target", [])
+    if not isinstance(entries, list):
+        raise TargetsError(f"{path}: 'target' must be an array of tables ([[target]])")
+    return tuple(_target(path, i, e) for i, e in enumerate(entries, 1))
+
+
+def load_targets(path: str | Path | None = None) -> tuple[Target, ...]:
+    """The issue's targets, in their file's order (path: default TARGETS_FILE); read once per file."""
+    return _load_targets(Path(path or TARGETS_FILE).resolve())
+
+
+def the_contestant(servers: Iterable[str] = ()) -> str | None:
+    """The server the ratios are about: the first of `servers` (a run's) of tier contestant in its
+    manifest (tidy.servers.contestants); without one, the first contestant among all the manifests;
+    None when no manifest has that tier."""
+    return next(iter(contestants(servers) or contestants(manifests())), None)
+
+
+def _short(server: str | None) -> str:
+    """The short name of a server (tidy.servers.short_name); 'the contestant' for none."""
+    return short_name(server) if server else "the contestant"
+
+
+def _stats_contestant(stats: RunStats, contestant: str | None) -> str | None:
+    """contestant, or the contestant among the servers of the run's estimates."""
+    if contestant:
+        return contestant
+    present = set(stats.estimates["server"]) if not stats.estimates.empty else set()
+    return the_contestant(present)
+
+
+def _runs_contestant(runs: pd.DataFrame, contestant: str | None) -> str | None:
+    """contestant, or the contestant among the run's servers."""
+    if contestant:
+        return contestant
+    return the_contestant(set(runs["server"]) if not runs.empty else set())
+
 
 MET, MISSED, OPEN, NO_DATA = "met", "missed", "not decided", "no data"
 
@@ -85,8 +176,10 @@ def fmt_ratio(x: float) -> str:
 
 
 def decide(target: Target, ratio: float, lo: float, hi: float, contestant_client_bound: bool = False,
-           reference_client_bound: bool = False, contestant: str = "evloop") -> Decision:
-    """The target against a ratio contestant/reference and its interval [lo, hi] (NaN: none)."""
+           reference_client_bound: bool = False, contestant: str | None = None) -> Decision:
+    """The target against a ratio contestant/reference and its interval [lo, hi] (NaN: none).
+    contestant (named in the client-bound reasons): default the_contestant()."""
+    contestant = contestant or the_contestant()
     if not math.isfinite(ratio):
         return Decision(NO_DATA, "no ok runs of one of the two servers on this point")
     bound = target.bound
@@ -112,14 +205,14 @@ def decide(target: Target, ratio: float, lo: float, hi: float, contestant_client
             keeps = MET if lower != target.at_most else MISSED
             if status != keeps:
                 who = contestant if lower else target.reference
-                return Decision(OPEN, f"{short_name(who)} was client-bound {CLIENT_BOUND_MARK}: its req/s is "
+                return Decision(OPEN, f"{_short(who)} was client-bound {CLIENT_BOUND_MARK}: its req/s is "
                                       f"the load tool's ceiling, so the true ratio is {'above' if lower else 'below'} "
                                       f"the measured {span}; the client core does not allow the target to be judged")
     side = "≤" if target.at_most else "≥"
     note = ""
     if target.metric == "req_per_s" and (contestant_client_bound or reference_client_bound):
         who = contestant if contestant_client_bound else target.reference
-        note = (f" ({short_name(who)} was client-bound {CLIENT_BOUND_MARK}: the true ratio lies further "
+        note = (f" ({_short(who)} was client-bound {CLIENT_BOUND_MARK}: the true ratio lies further "
                 "that way still)")
     if status == MET:
         return Decision(MET, f"the whole interval {span} is {side} {bound:g}×{note}")
@@ -203,12 +296,15 @@ def _points(runs: pd.DataFrame) -> list[dict]:
 
 
 # ---------------------------------------------------------------- tables
-def target_results(stats: RunStats, contestant: str = "evloop") -> list[tuple[Target, pd.Series | None, Decision]]:
-    """Each target with its comparisons row (contestant vs reference; None when the run lacks the
-    point) and its decision."""
+def target_results(stats: RunStats, contestant: str | None = None,
+                   targets: Iterable[Target] | None = None) -> list[tuple[Target, pd.Series | None, Decision]]:
+    """Each target (default load_targets()) with its comparisons row (contestant vs reference; None
+    when the run lacks the point) and its decision. contestant: default the run's (the_contestant)."""
+    contestant = _stats_contestant(stats, contestant)
     out = []
-    for t in TARGETS:
-        row = stats.compare(t.metric, (t.suite, t.scenario, contestant), (t.suite, t.scenario, t.reference))
+    for t in (load_targets() if targets is None else targets):
+        row = None if contestant is None else stats.compare(t.metric, (t.suite, t.scenario, contestant),
+                                                            (t.suite, t.scenario, t.reference))
         if row is None:
             out.append((t, None, Decision(NO_DATA, f"this run has no {t.suite} {t.scenario} of both servers")))
             continue
@@ -217,10 +313,13 @@ def target_results(stats: RunStats, contestant: str = "evloop") -> list[tuple[Ta
     return out
 
 
-def targets_table(stats: RunStats, contestant: str = "evloop", confidence: float = 0.95) -> pd.DataFrame:
+def targets_table(stats: RunStats, contestant: str | None = None, confidence: float = 0.95) -> pd.DataFrame:
     """`Point | Target | Measured ratio | Runs | <contestant> | <reference> | Target met?`, one row
-    per target of the issue."""
+    per target of the issue. contestant: default the run's (the_contestant)."""
     title = "The issue's targets against this run"
+    contestant = _stats_contestant(stats, contestant)
+    if contestant is None:
+        return _with_meta(pd.DataFrame(), title, "no data: no server of tier contestant")
     rows = []
     for t, row, d in target_results(stats, contestant):
         c_cell, r_cell = (t.suite, t.scenario, contestant), (t.suite, t.scenario, t.reference)
@@ -250,13 +349,16 @@ def targets_table(stats: RunStats, contestant: str = "evloop", confidence: float
     return _with_meta(df, title, cap)
 
 
-def ratio_table(ctx: ReportContext, contestant: str = "evloop") -> pd.DataFrame:
+def ratio_table(ctx: ReportContext, contestant: str | None = None) -> pd.DataFrame:
     """`Protocol and point | <contestant>/<ref> CPU-µs/req | <contestant>/<ref> req/s | ...`, one row
-    per point of the versus suites, one pair of columns per reference server."""
-    title = f"{display_name(contestant)} against {', '.join(display_name(r) for r in references(ctx.runs)) or 'the references'}"
+    per point of the versus suites, one pair of columns per reference server. contestant: default
+    the run's (the_contestant)."""
     runs = ctx.runs
+    contestant = _runs_contestant(runs, contestant)
     refs = references(runs)
-    if runs.empty or contestant not in set(runs["server"]) or not refs:
+    title = (f"{display_name(contestant) if contestant else 'The contestant'} against "
+             f"{', '.join(display_name(r) for r in refs) or 'the references'}")
+    if runs.empty or contestant is None or contestant not in set(runs["server"]) or not refs:
         return _with_meta(pd.DataFrame(), title, "no data: no versus suite with the contestant and a reference")
     rows = []
     for first in _points(runs):
@@ -305,11 +407,13 @@ def figures_table(ctx: ReportContext, suite: str) -> pd.DataFrame:
     return cost_table(runs, title=title, **ctx.stat_args())
 
 
-def findings_markdown(stats: RunStats, contestant: str = "evloop") -> str:
-    """One bullet per target: the point, the ratio with its interval, the target and the decision."""
+def findings_markdown(stats: RunStats, contestant: str | None = None) -> str:
+    """One bullet per target: the point, the ratio with its interval, the target and the decision.
+    contestant: default the run's (the_contestant)."""
+    contestant = _stats_contestant(stats, contestant)
     lines = []
     for t, row, d in target_results(stats, contestant):
-        lines.append(f"- **{t.what}**, {METRIC_WORDS[t.metric]} {short_name(contestant)}/{short_name(t.reference)}: "
+        lines.append(f"- **{t.what}**, {METRIC_WORDS[t.metric]} {_short(contestant)}/{short_name(t.reference)}: "
                      f"{ratio_cell(row)}; target {'≤' if t.at_most else '≥'} {t.bound:g}× — {d.text()}")
     return "\n".join(lines)
 
@@ -330,20 +434,22 @@ def ratio_ticks(lo: float, hi: float) -> list[float]:
 
 
 @styled
-def ratio_plot(ctx: ReportContext, contestant: str = "evloop") -> Figure | None:
+def ratio_plot(ctx: ReportContext, contestant: str | None = None) -> Figure | None:
     """The ratios contestant / reference, one row per point and reference, one panel per metric:
     a dot with its interval as a whisker on a log axis, 1× as a line, the issue's targets as red
-    ticks on their rows. None when the run has no ratio."""
+    ticks on their rows. None when the run has no ratio. contestant: default the run's
+    (the_contestant)."""
     runs = ctx.runs
+    contestant = _runs_contestant(runs, contestant)
     refs = references(runs)
-    if runs.empty or not refs:
+    if runs.empty or not refs or contestant is None:
         return None
     points = [(f, ref) for f in _points(runs) for ref in refs]
     data = {m: [ctx.stats.compare(m, (f["suite"], f["scenario"], contestant), (f["suite"], f["scenario"], ref))
                 for f, ref in points] for m in RATIO_METRICS}
     if all(r is None for rows in data.values() for r in rows):
         return None
-    targets = {(t.suite, t.scenario, t.metric, t.reference): t for t in TARGETS}
+    targets = {(t.suite, t.scenario, t.metric, t.reference): t for t in load_targets()}
     fig, axes = plt.subplots(1, len(RATIO_METRICS), figsize=(WIDTH_IN, 1.9 + 0.34 * len(points)), dpi=DPI,
                              sharey=True, layout="constrained", squeeze=False)
     for ax, m in zip(axes[0], RATIO_METRICS):
@@ -372,9 +478,9 @@ def ratio_plot(ctx: ReportContext, contestant: str = "evloop") -> Figure | None:
         ax.xaxis.set_major_locator(ticker.FixedLocator(ratio_ticks(math.exp(-span), math.exp(span))))
         ax.xaxis.set_minor_locator(ticker.NullLocator())
         ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda x, _pos: f"{x:g}×"))
-        better = "left = C cheaper" if m == "cpu_us_per_req" else "right = C faster"
-        ax.set_title(f"{METRIC_WORDS[m]}: {short_name(contestant)} / reference\n({better.replace('C', short_name(contestant))})",
-                     fontsize=FONT_MIN_PT)
+        me = short_name(contestant)
+        better = f"left = {me} cheaper" if m == "cpu_us_per_req" else f"right = {me} faster"
+        ax.set_title(f"{METRIC_WORDS[m]}: {me} / reference\n({better})", fontsize=FONT_MIN_PT)
         ax.grid(axis="x", color="#eeeeee", lw=0.6)
     ax0 = axes[0][0]
     ax0.set_yticks(range(len(points)))

@@ -6,6 +6,8 @@
 # port); `run_all.sh --suites versus` runs both. The points are those of the h2c and https suites,
 # measured the same way (wrk, h2load, warm-up, windows, the randomised order of each rep), so the
 # versus report (notebooks/versus.ipynb) reads the ratios evloop/h2o and evloop/nginx from the
-# run's comparisons frame like every other Δ.
+# run's comparisons frame like every other Δ. The targets on these points are declared
+# beside this file, in scripts/lib/versus_targets.toml, which the report reads; a target's point
+# must be one of the suite's HEADLINE_SCENARIOS (tests/unit/test_versus_report.py checks it).
 
 SUITE_DEFAULT_SERVERS="evloop h2o nginx"
