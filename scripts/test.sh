@@ -50,9 +50,10 @@ main() {
     trap 'rm -rf "$SCRATCH"' EXIT
     RAW_ROOT=$SCRATCH/raw DATA_ROOT=$SCRATCH/data REPORTS_ROOT=$SCRATCH/reports \
         "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --aa --reps 5 --duration 1 --warmup 0 \
-        --suites http1,h2c,https,languages \
+        --suites http1,h2c,https,languages,versus \
         --scenarios 'get_ping_c100,post_echo_b4096_c100,get_ping_pipe16_c100,h1_get_ping_c100,h2_get_ping_c100,get_root_c100'
-    # (each suite runs those of these scenario ids it has: all four suites get some)
+    # (each suite runs those of these scenario ids it has: all six suites get some; the versus
+    # suites their /ping points)
     # The latency suites (oha, open model) on their own: their quick points, two servers, two reps.
     RAW_ROOT=$SCRATCH/latency/raw DATA_ROOT=$SCRATCH/latency/data REPORTS_ROOT=$SCRATCH/latency/reports \
         "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --suites latency --servers evloop,nginx \

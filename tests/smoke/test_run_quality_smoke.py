@@ -18,6 +18,8 @@ SMOKE = os.environ.get("LAB_SMOKE_DIR")
 pytestmark = pytest.mark.skipif(not SMOKE, reason="LAB_SMOKE_DIR not set (scripts/test.sh sets it)")
 
 SUITES = {"http1": "http1", "h2c": "http2", "https": "https", "languages": "languages"}
+# The versus suites (issue 17) run in the smoke run too, their /ping points only; one report.
+VERSUS_SUITES = ("versus_h2c", "versus_tls")
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +48,7 @@ def test_every_point_records_its_window(runs: pd.DataFrame) -> None:
 
 
 def test_order_is_recorded_balanced_and_matches_positions(run_dir: Path, runs: pd.DataFrame) -> None:
-    for suite in SUITES:
+    for suite in (*SUITES, *VERSUS_SUITES):
         doc = json.loads((run_dir / suite / "order.json").read_text())
         assert doc["orders"] == balanced_orders(doc["servers"], doc["reps"], doc["seed"])
         assert is_balanced(doc["orders"])
@@ -58,7 +60,7 @@ def test_order_is_recorded_balanced_and_matches_positions(run_dir: Path, runs: p
 def test_host_state_recorded_per_suite(run_dir: Path) -> None:
     meta = json.loads((run_dir / "meta.json").read_text())
     assert meta.get("host_state") and meta["host_state"].get("cpu_model")
-    for suite in SUITES:
+    for suite in (*SUITES, *VERSUS_SUITES):
         for when in ("start", "end"):
             doc = json.loads((run_dir / suite / f"host.{when}.json").read_text())
             assert doc.get("cores") == os.cpu_count()
@@ -67,9 +69,10 @@ def test_host_state_recorded_per_suite(run_dir: Path) -> None:
 def test_aa_copy_ran_the_headline_scenarios_only(runs: pd.DataFrame) -> None:
     copies = runs[runs["aa_of"].notna()]
     assert set(copies["server"]) == {"evloop~aa"} and set(copies["aa_of"]) == {"evloop"}
-    assert set(copies["suite"]) == set(SUITES)
+    assert set(copies["suite"]) == set(SUITES) | set(VERSUS_SUITES)
     headline = {"http1": {"get_ping_c100"}, "h2c": {"get_ping_c100"}, "https": {"h1_get_ping_c100"},
-                "languages": {"get_root_c100"}}
+                "languages": {"get_root_c100"}, "versus_h2c": {"get_ping_c100"},
+                "versus_tls": {"h1_get_ping_c100", "h2_get_ping_c100"}}
     for suite, scenarios in headline.items():
         got = set(copies.loc[copies["suite"] == suite, "scenario"])
         assert got == scenarios, (suite, got)
