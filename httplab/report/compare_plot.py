@@ -17,7 +17,7 @@ from ..stats import MINUS
 from ..stats import compare as C
 from ..tidy.servers import colour, display_name, short_name, sort_servers
 from .compare_tables import BETTER_WORDS, METRIC_WORDS, points
-from .plots import DPI, FONT_MIN_PT, WIDTH_IN, describe, legend_ncols, styled
+from .plots import DPI, FONT_MIN_PT, WIDTH_IN, describe, legend_ncols, log_ticks, styled
 
 ROW_IN = 0.26          # height per point
 FLOOR_GREY = "#dddddd"
@@ -72,16 +72,7 @@ def _panel(ax, sub: pd.DataFrame, rows: list[tuple[str, str]], metric: str) -> N
 
 def _ticks(lo: float, hi: float) -> list[float]:
     """Δ ticks inside the limits, 0 always, the others at least a sixth of the axis apart (log)."""
-    cands = [0.5, 0.67, 0.8, 0.9, 0.95, 0.98, 1.02, 1.05, 1.1, 1.25, 1.5, 2.0]
-    gap = (math.log(hi) - math.log(lo)) / 6
-    kept = [1.0]
-    for side in (sorted(t for t in cands if 1.0 < t <= hi), sorted((t for t in cands if lo <= t < 1.0), reverse=True)):
-        last = 1.0
-        for t in side:
-            if abs(math.log(t) - math.log(last)) >= gap:
-                kept.append(t)
-                last = t
-    return sorted(kept)
+    return log_ticks(lo, hi, [0.5, 0.67, 0.8, 0.9, 0.95, 0.98, 1.02, 1.05, 1.1, 1.25, 1.5, 2.0], 6)
 
 
 @styled

@@ -73,6 +73,21 @@ STYLE = {
 matplotlib.rcParams.update(STYLE)
 
 
+def log_ticks(lo: float, hi: float, candidates: Sequence[float], parts: int) -> list[float]:
+    """Ticks for a log axis of ratios over [lo, hi]: 1 always, then the candidates on each side of it
+    that lie at least 1/parts of the axis apart (in log)."""
+    gap = (np.log(hi) - np.log(lo)) / parts
+    kept = [1.0]
+    for side in (sorted(t for t in candidates if 1.0 < t <= hi),
+                 sorted((t for t in candidates if lo <= t < 1.0), reverse=True)):
+        last = 1.0
+        for t in side:
+            if abs(np.log(t) - np.log(last)) >= gap:
+                kept.append(t)
+                last = t
+    return sorted(kept)
+
+
 def styled(fn: Callable) -> Callable:
     """Run a plot function under STYLE (whatever a notebook or the inline backend set since)."""
     @functools.wraps(fn)

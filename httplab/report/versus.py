@@ -36,7 +36,7 @@ from ..tidy.servers import (colour, contestants, display_name, is_aa_copy, is_re
 from .cells import mean_ci_of
 from .engine import ReportContext, open_report
 from .fmt import fmt_count, fmt_float, fmt_mean_ci, fmt_size
-from .plots import DPI, FONT_MIN_PT, WIDTH_IN, describe, legend_ncols, styled
+from .plots import DPI, FONT_MIN_PT, WIDTH_IN, describe, legend_ncols, log_ticks, styled
 from .scenarios import scenario_sort_key
 from .tables import CLIENT_BOUND_MARK, _with_meta, client_bound_words
 
@@ -421,16 +421,8 @@ def findings_markdown(stats: RunStats, contestant: str | None = None) -> str:
 # ---------------------------------------------------------------- the figure
 def ratio_ticks(lo: float, hi: float) -> list[float]:
     """Ratio ticks inside [lo, hi]: 1× always, the others at least an eighth of the (log) axis apart."""
-    cands = [0.05, 0.1, 0.2, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.1, 1.25, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0]
-    gap = (math.log(hi) - math.log(lo)) / 8
-    kept = [1.0]
-    for side in (sorted(t for t in cands if 1.0 < t <= hi), sorted((t for t in cands if lo <= t < 1.0), reverse=True)):
-        last = 1.0
-        for t in side:
-            if abs(math.log(t) - math.log(last)) >= gap:
-                kept.append(t)
-                last = t
-    return sorted(kept)
+    return log_ticks(lo, hi, [0.05, 0.1, 0.2, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.1, 1.25, 1.5, 2.0, 3.0, 5.0,
+                              10.0, 20.0], 8)
 
 
 @styled

@@ -22,13 +22,7 @@ ssize_t gather_fill(gather *g, const struct iovec *iov, int iovcnt,
         g->cap = g->buf ? cap : 0;
         if (!g->buf) return -1;
     }
-    size_t off = 0;
-    for (int i = 0; i < iovcnt && off < total; i++) {
-        size_t n = iov[i].iov_len;
-        if (n > total - off) n = total - off;
-        memcpy(g->buf + off, iov[i].iov_base, n);
-        off += n;
-    }
+    iov_copy(iov, iovcnt, 0, g->buf, total);
     g->len = total;
     return (ssize_t)total;
 }
@@ -42,4 +36,21 @@ void gather_free(gather *g) {
     free(g->buf);
     g->buf = NULL;
     g->cap = g->len = 0;
+}
+
+size_t iov_copy(const struct iovec *iov, int iovcnt, size_t off, void *dst,
+                size_t n) {
+    size_t got = 0;
+    for (int i = 0; i < iovcnt && got < n; i++) {
+        size_t len = iov[i].iov_len;
+        if (off >= len) {
+            off -= len;
+            continue;
+        }
+        size_t k = len - off < n - got ? len - off : n - got;
+        memcpy((char *)dst + got, (const char *)iov[i].iov_base + off, k);
+        got += k;
+        off = 0;
+    }
+    return got;
 }

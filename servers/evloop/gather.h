@@ -28,4 +28,9 @@ ssize_t gather_fill(gather *g, const struct iovec *iov, int iovcnt,
 void gather_done(gather *g, size_t keep);
 void gather_free(gather *g);
 
+/* Copies up to n bytes of the iovec list, starting at its byte off, to dst;
+ * returns how many (fewer when the list ends first). */
+size_t iov_copy(const struct iovec *iov, int iovcnt, size_t off, void *dst,
+                size_t n);
+
 #endif

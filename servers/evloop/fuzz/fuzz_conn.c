@@ -39,6 +39,7 @@
 #include "ae.h"
 #include "cli.h"
 #include "conn.h"
+#include "gather.h"
 #include "date_cache.h"
 #include "h2_wire.h"
 #include "routes.h"
@@ -119,24 +120,6 @@ static ssize_t fz_read(conn *c, char *buf, size_t len) {
     return (ssize_t)n;
 }
 
-/* Copies up to n bytes of the iovec list, from byte off on, to dst. */
-static size_t iov_gather(const struct iovec *iov, int iovcnt, size_t off,
-                         unsigned char *dst, size_t n) {
-    size_t got = 0;
-    for (int i = 0; i < iovcnt && got < n; i++) {
-        size_t len = iov[i].iov_len;
-        if (off >= len) {
-            off -= len;
-            continue;
-        }
-        size_t k = len - off < n - got ? len - off : n - got;
-        memcpy(dst + got, (const char *)iov[i].iov_base + off, k);
-        got += k;
-        off = 0;
-    }
-    return got;
-}
-
 static ssize_t fz_writev(conn *c, const struct iovec *iov, int iovcnt) {
     unsigned char now[sizeof(fz.pend)];
     size_t total = 0;
@@ -151,7 +134,7 @@ static ssize_t fz_writev(conn *c, const struct iovec *iov, int iovcnt) {
     }
     CHECK(total > 0);
     /* What was offered and not taken comes again, unchanged. */
-    size_t got = iov_gather(iov, iovcnt, 0, now, fz.pend_len);
+    size_t got = iov_copy(iov, iovcnt, 0, now, fz.pend_len);
     CHECK(got == fz.pend_len && !memcmp(now, fz.pend, got));
 
     fz.calls++;
@@ -160,11 +143,11 @@ static ssize_t fz_writev(conn *c, const struct iovec *iov, int iovcnt) {
     else if (fz.short_writes && total > 1)
         take = 1 + rng() % (total < 16384 ? total : 16384);
     if (fz.head_len < sizeof(fz.head))
-        fz.head_len += iov_gather(iov, iovcnt, 0, fz.head + fz.head_len,
+        fz.head_len += iov_copy(iov, iovcnt, 0, fz.head + fz.head_len,
                                   take < sizeof(fz.head) - fz.head_len
                                       ? take
                                       : sizeof(fz.head) - fz.head_len);
-    fz.pend_len = iov_gather(iov, iovcnt, take, fz.pend, sizeof(fz.pend));
+    fz.pend_len = iov_copy(iov, iovcnt, take, fz.pend, sizeof(fz.pend));
     if (trace) {
         size_t left = take;
         for (int i = 0; i < iovcnt && left; i++) {

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "date_cache.h"
+#include "gather.h"
 #include "routes.h"
 
 /* Turns without progress after which the connections count as idle
@@ -73,24 +74,6 @@ static ssize_t mc_read(conn *c, char *buf, size_t len) {
     return (ssize_t)n;
 }
 
-/* Copies up to n bytes of the iovec list, from byte off on, to dst. */
-static size_t iov_gather(const struct iovec *iov, int iovcnt, size_t off,
-                         unsigned char *dst, size_t n) {
-    size_t got = 0;
-    for (int i = 0; i < iovcnt && got < n; i++) {
-        size_t len = iov[i].iov_len;
-        if (off >= len) {
-            off -= len;
-            continue;
-        }
-        size_t k = len - off < n - got ? len - off : n - got;
-        memcpy(dst + got, (const char *)iov[i].iov_base + off, k);
-        got += k;
-        off = 0;
-    }
-    return got;
-}
-
 static ssize_t mc_writev(conn *c, const struct iovec *iov, int iovcnt) {
     memconn *p = c->tp_data;
     unsigned char now[sizeof(p->pend)];
@@ -103,7 +86,7 @@ static ssize_t mc_writev(conn *c, const struct iovec *iov, int iovcnt) {
     }
     if (!total) violation(p, "writev offered 0 bytes");
     /* What was offered and not taken comes again, unchanged. */
-    size_t got = iov_gather(iov, iovcnt, 0, now, p->pend_len);
+    size_t got = iov_copy(iov, iovcnt, 0, now, p->pend_len);
     if (got != p->pend_len || memcmp(now, p->pend, got))
         violation(p, "bytes not taken were not offered again unchanged");
 
@@ -121,7 +104,7 @@ static ssize_t mc_writev(conn *c, const struct iovec *iov, int iovcnt) {
     }
     default: break;
     }
-    p->pend_len = iov_gather(iov, iovcnt, take, p->pend, sizeof(p->pend));
+    p->pend_len = iov_copy(iov, iovcnt, take, p->pend, sizeof(p->pend));
     if (!take) {
         errno = EAGAIN;
         return -1;
