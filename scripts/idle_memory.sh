@@ -144,7 +144,9 @@ main() {
         done
     done
     finish_run_meta "$RUN_DIR" true
-    (cd "$LAB_ROOT" && "$(lab_python)" -m httplab.report.idle_memory "$RUN_DIR" --out "$DATA_ROOT/$(basename "$RUN_DIR")")
+    (cd "$LAB_ROOT" && "$(lab_python)" -m httplab.report.idle_memory "$RUN_DIR" --out "$DATA_ROOT/$(basename "$RUN_DIR")" \
+        --report "$REPORTS_ROOT/$(basename "$RUN_DIR")" &&
+        "$(lab_python)" -m httplab.report.index "$REPORTS_ROOT" --raw "$RAW_ROOT" --data "$DATA_ROOT" >/dev/null)
 }
 
 main "$@"

@@ -7,6 +7,7 @@ command that writes the run's tidy frame and prints the table.
 from __future__ import annotations
 
 import argparse
+import html
 import math
 import sys
 from pathlib import Path
@@ -74,15 +75,69 @@ def failed_table(frame: pd.DataFrame) -> pd.DataFrame:
     return _with_meta(df, "Failed points", f"{len(df)} failed point(s), left out of the figures above.")
 
 
+REPORT_STEM = "idle_memory"
+REPORT_TITLE = "Memory per idle keep-alive connection"
+REPORT_INTRO = ("What one idle keep-alive connection costs each server in memory: each server started "
+                "fresh for every point, N connections each made one request and stayed open, and the "
+                "server's resident memory was read before and with them (`scripts/idle_memory.sh`).")
+
+
+def report_markdown(frame: pd.DataFrame, run_id: str, confidence: float = 0.95) -> str:
+    """The report page as Markdown: title, what was measured, the table, the failed points."""
+    parts = [f"# {REPORT_TITLE}", f"Run `{run_id}` · [← all reports](../index.html)", REPORT_INTRO,
+             to_markdown(idle_table(frame, confidence))]
+    failed = failed_table(frame)
+    if not failed.empty:
+        parts.append(to_markdown(failed))
+    return "\n\n".join(parts) + "\n"
+
+
+def report_html(frame: pd.DataFrame, run_id: str, confidence: float = 0.95) -> str:
+    """The same page as a standalone HTML document (tables from pandas, text escaped)."""
+    def table(df: pd.DataFrame) -> str:
+        cap = html.escape(str(df.attrs.get("caption", "")))
+        head = f"<h2>{html.escape(str(df.attrs.get('title', '')))}</h2>"
+        if df.empty:
+            return f"{head}<p><em>{cap}</em></p>"
+        return f"{head}{df.to_html(index=False, escape=True, border=0)}<p><em>{cap}</em></p>"
+
+    body = [f"<h1>{html.escape(REPORT_TITLE)}</h1>",
+            f"<p>Run <code>{html.escape(run_id)}</code> · <a href=\"../index.html\">← all reports</a></p>",
+            f"<p>{html.escape(REPORT_INTRO).replace('`scripts/idle_memory.sh`', '<code>scripts/idle_memory.sh</code>')}</p>",
+            table(idle_table(frame, confidence))]
+    failed = failed_table(frame)
+    if not failed.empty:
+        body.append(table(failed))
+    style = ("body{font-family:sans-serif;max-width:72em;margin:2em auto;padding:0 1em;line-height:1.45}"
+             "table{border-collapse:collapse}th,td{padding:.3em .7em;border-bottom:1px solid #ddd;"
+             "text-align:left}")
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(REPORT_TITLE)}"
+            f" — {html.escape(run_id)}</title><style>{style}</style></head><body>\n" + "\n".join(body)
+            + "\n</body></html>\n")
+
+
+def write_report(frame: pd.DataFrame, out_dir: Path, run_id: str, confidence: float = 0.95) -> list[Path]:
+    """reports/<run_id>/idle_memory.{md,html}; returns the paths written."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    md = out_dir / f"{REPORT_STEM}.md"
+    page = out_dir / f"{REPORT_STEM}.html"
+    md.write_text(report_markdown(frame, run_id, confidence), encoding="utf-8")
+    page.write_text(report_html(frame, run_id, confidence), encoding="utf-8")
+    return [md, page]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m httplab.report.idle_memory", description=__doc__.split("\n\n")[0])
     ap.add_argument("run_dir", type=Path)
     ap.add_argument("--out", type=Path, help="default: data/<run_id> beside raw/")
     ap.add_argument("--confidence", type=float, default=0.95)
+    ap.add_argument("--report", type=Path, help="also write the report page (idle_memory.md, .html) here")
     args = ap.parse_args(argv)
     frame = idle_frame(args.run_dir)
     out = args.out or args.run_dir.resolve().parent.parent / "data" / args.run_dir.resolve().name
     written = write_idle(frame, out)
+    if args.report:
+        written += write_report(frame, args.report, args.run_dir.resolve().name, args.confidence)
     print(to_markdown(idle_table(frame, args.confidence)))
     failed = failed_table(frame)
     if not failed.empty:

@@ -29,7 +29,8 @@ def measured(tmp_path_factory: pytest.TempPathFactory) -> dict:
     if not (build / "bench" / "http_bench_server").exists():
         missing(f"the C server is not built in {build} (scripts/build.sh)")
     base = tmp_path_factory.mktemp("idle-memory")
-    env = {**os.environ, "RAW_ROOT": str(base / "raw"), "DATA_ROOT": str(base / "data")}
+    env = {**os.environ, "RAW_ROOT": str(base / "raw"), "DATA_ROOT": str(base / "data"),
+           "REPORTS_ROOT": str(base / "reports")}
     run = subprocess.run([str(ROOT / "scripts" / "idle_memory.sh"), "--skip-build", "--targets",
                           "evloop:h1,evloop:h2c", "--conns", str(N), "--reps", "1"],
                          env=env, capture_output=True, text=True, timeout=600)
@@ -71,3 +72,10 @@ def test_table_is_printed(measured: dict) -> None:
     assert "Memory per idle keep-alive connection" in out and "C (evloop)" in out
     assert "h2c" in out and "KiB" in out
     assert (measured["data"] / "idle_memory.csv").is_file()
+
+
+def test_report_page_and_index(measured: dict) -> None:
+    reports = measured["run"].parent.parent / "reports"
+    page = reports / measured["run"].name / "idle_memory.html"
+    assert page.is_file() and "<table" in page.read_text()
+    assert f"{measured['run'].name}/idle_memory.html" in (reports / "index.html").read_text()

@@ -129,3 +129,16 @@ def test_the_command_writes_the_frame_and_prints_the_table(tmp_path, capsys):
     assert "**Memory per idle keep-alive connection**" in out and "15.76 KiB" in out
     back = read_frame(tmp_path / "data", "idle_memory")
     assert len(back) == 2 and (tmp_path / "data" / "idle_memory.csv").is_file()
+
+
+def test_the_report_page(tmp_path):
+    from httplab.report.idle_memory import write_report
+    frame = idle_frame(FIXTURE)
+    md, page = write_report(frame, tmp_path / "r", "20261124T000004Z-vm")
+    text = md.read_text()
+    assert text.startswith("# Memory per idle keep-alive connection")
+    assert "20261124T000004Z-vm" in text and "KiB per idle connection" in text and "C (evloop)" in text
+    doc = page.read_text()
+    assert doc.startswith("<!DOCTYPE html>") and "<table" in doc and "../index.html" in doc
+    # every row of the frame's table is on the page
+    assert doc.count("<tr") == len(idle_table(frame)) + 1

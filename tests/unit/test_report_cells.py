@@ -1,5 +1,6 @@
 """Every Δ a committed report prints is a row of its run's comparisons frame (issue 12): checked with
 httplab.report.audit on each committed run; and no interval of a positive quantity is negative."""
+import json
 import re
 from pathlib import Path
 
@@ -17,9 +18,22 @@ def _runs_with_reports() -> list[str]:
                   and list(p.glob("*.md")))
 
 
+def _idle_memory_runs() -> list[str]:
+    """Committed runs of scripts/idle_memory.sh: no suite, so no statistics frames; their tidy frame
+    and their report page instead."""
+    return sorted(p.name for p in (ROOT / "raw").iterdir()
+                  if p.is_dir() and (p / "meta.json").is_file()
+                  and json.loads((p / "meta.json").read_text()).get("profile") == "idle_memory")
+
+
 def test_every_committed_run_has_its_statistics_frames():
     runs = sorted(p.name for p in (ROOT / "raw").iterdir() if p.is_dir())
-    assert runs and _runs_with_reports() == runs
+    idle = _idle_memory_runs()
+    assert runs and _runs_with_reports() == [r for r in runs if r not in idle]
+    for run_id in idle:
+        assert (ROOT / "data" / run_id / "idle_memory.parquet").is_file(), run_id
+        assert (ROOT / "reports" / run_id / "idle_memory.md").is_file(), run_id
+        assert (ROOT / "reports" / run_id / "idle_memory.html").is_file(), run_id
 
 
 @pytest.mark.parametrize("run_id", _runs_with_reports())
