@@ -82,6 +82,22 @@ def open_report(suite: str, run_dir: str | Path | None = None, out_dir: str | Pa
     return ctx
 
 
+def open_group_report(suites: tuple[str, ...], run_dir: str | Path | None = None,
+                      out_dir: str | Path | None = None, raw_root: str | Path = "raw",
+                      data_root: str | Path = "data", confidence: float = 0.95, *, baseline: str,
+                      write: bool = True) -> ReportContext:
+    """open_report for a group of suites reported together (latency, versus): the context's run holds
+    those of `suites` the run has, and ctx.suite is the first of them (its host-state files head the
+    report; the header lists them all)."""
+    ctx = open_report(suites[0], run_dir=run_dir, out_dir=out_dir, raw_root=raw_root, data_root=data_root,
+                      confidence=confidence, baseline=baseline, write=write)
+    full = ctx.full if ctx.full is not None else ctx.run
+    present = [s for s in suites if s in set(full.runs["suite"])] or [suites[0]]
+    object.__setattr__(ctx, "run", full.suites_named(present))
+    object.__setattr__(ctx, "suite", present[0])
+    return ctx
+
+
 def _fmt_utc(value: Any) -> str:
     return str(value).replace("T", " ") if value else "—"
 

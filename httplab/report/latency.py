@@ -14,7 +14,7 @@ from ..stats.latency_curves import (CONTRAST_FRACTION, CONTRAST_PAIR, KNEE_MULTI
 from ..tidy.bounds import SATURATION_MARGIN
 from ..tidy.servers import display_name, sort_servers
 from .cells import delta
-from .engine import ReportContext, open_report
+from .engine import ReportContext, open_group_report
 from .fmt import fmt_count, fmt_mean_ci, fmt_us
 from .tables import _with_meta
 
@@ -26,14 +26,8 @@ def open_latency_report(run_dir: str | Path | None = None, out_dir: str | Path |
                         raw_root: str | Path = "raw", data_root: str | Path = "data",
                         confidence: float = 0.95, *, baseline: str, write: bool = True) -> ReportContext:
     """open_report for the latency suites: the context's run holds all three (those present)."""
-    ctx = open_report(LATENCY_SUITES[0], run_dir=run_dir, out_dir=out_dir, raw_root=raw_root,
-                      data_root=data_root, confidence=confidence, baseline=baseline, write=write)
-    full = ctx.full if ctx.full is not None else ctx.run
-    present = [s for s in LATENCY_SUITES if s in set(full.runs["suite"])] or [LATENCY_SUITES[0]]
-    # ctx.suite stays the first suite (its host-state files head the report); the header lists all
-    object.__setattr__(ctx, "run", full.suites_named(present))
-    object.__setattr__(ctx, "suite", present[0])
-    return ctx
+    return open_group_report(LATENCY_SUITES, run_dir, out_dir, raw_root, data_root, confidence,
+                             baseline=baseline, write=write)
 
 
 def _rate(x: float) -> str:

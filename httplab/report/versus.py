@@ -34,7 +34,7 @@ from ..stats.methods import MIN_RUNS
 from ..tidy.servers import (colour, contestants, display_name, is_aa_copy, is_reference, manifests, short_name,
                              sort_servers)
 from .cells import mean_ci_of
-from .engine import ReportContext, open_report
+from .engine import ReportContext, open_group_report
 from .fmt import fmt_count, fmt_float, fmt_mean_ci, fmt_size
 from .plots import DPI, FONT_MIN_PT, WIDTH_IN, describe, legend_ncols, log_ticks, styled
 from .scenarios import scenario_sort_key
@@ -226,13 +226,8 @@ def open_versus_report(run_dir: str | Path | None = None, out_dir: str | Path | 
                        raw_root: str | Path = "raw", data_root: str | Path = "data",
                        confidence: float = 0.95, *, baseline: str, write: bool = True) -> ReportContext:
     """open_report for the versus suites: the context's run holds both (those present)."""
-    ctx = open_report(VERSUS_SUITES[0], run_dir=run_dir, out_dir=out_dir, raw_root=raw_root,
-                      data_root=data_root, confidence=confidence, baseline=baseline, write=write)
-    full = ctx.full if ctx.full is not None else ctx.run
-    present = [s for s in VERSUS_SUITES if s in set(full.runs["suite"])] or [VERSUS_SUITES[0]]
-    object.__setattr__(ctx, "run", full.suites_named(present))
-    object.__setattr__(ctx, "suite", present[0])
-    return ctx
+    return open_group_report(VERSUS_SUITES, run_dir, out_dir, raw_root, data_root, confidence,
+                             baseline=baseline, write=write)
 
 
 def references(runs: pd.DataFrame) -> list[str]:
