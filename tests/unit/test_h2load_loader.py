@@ -17,6 +17,7 @@ from httplab.parse.loaders import known_tools, loader_for
 from httplab.tidy.rawrun import RUNS_COLUMNS, build_frames, fail_reasons, load_run
 from httplab.report.scenarios import h2c_sections, suite_sections
 from make_fake_h2c import H2_SCENARIOS, make_fake_h2c_run
+from notebook_kernel import needs_kernel
 
 H2 = Path(__file__).resolve().parents[1] / "fixtures" / "h2load"
 REPO = Path(__file__).resolve().parents[2]
@@ -204,15 +205,7 @@ def test_notebook_shape():
     assert all(not c.outputs and c.execution_count is None for c in code), "commit without outputs"
 
 
-def _kernel_available() -> bool:
-    try:
-        from jupyter_client.kernelspec import KernelSpecManager
-        return "httplab" in KernelSpecManager().find_kernel_specs()
-    except Exception:
-        return False
-
-
-@pytest.mark.skipif(not _kernel_available(), reason="kernel 'httplab' not registered")
+@needs_kernel
 @pytest.mark.parametrize("with_http1", [True, False])
 def test_notebook_executes(tmp_path, monkeypatch, with_http1):
     papermill = pytest.importorskip("papermill")

@@ -9,6 +9,7 @@ from httplab.tidy.paths import repo_root
 from httplab.report.index import main as index_main
 from httplab.tidy.runs_select import default_run_dir, list_runs
 from make_fake_run import make_fake_run
+from notebook_kernel import needs_kernel
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -72,15 +73,7 @@ def test_notebook_shape():
     assert all(not c.outputs and c.execution_count is None for c in code), "commit without outputs"
 
 
-def _kernel_available() -> bool:
-    try:
-        from jupyter_client.kernelspec import KernelSpecManager
-        return "httplab" in KernelSpecManager().find_kernel_specs()
-    except Exception:
-        return False
-
-
-@pytest.mark.skipif(not _kernel_available(), reason="kernel 'httplab' not registered")
+@needs_kernel
 def test_notebook_executes_on_fake_run(tmp_path, monkeypatch):
     papermill = pytest.importorskip("papermill")
     run = make_fake_run(tmp_path / "raw")

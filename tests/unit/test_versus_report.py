@@ -18,6 +18,7 @@ import pytest
 from httplab.report import versus as V
 from httplab.stats.write import run_stats
 from httplab.tidy.rawrun import load_run
+from notebook_kernel import needs_kernel
 
 ROOT = Path(__file__).resolve().parents[2]
 RUN = ROOT / "tests" / "fixtures" / "versus" / "20261124T000036Z-vm"
@@ -195,15 +196,7 @@ def test_notebook_shape():
     assert all(len(c.source.splitlines()) <= 8 for c in code if c not in tagged)  # thin cells
 
 
-def _kernel_available() -> bool:
-    try:
-        from jupyter_client.kernelspec import KernelSpecManager
-        return "httplab" in KernelSpecManager().find_kernel_specs()
-    except Exception:
-        return False
-
-
-@pytest.mark.skipif(not _kernel_available(), reason="kernel 'httplab' not registered")
+@needs_kernel
 def test_notebook_executes_on_the_captured_run(tmp_path, monkeypatch):
     papermill = pytest.importorskip("papermill")
     monkeypatch.chdir(ROOT / "notebooks")
