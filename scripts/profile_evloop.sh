@@ -54,26 +54,24 @@ commit=${LABEL:-$(git -C "$LAB_ROOT" rev-parse --short HEAD 2>/dev/null || echo 
 OUT=${OUT:-$BUILD_DIR/profiles/$MODE-$commit}
 mkdir -p "$OUT"
 
-# server_argv: the binary and arguments for this mode (TLS: a throwaway certificate).
-server_argv() {
+# server_cmd: SERVER_CMD, the binary and arguments for this mode (TLS: a throwaway certificate).
+server_cmd() {
     if [[ $MODE == h2c ]]; then
-        echo "$BIN_DIR/bench/http_bench_server $PORT"
+        SERVER_CMD=("$BIN_DIR/bench/http_bench_server" "$PORT")
     else
         local cert=$OUT/.cert.pem key=$OUT/.key.pem
         [[ -s $cert ]] || openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost \
             -keyout "$key" -out "$cert" 2>/dev/null
-        echo "$BIN_DIR/bench/https_bench_server $PORT $cert $key"
+        SERVER_CMD=("$BIN_DIR/bench/https_bench_server" "$PORT" "$cert" "$key")
     fi
 }
 
-# load_argv N|-D S: h2load for this mode, a request count or a duration.
-load_argv() {
-    local scheme=http proto=()
+# load ARGS...: h2load for this mode on the client CPUs, with a request count or a duration.
+load() {
+    local scheme=http extra=(-m10)
     [[ $MODE != h2c ]] && scheme=https
-    [[ $MODE == h1 ]] && proto=(--h1)
-    local streams=(-m10)
-    [[ $MODE == h1 ]] && streams=(-m1)
-    echo "h2load ${proto[*]} -c$CONNS ${streams[*]} $* $scheme://127.0.0.1:$PORT$REQ_PATH"
+    [[ $MODE == h1 ]] && extra=(--h1 -m1)
+    taskset -c "$CLIENT_CPUS" h2load "${extra[@]}" -c"$CONNS" "$@" "$scheme://127.0.0.1:$PORT$REQ_PATH"
 }
 
 wait_port() {
@@ -95,18 +93,15 @@ stop_server() {
 trap stop_server EXIT
 
 profile_perf() {
-    # shellcheck disable=SC2046
-    taskset -c "$SERVER_CPUS" $(server_argv) 2>/dev/null &
+    server_cmd
+    taskset -c "$SERVER_CPUS" "${SERVER_CMD[@]}" 2>/dev/null &
     SERVER_PID=$!
     wait_port
-    # shellcheck disable=SC2046
-    taskset -c "$CLIENT_CPUS" $(load_argv -D 1) >/dev/null   # warm-up
+    load -D 1 >/dev/null   # warm-up
     perf record -q -F 999 -g --call-graph dwarf,16384 -p "$SERVER_PID" -o "$OUT/perf.data" \
         -- sleep "$SECONDS_PERF" >/dev/null 2>&1 &
     local rec=$!
-    # shellcheck disable=SC2046
-    taskset -c "$CLIENT_CPUS" $(load_argv -D $((SECONDS_PERF + 1))) | grep -E '^(finished|requests):' \
-        >"$OUT/perf-load.txt"
+    load -D $((SECONDS_PERF + 1)) | grep -E '^(finished|requests):' >"$OUT/perf-load.txt"
     wait "$rec" || true
     stop_server
     perf report -i "$OUT/perf.data" --no-children --sort dso,sym -g none --percent-limit 0.5 --stdio 2>/dev/null \
@@ -115,19 +110,18 @@ profile_perf() {
     inferno-flamegraph --title "evloop $MODE $REQ_PATH, $CONNS connections ($commit)" \
         <"$OUT/stacks.folded" >"$OUT/flame.svg"
     rm -f "$OUT/perf.data"
-    log "perf: $OUT/perf.txt, $OUT/flame.svg ($(cat "$OUT/perf-load.txt" | head -1))"
+    log "perf: $OUT/perf.txt, $OUT/flame.svg ($(head -1 "$OUT/perf-load.txt"))"
 }
 
 profile_callgrind() {
     # Only the loop's turns count (aeProcessEvents*): not start-up, not shutdown.
-    # shellcheck disable=SC2046
+    server_cmd
     valgrind --tool=callgrind --callgrind-out-file="$OUT/callgrind.out" --collect-atstart=no \
-        --toggle-collect='aeProcessEvents*' $(server_argv) 2>/dev/null &
+        --toggle-collect='aeProcessEvents*' "${SERVER_CMD[@]}" 2>/dev/null &
     SERVER_PID=$!
     wait_port
     local done
-    # shellcheck disable=SC2046
-    done=$(taskset -c "$CLIENT_CPUS" $(load_argv -n "$REQUESTS") | awk '/^requests:/ { print $8 }')
+    done=$(load -n "$REQUESTS" | awk '/^requests:/ { print $8 }')
     stop_server
     [[ $done == "$REQUESTS" ]] || die "callgrind: $done of $REQUESTS requests succeeded"
     local ir
