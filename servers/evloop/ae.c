@@ -240,5 +240,3 @@ void aeMain(aeEventLoop *el) {
 void aeStop(aeEventLoop *el) { el->stop = 1; }
 
 long long aeNowMs(const aeEventLoop *el) { return el->now; }
-
-const char *aeGetApiName(const aeEventLoop *el) { return el->api->name; }

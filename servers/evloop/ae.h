@@ -58,8 +58,6 @@ void aeStop(aeEventLoop *el);
  * hot paths can stamp deadlines without a clock call each. */
 long long aeNowMs(const aeEventLoop *el);
 
-/* The loop's backend: "epoll", ... */
-const char *aeGetApiName(const aeEventLoop *el);
 /* Writes the built-in backends' names ("epoll, ...") for messages. */
 size_t aeBackendNames(char *buf, size_t len);
 
