@@ -35,6 +35,7 @@ void test_http_status(void);
 void test_protocols(void);
 void test_h2_frame(void);
 void test_h2_hpack(void);
+void test_h2_head(void);
 void test_conn_h1(void);
 void test_conn_h2(void);
 

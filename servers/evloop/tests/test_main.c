@@ -27,6 +27,7 @@ int main(void) {
     test_protocols();
     test_h2_frame();
     test_h2_hpack();
+    test_h2_head();
     test_conn_h1();
     test_conn_h2();
     printf("%d passed, %d failed\n", passed, failed);

@@ -1,0 +1,45 @@
+/* h2_head: the HTTP/2 rules for a request's header fields (RFC 9113 8.2,
+ * 8.3), one decoded field at a time, and what the routes need from them.
+ *
+ * The codec decodes a header block with nghttp2's HPACK inflater and hands
+ * each field here. A field that breaks the rules makes the request
+ * malformed: a stream error PROTOCOL_ERROR (RST_STREAM), not a connection
+ * error. The inflater's field buffers are valid only until its next call, so
+ * :method and :path are copied (inline up to H2_HEAD_INLINE bytes). */
+#ifndef H2_HEAD_H
+#define H2_HEAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define H2_HEAD_INLINE 256
+
+enum { H2H_OK = 0, H2H_MALFORMED = -1, H2H_NOMEM = -2 };
+
+typedef struct h2_head {
+    int trailers;       /* checking a trailer block: no pseudo-fields */
+    unsigned seen;      /* pseudo-fields seen (bits) */
+    int regular;        /* a regular field came: no pseudo-field after it */
+    int has_clen;
+    uint64_t clen;
+    /* method and path, copied into heap if set, else inline_buf (no
+     * pointer into the struct itself, so it can be copied). */
+    char inline_buf[H2_HEAD_INLINE];
+    char *heap;
+    size_t cap, used;
+    size_t moff, mlen, poff, plen;
+} h2_head;
+
+/* Starts a request (trailers 0) or trailer block (1). */
+void h2_head_init(h2_head *h, int trailers);
+/* One decoded field. H2H_OK, H2H_MALFORMED, or H2H_NOMEM. */
+int h2_head_field(h2_head *h, const uint8_t *name, size_t nlen,
+                  const uint8_t *value, size_t vlen);
+/* The block ended: a request must have had :method, :scheme and :path
+ * (CONNECT, which we do not serve, is malformed here too). */
+int h2_head_finish(const h2_head *h);
+const char *h2_head_method(const h2_head *h, size_t *len);
+const char *h2_head_path(const h2_head *h, size_t *len);
+void h2_head_free(h2_head *h);
+
+#endif
