@@ -23,6 +23,11 @@ void h2_head_init(h2_head *h, int trailers) {
     h->used = h->moff = h->mlen = h->poff = h->plen = 0;
 }
 
+void h2_head_trailers(h2_head *h) {
+    h->trailers = 1;
+    h->regular = 0;
+}
+
 void h2_head_free(h2_head *h) {
     free(h->heap);
     h->heap = NULL;

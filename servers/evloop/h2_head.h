@@ -32,6 +32,9 @@ typedef struct h2_head {
 
 /* Starts a request (trailers 0) or trailer block (1). */
 void h2_head_init(h2_head *h, int trailers);
+/* A trailer block follows the request's: no pseudo-fields from here on;
+ * :method, :path and content-length stay. */
+void h2_head_trailers(h2_head *h);
 /* One decoded field. H2H_OK, H2H_MALFORMED, or H2H_NOMEM. */
 int h2_head_field(h2_head *h, const uint8_t *name, size_t nlen,
                   const uint8_t *value, size_t vlen);

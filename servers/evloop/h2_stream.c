@@ -1,24 +1,40 @@
+/* h2_stream: stream objects, request bodies and flow-control credit. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "h2_conn.h"
+#include "h2_frame.h"
 
 /* First allocation for a body of unknown length; doubled from there. */
 #define H2_BODY_INITIAL (16 * 1024)
+/* Stream objects kept for reuse, per loop thread rather than per
+ * connection: a burst on one connection is served without malloc, and an
+ * idle connection holds none. */
+#define H2_POOL_MAX 1024
 
-h2_stream *h2_stream_open(h2_conn *h, int32_t id) {
-    h2_stream *st = h->spare;
+static __thread h2_stream *pool;
+static __thread size_t pool_n;
+
+h2_stream *h2_stream_open(h2_conn *h, uint32_t id) {
+    h2_stream *st = pool;
     route_scratch scratch = {0};
     if (st) {
-        h->spare = st->next;
+        pool = st->next;
+        pool_n--;
         scratch = st->scratch; /* the object is recycled, its buffers too */
     } else if (!(st = malloc(sizeof(*st)))) {
         return NULL;
     }
-    memset(st, 0, sizeof(*st));
+    /* Everything before the header's inline buffer, and what follows it:
+     * the 256 inline bytes need no clearing. */
+    memset(st, 0, offsetof(h2_stream, head));
+    h2_head_init(&st->head, 0);
+    memset(&st->t_open, 0, sizeof(*st) - offsetof(h2_stream, t_open));
     st->scratch = scratch;
     st->id = id;
     st->t_open = st->t_sent = st->t_recv = conn_now(h->c);
+    st->send_window = h->peer.initial_window_size;
+    st->recv_window = H2_STREAM_WINDOW;
     st->next = h->live;
     if (h->live) h->live->prev = st;
     h->live = st;
@@ -26,19 +42,54 @@ h2_stream *h2_stream_open(h2_conn *h, int32_t id) {
     return st;
 }
 
-static void release(h2_stream *st) {
-    if (st->method) nghttp2_rcbuf_decref(st->method);
-    if (st->path) nghttp2_rcbuf_decref(st->path);
-    st->method = st->path = NULL;
+h2_stream *h2_stream_find(h2_conn *h, uint32_t id) {
+    if (h->last_found && h->last_found->id == id) return h->last_found;
+    for (h2_stream *st = h->live; st; st = st->next)
+        if (st->id == id) return h->last_found = st;
+    return NULL;
 }
 
-void h2_stream_close(h2_conn *h, h2_stream *st) {
-    release(st);
+int h2_stream_was_closed(const h2_conn *h, uint32_t id, int *reset_by_us) {
+    for (unsigned i = 0; i < H2_CLOSED_RING; i++)
+        if (h->closed[i].id == id) {
+            *reset_by_us = h->closed[i].reset_by_us;
+            return 1;
+        }
+    return 0;
+}
+
+static void unlink_waiting(h2_conn *h, h2_stream *st) {
+    h2_stream **pp = &h->wait_head, *prev = NULL;
+    while (*pp && *pp != st) {
+        prev = *pp;
+        pp = &(*pp)->wnext;
+    }
+    if (!*pp) return;
+    *pp = st->wnext;
+    if (h->wait_tail == st) h->wait_tail = prev;
+    st->wnext = NULL;
+    st->flags &= ~H2S_WAITING;
+}
+
+static void recycle(h2_stream *st) {
+    if (pool_n >= H2_POOL_MAX) {
+        route_scratch_free(&st->scratch);
+        free(st);
+        return;
+    }
+    route_scratch_reset(&st->scratch, H2_KEEP_SCRATCH);
+    st->next = pool;
+    pool = st;
+    pool_n++;
+}
+
+void h2_stream_close(h2_conn *h, h2_stream *st, int reset_by_us) {
+    if (st->flags & H2S_WAITING) unlink_waiting(h, st);
+    h2_head_free(&st->head);
     h->held -= st->held;
     /* Credit withheld from a stream that is gone still counts against the
      * connection window: return it, or the connection would starve. */
-    if (st->unconsumed)
-        nghttp2_session_consume_connection(h->ng, st->unconsumed);
+    if (st->unconsumed) h2_credit(h, NULL, st->unconsumed);
     if (st->body) {
         /* Queued DATA may still point into the body (a stream reset in the
          * middle of its response): the queue frees it once that is out. */
@@ -47,14 +98,18 @@ void h2_stream_close(h2_conn *h, h2_stream *st) {
         else free(st->body);
         st->body = NULL;
     }
-    route_scratch_reset(&st->scratch, H2_KEEP_SCRATCH);
+    h->closed[h->closed_pos].id = st->id;
+    h->closed[h->closed_pos].reset_by_us = reset_by_us;
+    h->closed_pos = (h->closed_pos + 1) % H2_CLOSED_RING;
+    if (h->last_found == st) h->last_found = NULL;
+    if (h->hdr_stream == st) h->hdr_stream = NULL;
+    if (h->upgraded == st) h->upgraded = NULL;
     if (st->prev) st->prev->next = st->next;
     else h->live = st->next;
     if (st->next) st->next->prev = st->prev;
     h->nlive--;
     st->prev = NULL;
-    st->next = h->spare;
-    h->spare = st;
+    recycle(st);
 }
 
 void h2_stream_free_all(h2_conn *h) {
@@ -62,49 +117,14 @@ void h2_stream_free_all(h2_conn *h) {
     /* Output segments die with the connection too, so bodies go now. */
     for (st = h->live; st; st = next) {
         next = st->next;
-        release(st);
+        h2_head_free(&st->head);
         free(st->body);
-        route_scratch_free(&st->scratch);
-        free(st);
+        st->body = NULL;
+        recycle(st);
     }
-    for (st = h->spare; st; st = next) {
-        next = st->next;
-        route_scratch_free(&st->scratch);
-        free(st);
-    }
-    h->live = h->spare = NULL;
+    h->live = h->wait_head = h->wait_tail = NULL;
+    h->last_found = h->hdr_stream = h->upgraded = NULL;
     h->nlive = 0;
-}
-
-void h2_stream_on_header(h2_stream *st, nghttp2_vec n, nghttp2_rcbuf *value,
-                         nghttp2_vec v) {
-    nghttp2_rcbuf **slot;
-    /* nghttp2 has already checked the block (HTTP messaging rules):
-     * pseudo-headers once each and first, content-length all digits. The
-     * length picks the one name worth comparing. */
-    switch (n.len) {
-    case 7:
-        if (memcmp(n.base, ":method", 7)) return;
-        slot = &st->method;
-        break;
-    case 5:
-        if (memcmp(n.base, ":path", 5)) return;
-        slot = &st->path;
-        break;
-    case 14: {
-        if (memcmp(n.base, "content-length", 14)) return;
-        uint64_t x = 0;
-        for (size_t i = 0; i < v.len && x < (UINT64_MAX - 9) / 10; i++)
-            x = x * 10 + (uint64_t)(v.base[i] - '0');
-        st->declared_len = x;
-        st->flags |= H2S_HAS_CLEN;
-        return;
-    }
-    default: return;
-    }
-    if (*slot) nghttp2_rcbuf_decref(*slot);
-    nghttp2_rcbuf_incref(value);
-    *slot = value;
 }
 
 int h2_stream_append(h2_stream *st, const uint8_t *p, size_t n,
@@ -113,14 +133,13 @@ int h2_stream_append(h2_stream *st, const uint8_t *p, size_t n,
     if (n > max_body - st->blen) return H2_BODY_TOO_LARGE;
     if (st->blen + n > st->bcap) {
         size_t cap = st->bcap ? st->bcap * 2 : H2_BODY_INITIAL;
-        /* A declared length is exact (nghttp2 resets the stream if DATA
-         * disagrees), so one allocation usually suffices. It is trusted
-         * only up to the stream window, though: 128 streams each declaring
-         * 16 MiB and sending a byte must not reserve 2 GiB. */
-        if (!st->bcap && (st->flags & H2S_HAS_CLEN))
-            cap = st->declared_len < H2_STREAM_WINDOW
-                      ? (size_t)st->declared_len
-                      : H2_STREAM_WINDOW;
+        /* A declared length is exact (a stream whose DATA disagrees is
+         * reset), so one allocation usually suffices. It is trusted only up
+         * to the stream window, though: 128 streams each declaring 16 MiB
+         * and sending a byte must not reserve 2 GiB. */
+        if (!st->bcap && st->head.has_clen)
+            cap = st->head.clen < H2_STREAM_WINDOW ? (size_t)st->head.clen
+                                                   : H2_STREAM_WINDOW;
         if (cap == 0) cap = H2_BODY_INITIAL;
         while (cap < st->blen + n) cap *= 2;
         if (cap > max_body) cap = (size_t)max_body;
@@ -134,22 +153,73 @@ int h2_stream_append(h2_stream *st, const uint8_t *p, size_t n,
     return H2_BODY_OK;
 }
 
-int h2_stream_request(h2_stream *st, route_request *rq) {
-    if (!st->method || !st->path) return -1;
-    nghttp2_vec m = nghttp2_rcbuf_get_buf(st->method);
-    nghttp2_vec p = nghttp2_rcbuf_get_buf(st->path);
-    const char *path = (const char *)p.base;
-    const char *q = memchr(path, '?', p.len);
+void h2_stream_request(h2_stream *st, route_request *rq) {
+    size_t mlen, plen;
+    const char *m = h2_head_method(&st->head, &mlen);
+    const char *path = h2_head_path(&st->head, &plen);
+    const char *q = memchr(path, '?', plen);
 
     memset(rq, 0, sizeof(*rq));
-    rq->method = (const char *)m.base;
-    rq->method_len = m.len;
+    rq->method = m;
+    rq->method_len = mlen;
     rq->path = path;
-    rq->path_len = q ? (size_t)(q - path) : p.len;
+    rq->path_len = q ? (size_t)(q - path) : plen;
     rq->query = q ? q + 1 : NULL;
-    rq->query_len = q ? p.len - (size_t)(q + 1 - path) : 0;
+    rq->query_len = q ? plen - (size_t)(q + 1 - path) : 0;
     rq->body = st->body;
     rq->body_len = st->blen;
     rq->scratch = &st->scratch;
+}
+
+/* ---- flow-control credit ---- */
+
+/* Announces credit once half a window is owed: one WINDOW_UPDATE per half
+ * window of DATA rather than one per frame, and the peer never runs dry
+ * while it has sent less than half. A stream whose request is complete
+ * needs none: nothing more may arrive on it. */
+static int announce(h2_conn *h, h2_stream *st) {
+    if (st && !(st->flags & H2S_REMOTE_DONE) &&
+        st->credit >= H2_STREAM_WINDOW / 2) {
+        if (h2_send_window_update(h, st->id, (uint32_t)st->credit) < 0)
+            return -1;
+        st->recv_window += (int64_t)st->credit;
+        st->credit = 0;
+    }
+    if (h->credit >= H2_CONN_WINDOW / 2) {
+        if (h2_send_window_update(h, 0, (uint32_t)h->credit) < 0) return -1;
+        h->recv_window += (int64_t)h->credit;
+        h->credit = 0;
+    }
+    return 0;
+}
+
+static int give(h2_conn *h, h2_stream *st, size_t n) {
+    if (!n) return 0;
+    h->credit += n;
+    if (st) st->credit += n;
+    return announce(h, st);
+}
+
+int h2_credit(h2_conn *h, h2_stream *st, size_t n) {
+    /* Keeps a chunk's credit back while the connection holds
+     * --h2-conn-memory of bodies: the peer's window shuts, so a client that
+     * uploads without reading its answers cannot make us buffer more. */
+    if (st && !(st->flags & H2S_DISCARD) &&
+        h->held > h->c->cfg->h2_conn_memory) {
+        st->unconsumed += n;
+        h->withheld = 1;
+        return 0;
+    }
+    return give(h, st, n);
+}
+
+int h2_return_credit(h2_conn *h) {
+    if (!h->withheld || h->held > h->c->cfg->h2_conn_memory) return 0;
+    h->withheld = 0;
+    for (h2_stream *st = h->live; st; st = st->next) {
+        size_t n = st->unconsumed;
+        st->unconsumed = 0;
+        if (give(h, st, n) < 0) return -1;
+    }
     return 0;
 }
