@@ -9,7 +9,6 @@
 
 #include "h2_conn.h"
 #include "h2_frame.h"
-#include "h2_mem.h"
 #include "h2_wire.h"
 
 /* Largest decoded HTTP2-Settings we accept: 6 bytes per setting, and only
@@ -18,7 +17,8 @@
 
 static void h2_conn_free(h2_conn *h) {
     h2_stream_free_all(h);
-    if (h->inflater) nghttp2_hd_inflate_del(h->inflater);
+    hpack_decoder_free(&h->hpack);
+    free(h->tail);
     free(h);
 }
 
@@ -27,10 +27,7 @@ static h2_conn *h2_conn_new(conn *c) {
     const conn_config *cfg = c->cfg;
     h2_conn *h = calloc(1, sizeof(*h));
     if (!h) return NULL;
-    if (nghttp2_hd_inflate_new2(&h->inflater, h2_mem()) != 0) {
-        free(h);
-        return NULL;
-    }
+    hpack_decoder_init(&h->hpack);
     h->c = c;
     h2_settings_defaults(&h->peer);
     h->send_window = H2_DEFAULT_WINDOW;

@@ -7,16 +7,15 @@
  * instructions on h2c GET /ping (docs/evidence/issue17), for bookkeeping a
  * server that answers every request at once does not need (a priority tree,
  * an outbound item queue, a deflater's dynamic table). nghttp2 stays for
- * what is hard to get right and cheap: HPACK decoding of requests and its
- * field-syntax checks. */
+ * its public field-syntax checks (nghttp2_check_*). */
 #ifndef H2_CONN_H
 #define H2_CONN_H
 
-#include <nghttp2/nghttp2.h>
 #include <stdint.h>
 
 #include "conn.h"
 #include "h2_head.h"
+#include "h2_hpack_dec.h"
 #include "h2_settings.h"
 #include "routes.h"
 
@@ -82,7 +81,7 @@ typedef struct h2_stream {
 
 typedef struct h2_conn {
     conn *c;
-    nghttp2_hd_inflater *inflater;
+    hpack_decoder hpack;
     h2_peer_settings peer;
     /* Connection windows: what we may send, what the peer may send, and
      * consumed bytes not yet announced back. */
@@ -106,6 +105,9 @@ typedef struct h2_conn {
     h2_stream *hdr_stream;
     int hdr_end_stream, hdr_trailers;
     uint32_t continuations;
+    /* The start of a field that continues in the next fragment. */
+    uint8_t *tail;
+    size_t tail_len, tail_cap;
     /* Streams with response bytes waiting for output room or a window. */
     h2_stream *wait_head, *wait_tail;
     /* Input state. */

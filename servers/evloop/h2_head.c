@@ -52,8 +52,22 @@ static int keep(h2_head *h, const uint8_t *v, size_t n, size_t *off) {
     return H2H_OK;
 }
 
-static int pseudo(h2_head *h, const uint8_t *name, size_t nlen,
-                  const uint8_t *value, size_t vlen) {
+/* A check of a field's value, remembered in the field's table entry (its
+ * memo bits) once passed: an indexed :authority is checked once, not per
+ * request. */
+enum { MEMO_METHOD = 1, MEMO_PATH = 2, MEMO_AUTHORITY = 4 };
+
+static int passes(const hpack_field *f, uint8_t bit,
+                  int (*check)(const uint8_t *, size_t)) {
+    if (f->memo && (*f->memo & bit)) return 1;
+    if (!check(f->value, f->vlen)) return 0;
+    if (f->memo) *f->memo |= bit;
+    return 1;
+}
+
+static int pseudo(h2_head *h, const hpack_field *f) {
+    const uint8_t *name = f->name, *value = f->value;
+    size_t nlen = f->nlen, vlen = f->vlen;
     unsigned bit;
     /* 8.3: pseudo-fields only in requests, before every regular field,
      * each at most once, and only the request ones we know. */
@@ -66,17 +80,18 @@ static int pseudo(h2_head *h, const uint8_t *name, size_t nlen,
     if (h->seen & bit) return H2H_MALFORMED;
     h->seen |= bit;
     if (bit == P_METHOD) {
-        if (!nghttp2_check_method(value, vlen)) return H2H_MALFORMED;
+        if (!passes(f, MEMO_METHOD, nghttp2_check_method)) return H2H_MALFORMED;
         h->mlen = vlen;
         return keep(h, value, vlen, &h->moff);
     }
     if (bit == P_PATH) {
         /* 8.3.1: not empty. */
-        if (vlen == 0 || !nghttp2_check_path(value, vlen)) return H2H_MALFORMED;
+        if (vlen == 0 || !passes(f, MEMO_PATH, nghttp2_check_path))
+            return H2H_MALFORMED;
         h->plen = vlen;
         return keep(h, value, vlen, &h->poff);
     }
-    if (bit == P_AUTHORITY && !nghttp2_check_authority(value, vlen))
+    if (bit == P_AUTHORITY && !passes(f, MEMO_AUTHORITY, nghttp2_check_authority))
         return H2H_MALFORMED;
     return H2H_OK;
 }
@@ -92,15 +107,15 @@ static int parse_clen(const uint8_t *v, size_t n, uint64_t *out) {
     return 0;
 }
 
-int h2_head_field(h2_head *h, const uint8_t *name, size_t nlen,
-                  const uint8_t *value, size_t vlen) {
-    if (nlen && name[0] == ':') return pseudo(h, name, nlen, value, vlen);
+int h2_head_field(h2_head *h, const hpack_field *f) {
+    const uint8_t *name = f->name, *value = f->value;
+    size_t nlen = f->nlen, vlen = f->vlen;
+    if (nlen && name[0] == ':') return pseudo(h, f);
     h->regular = 1;
     /* 8.2.1: lowercase token characters; values without NUL, CR, LF or
-     * surrounding whitespace. */
-    if (!nghttp2_check_header_name(name, nlen) ||
-        !nghttp2_check_header_value_rfc9113(value, vlen))
-        return H2H_MALFORMED;
+     * surrounding whitespace (checked by the decoder, once per table
+     * entry). */
+    if (!f->syntax_ok) return H2H_MALFORMED;
     /* 8.2.2: connection-specific fields are malformed; TE only "trailers". */
     switch (nlen) {
     case 2:

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "h2_hpack_dec.h"
+
 #define H2_HEAD_INLINE 256
 
 enum { H2H_OK = 0, H2H_MALFORMED = -1, H2H_NOMEM = -2 };
@@ -35,9 +37,8 @@ void h2_head_init(h2_head *h, int trailers);
 /* A trailer block follows the request's: no pseudo-fields from here on;
  * :method, :path and content-length stay. */
 void h2_head_trailers(h2_head *h);
-/* One decoded field. H2H_OK, H2H_MALFORMED, or H2H_NOMEM. */
-int h2_head_field(h2_head *h, const uint8_t *name, size_t nlen,
-                  const uint8_t *value, size_t vlen);
+/* One decoded field (its syntax_ok and memo as h2_hpack_dec says). H2H_OK, H2H_MALFORMED, or H2H_NOMEM. */
+int h2_head_field(h2_head *h, const hpack_field *f);
 /* The block ended: a request must have had :method, :scheme and :path
  * (CONNECT, which we do not serve, is malformed here too). */
 int h2_head_finish(const h2_head *h);

@@ -72,45 +72,69 @@ static int answer(h2_conn *h, h2_stream *st) {
 
 /* ---- header blocks ---- */
 
-static void on_field(h2_conn *h, h2_stream *st, const nghttp2_nv *nv) {
+static void on_field(h2_conn *h, h2_stream *st, const hpack_field *f) {
     if (!st || (st->flags & (H2S_MALFORMED | H2S_NOMEM))) return;
     /* RFC 9113 6.5.2 counts a field as name + value + 32. Past the limit the
      * rest is ignored and the stream answered 431. */
     uint32_t limit = h->c->cfg->h2_max_header_list;
     if (st->hdr_bytes <= limit)
-        st->hdr_bytes += (uint32_t)(nv->namelen + nv->valuelen + 32);
+        st->hdr_bytes += (uint32_t)(f->nlen + f->vlen + 32);
     if (st->hdr_bytes > limit) {
         st->flags |= H2S_HDR_BIG;
         return;
     }
-    switch (h2_head_field(&st->head, nv->name, nv->namelen, nv->value,
-                          nv->valuelen)) {
+    switch (h2_head_field(&st->head, f)) {
     case H2H_OK: break;
     case H2H_MALFORMED: st->flags |= H2S_MALFORMED; break;
     default: st->flags |= H2S_NOMEM; break;
     }
 }
 
-/* Decodes one fragment of a header block; the stream (NULL for a block we
- * only keep HPACK in step with) gets its fields. Returns 0, or -1 for a
- * COMPRESSION_ERROR. */
-static int inflate(h2_conn *h, h2_stream *st, const uint8_t *in, size_t len,
-                   int final) {
-    for (;;) {
-        nghttp2_nv nv;
-        int flags = 0;
-        ssize_t r = nghttp2_hd_inflate_hd2(h->inflater, &nv, &flags, in, len,
-                                           final);
-        if (r < 0) return -1;
-        in += r;
-        len -= (size_t)r;
-        if (flags & NGHTTP2_HD_INFLATE_EMIT) on_field(h, st, &nv);
-        if (flags & NGHTTP2_HD_INFLATE_FINAL) {
-            nghttp2_hd_inflate_end_headers(h->inflater);
-            return 0;
-        }
-        if (!(flags & NGHTTP2_HD_INFLATE_EMIT) && len == 0) return 0;
+static void emit(void *arg, const hpack_field *f) {
+    h2_conn *h = arg;
+    on_field(h, h->hdr_stream, f);
+}
+
+/* Keeps n bytes of a field that goes on in the next fragment. */
+static int keep_tail(h2_conn *h, const uint8_t *p, size_t n) {
+    if (n > h->tail_cap) {
+        uint8_t *nb = realloc(h->tail, n);
+        if (!nb) return -1;
+        h->tail = nb;
+        h->tail_cap = n;
     }
+    memmove(h->tail, p, n);
+    h->tail_len = n;
+    return 0;
+}
+
+/* Decodes one fragment of a header block; hdr_stream (NULL for a block we
+ * only keep HPACK in step with) gets its fields. A field split between
+ * fragments is kept (tail) and decoded with the next one. Returns 0, or -1
+ * for a COMPRESSION_ERROR. */
+static int inflate(h2_conn *h, const uint8_t *in, size_t len, int final) {
+    if (h->tail_len) {
+        size_t n = h->tail_len;
+        if (n + len > h->tail_cap) {
+            uint8_t *nb = realloc(h->tail, n + len);
+            if (!nb) return -1;
+            h->tail = nb;
+            h->tail_cap = n + len;
+        }
+        memcpy(h->tail + n, in, len);
+        in = h->tail;
+        len += n;
+    }
+    long r = hpack_decode(&h->hpack, in, len, final, emit, h);
+    if (r < 0) return -1;
+    if ((size_t)r < len) return keep_tail(h, in + r, len - (size_t)r);
+    h->tail_len = 0;
+    if (final && h->tail) {
+        free(h->tail);
+        h->tail = NULL;
+        h->tail_cap = 0;
+    }
+    return 0;
 }
 
 /* The block of hdr_stream ended: judge the request and answer it. */
@@ -201,7 +225,7 @@ static int on_headers(h2_conn *h, const h2_frame_hd *hd, const uint8_t *pl) {
     h->continuations = 0;
     if (st && !h->hdr_trailers) st->t_recv = conn_now(h->c);
     int final = hd->flags & H2FL_END_HEADERS;
-    if (inflate(h, st, in, len, final) < 0)
+    if (inflate(h, in, len, final) < 0)
         return conn_error(h, H2E_COMPRESSION_ERROR);
     return final ? end_of_block(h) : IN_OK;
 }
@@ -209,12 +233,12 @@ static int on_headers(h2_conn *h, const h2_frame_hd *hd, const uint8_t *pl) {
 static int on_continuation(h2_conn *h, const h2_frame_hd *hd,
                            const uint8_t *pl) {
     if (!h->hdr_id) return conn_error(h, H2E_PROTOCOL_ERROR);
-    /* A block that never ends (the CONTINUATION flood): nghttp2 limits each
-     * field to 64 KiB, this limits the frames. */
+    /* A block that never ends (the CONTINUATION flood): the decoder limits
+     * each field to 64 KiB, this limits the frames. */
     if (++h->continuations > h->c->cfg->h2_max_continuations)
         return conn_error(h, H2E_ENHANCE_YOUR_CALM);
     int final = hd->flags & H2FL_END_HEADERS;
-    if (inflate(h, h->hdr_stream, pl, hd->length, final) < 0)
+    if (inflate(h, pl, hd->length, final) < 0)
         return conn_error(h, H2E_COMPRESSION_ERROR);
     return final ? end_of_block(h) : IN_OK;
 }

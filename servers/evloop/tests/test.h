@@ -36,6 +36,7 @@ void test_protocols(void);
 void test_h2_frame(void);
 void test_h2_hpack(void);
 void test_h2_head(void);
+void test_h2_hpack_dec(void);
 void test_h2_settings(void);
 void test_conn_h1(void);
 void test_conn_h2(void);

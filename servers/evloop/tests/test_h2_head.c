@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <nghttp2/nghttp2.h>
+
 #include "h2_head.h"
 #include "test.h"
 
@@ -12,9 +14,14 @@ static int run(int trailers, const char *const *kv, h2_head *out) {
     h2_head h;
     h2_head_init(&h, trailers);
     int r = H2H_OK;
-    for (; *kv && r == H2H_OK; kv += 2)
-        r = h2_head_field(&h, (const uint8_t *)kv[0], strlen(kv[0]),
-                          (const uint8_t *)kv[1], strlen(kv[1]));
+    for (; *kv && r == H2H_OK; kv += 2) {
+        /* As the decoder sends a literal: syntax judged, no memo. */
+        hpack_field f = {(const uint8_t *)kv[0], strlen(kv[0]),
+                         (const uint8_t *)kv[1], strlen(kv[1]), 0, NULL};
+        f.syntax_ok = nghttp2_check_header_name(f.name, f.nlen) &&
+                      nghttp2_check_header_value_rfc9113(f.value, f.vlen);
+        r = h2_head_field(&h, &f);
+    }
     if (r == H2H_OK) r = h2_head_finish(&h);
     if (out) *out = h;
     else h2_head_free(&h);

@@ -28,6 +28,7 @@ int main(void) {
     test_h2_frame();
     test_h2_hpack();
     test_h2_head();
+    test_h2_hpack_dec();
     test_h2_settings();
     test_conn_h1();
     test_conn_h2();
