@@ -74,8 +74,8 @@ static int tls_handshake(conn *c, const char **alpn, size_t *alpn_len) {
     }
 }
 
-/* Drains OpenSSL into buf until it needs the socket again (WANT_READ) or
- * buf is full. A record is 16 KiB at most, so one call per readable event
+/* Drains OpenSSL into buf until it holds nothing more, needs the socket
+ * again (WANT_READ), or buf is full. A record is 16 KiB at most, so one call per readable event
  * would strand whatever else arrived; and with read-ahead, records that
  * OpenSSL already took off the socket are not announced by epoll, so a
  * full buffer leaves 'more' set for tls_pending. */
@@ -90,6 +90,11 @@ static ssize_t tls_read(conn *c, char *buf, size_t len) {
         ERR_clear_error();
         if (SSL_read_ex(t->ssl, buf + total, len - total, &n)) {
             total += n;
+            /* Nothing left in OpenSSL (no record bytes read ahead, nothing
+             * decrypted): the next SSL_read would only meet an empty
+             * socket -- a read(2) per request that returns EAGAIN. Any more
+             * input is still in the socket, so epoll reports it. */
+            if (!SSL_has_pending(t->ssl)) return (ssize_t)total;
             continue;
         }
         switch (SSL_get_error(t->ssl, 0)) {
