@@ -1,6 +1,7 @@
 /* conn_h2: arbitrary HTTP/2 frames through one whole connection -- the h2
- * handler on nghttp2 (streams, bodies and --max-body, 413 and resets, flow
- * control and the output pump, GOAWAY on timeout and shutdown), the routes
+ * handler and its codec (the frame state machine, HPACK decoding, streams,
+ * bodies and --max-body, 413 and resets, flow control and the waiting
+ * streams, GOAWAY on timeout and shutdown), the routes
  * and the output queue -- over an in-memory transport (fuzz_conn.c). The
  * harness sends the client preface itself (and, if knob bit 6 says so, an
  * empty SETTINGS frame), so every input is frames.
