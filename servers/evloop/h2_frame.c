@@ -6,7 +6,7 @@ static uint32_t get24(const uint8_t *p) {
     return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
 }
 
-static uint32_t get31(const uint8_t *p) {
+uint32_t h2_get31(const uint8_t *p) {
     return ((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
             p[3]) & 0x7fffffffu;
 }
@@ -22,7 +22,7 @@ void h2_frame_read_hd(const uint8_t *p, h2_frame_hd *hd) {
     hd->length = get24(p);
     hd->type = p[3];
     hd->flags = p[4];
-    hd->stream_id = get31(p + 5);
+    hd->stream_id = h2_get31(p + 5);
 }
 
 size_t h2_frame_write_hd(uint8_t *p, uint32_t length, uint8_t type,

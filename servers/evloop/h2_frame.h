@@ -68,6 +68,9 @@ typedef struct h2_frame_fault {
     int stream_only; /* 1: RST_STREAM the frame's stream; 0: GOAWAY */
 } h2_frame_fault;
 
+/* A 31-bit value (stream id, window increment, dependency) at p, its
+ * reserved top bit cleared. */
+uint32_t h2_get31(const uint8_t *p);
 /* Reads the 9 header bytes at p. */
 void h2_frame_read_hd(const uint8_t *p, h2_frame_hd *hd);
 /* Writes a frame header; returns H2_FRAME_HEADER_LEN. */

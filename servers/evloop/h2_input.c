@@ -182,8 +182,7 @@ static int on_headers(h2_conn *h, const h2_frame_hd *hd, const uint8_t *pl) {
         return conn_error(h, H2E_PROTOCOL_ERROR);
     if (hd->flags & H2FL_PRIORITY) {
         const uint8_t *pr = pl + ((hd->flags & H2FL_PADDED) ? 1 : 0);
-        uint32_t dep = ((uint32_t)pr[0] << 24 | (uint32_t)pr[1] << 16 |
-                        (uint32_t)pr[2] << 8 | pr[3]) & 0x7fffffffu;
+        uint32_t dep = h2_get31(pr);
         self_dep = dep == id; /* 5.3.1: a stream error */
     }
     if (!(id & 1)) return conn_error(h, H2E_PROTOCOL_ERROR);
@@ -340,8 +339,7 @@ static int on_settings(h2_conn *h, const h2_frame_hd *hd, const uint8_t *pl) {
 
 static int on_window_update(h2_conn *h, const h2_frame_hd *hd,
                             const uint8_t *pl) {
-    uint32_t inc = ((uint32_t)pl[0] << 24 | (uint32_t)pl[1] << 16 |
-                    (uint32_t)pl[2] << 8 | pl[3]) & 0x7fffffffu;
+    uint32_t inc = h2_get31(pl);
     uint32_t id = hd->stream_id;
     if (id == 0) {
         if (inc == 0) return conn_error(h, H2E_PROTOCOL_ERROR);
@@ -373,8 +371,7 @@ static int on_rst_stream(h2_conn *h, const h2_frame_hd *hd) {
 
 static int on_priority(h2_conn *h, const h2_frame_hd *hd, const uint8_t *pl) {
     if (flood(h) < 0) return conn_error(h, H2E_ENHANCE_YOUR_CALM);
-    uint32_t dep = ((uint32_t)pl[0] << 24 | (uint32_t)pl[1] << 16 |
-                    (uint32_t)pl[2] << 8 | pl[3]) & 0x7fffffffu;
+    uint32_t dep = h2_get31(pl);
     if (dep != hd->stream_id) return IN_OK; /* no priority tree: ignored */
     h2_stream *st = h2_stream_find(h, hd->stream_id);
     if (st) return ok_or_abort(h2_reset(h, st, H2E_PROTOCOL_ERROR));
