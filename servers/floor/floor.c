@@ -49,28 +49,29 @@ static int count_heads(int fd, const char *p, size_t n) {
     return heads;
 }
 
+/* One read per readiness event: epoll is level-triggered, so input left in the
+ * socket is reported again, and a second read would mostly meet an empty socket
+ * (a syscall per request that returns EAGAIN). */
 static void serve(int ep, int fd) {
     static char buf[READ_BUF];
-    for (;;) {
-        ssize_t n = read(fd, buf, sizeof buf);
-        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+    if (n <= 0) {
+        epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
+        close(fd);
+        return;
+    }
+    int heads = count_heads(fd, buf, (size_t)n);
+    while (heads > 0) {
+        int k = heads > MAX_BATCH ? MAX_BATCH : heads;
+        /* A blocking-style write of a few hundred bytes into an empty socket
+         * buffer; a client that stops reading is simply dropped. */
+        if (write(fd, out, (size_t)k * REPLY_LEN) < 0) {
             epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
             close(fd);
             return;
         }
-        if (n < 0) return;
-        int heads = count_heads(fd, buf, (size_t)n);
-        while (heads > 0) {
-            int k = heads > MAX_BATCH ? MAX_BATCH : heads;
-            /* A blocking-style write of a few hundred bytes into an empty socket
-             * buffer; a client that stops reading is simply dropped. */
-            if (write(fd, out, (size_t)k * REPLY_LEN) < 0) {
-                epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
-                close(fd);
-                return;
-            }
-            heads -= k;
-        }
+        heads -= k;
     }
 }
 
