@@ -8,7 +8,8 @@
 #   3. the manifests themselves (every field checked, every start command built);
 #   4. Python unit tests (parsers on captured tool output, tidy frames, statistics);
 #   5. integration tests against the live sanitized C server on loopback (HTTP/1.1,
-#      h2c, h2spec's conformance suite) and the language servers' routes;
+#      h2c, h2spec's conformance suite) and the language servers' routes; the C server's
+#      again with --workers 2;
 #      then the attack suite (tests/attacks): hostile clients against the sanitized
 #      C server, with a legitimate client measured throughout;
 #   6. a pipeline smoke run: run_all.sh with tiny durations on a few scenarios,
@@ -41,6 +42,11 @@ main() {
 
     step "Python unit and integration tests"
     (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 LANG_TESTS_REQUIRE_ALL=1 "$py" -m pytest -q tests/unit tests/integration)
+
+    step "the C server's integration tests again with --workers 2 (EVLOOP_WORKERS)"
+    (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 EVLOOP_WORKERS=2 "$py" -m pytest -q \
+        tests/integration/test_evloop_http1.py tests/integration/test_evloop_h2.py \
+        tests/integration/test_evloop_tls.py tests/integration/test_evloop_cli.py)
 
     step "the C server under attack (tests/attacks: floods, slow clients, memory, fds)"
     (cd "$LAB_ROOT" && "$py" -m pytest -q tests/attacks)

@@ -38,6 +38,7 @@ static const num_flag num_flags[] = {
     {"--body-timeout", 0, NUM_MS, CFG(conn.body_timeout_ms), 1, DAY_MS},
     {"--body-min-rate", 0, NUM_U64, CFG(conn.body_min_rate), 0, 1ULL << 40},
     {"--max-conns", 0, NUM_SIZE, CFG(max_conns), 1, 1ULL << 24},
+    {"--workers", 0, NUM_U32, CFG(workers), 1, 256},
     {"--h2-conn-memory", 0, NUM_U64, CFG(conn.h2_conn_memory), 1, 1ULL << 40},
     {"--h2-max-header-list", 0, NUM_U32, CFG(conn.h2_max_header_list), 256,
      1U << 24},
@@ -108,6 +109,7 @@ void cli_defaults(server_config *cfg) {
     cfg->conn.body_timeout_ms = 10000;
     cfg->conn.body_min_rate = 1024;
     cfg->max_conns = 8192;
+    cfg->workers = 1;
     cfg->conn.h2_conn_memory = 0; /* = max_body, see cli_parse */
     cfg->conn.h2_max_header_list = 16384;
     cfg->conn.h2_max_continuations = 8;

@@ -127,29 +127,34 @@ static long long date_timer(aeEventLoop *el, long long id, void *data) {
     return 100;
 }
 
-static int listen_on(server *s) {
+int server_bind(const server_config *cfg, int do_listen, int *bound_port) {
     struct addrinfo hints, *res;
     char port[16];
     int fd, one = 1;
+    const char *prog = cfg->prog ? cfg->prog : "http_bench_server";
 
     memset(&hints, 0, sizeof(hints));
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV;
-    snprintf(port, sizeof(port), "%d", s->cfg.port);
-    int gai = getaddrinfo(s->cfg.bind_addr, port, &hints, &res);
+    snprintf(port, sizeof(port), "%d", cfg->port);
+    int gai = getaddrinfo(cfg->bind_addr, port, &hints, &res);
     if (gai) {
-        fprintf(stderr, "%s: bad address %s: %s\n", s->cfg.prog,
-                s->cfg.bind_addr, gai_strerror(gai));
+        fprintf(stderr, "%s: bad address %s: %s\n", prog, cfg->bind_addr,
+                gai_strerror(gai));
         return -1;
     }
     fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    /* Workers each listen on their own socket of one port: SO_REUSEPORT
+     * makes the kernel spread new connections over them. */
     if (fd < 0 ||
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+        (cfg->workers > 1 &&
+         setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0) ||
         bind(fd, res->ai_addr, res->ai_addrlen) < 0 ||
-        listen(fd, SOMAXCONN) < 0) {
-        fprintf(stderr, "%s: cannot listen on %s:%d: %s\n", s->cfg.prog,
-                s->cfg.bind_addr, s->cfg.port, strerror(errno));
+        (do_listen && listen(fd, SOMAXCONN) < 0)) {
+        fprintf(stderr, "%s: cannot listen on %s:%d: %s\n", prog,
+                cfg->bind_addr, cfg->port, strerror(errno));
         if (fd >= 0) close(fd);
         freeaddrinfo(res);
         return -1;
@@ -158,15 +163,14 @@ static int listen_on(server *s) {
 
     struct sockaddr_storage ss;
     socklen_t sl = sizeof(ss);
-    s->bound_port = s->cfg.port;
+    *bound_port = cfg->port;
     if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0) {
         if (ss.ss_family == AF_INET)
-            s->bound_port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+            *bound_port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
         else if (ss.ss_family == AF_INET6)
-            s->bound_port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+            *bound_port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
     }
-    s->listen_fd = fd;
-    return 0;
+    return fd;
 }
 
 int server_init(server *s, const server_config *cfg, int setsize) {
@@ -216,7 +220,8 @@ int server_init(server *s, const server_config *cfg, int setsize) {
         fprintf(stderr, "%s: signalfd: %s\n", s->cfg.prog, strerror(errno));
         return -1;
     }
-    if (listen_on(s) < 0) return -1;
+    if ((s->listen_fd = server_bind(&s->cfg, 1, &s->bound_port)) < 0)
+        return -1;
     if (aeCreateFileEvent(s->el, s->listen_fd, AE_READABLE, accept_handler,
                           s) != AE_OK ||
         aeCreateTimeEvent(s->el, s->sweep_ms, sweep_timer, s) < 0 ||

@@ -17,9 +17,12 @@ typedef struct server_config {
     int port;
     /* The event loop's backend (ae_backend.h); NULL: the default, epoll. */
     const char *loop_backend;
-    /* Open connections; at the limit idle ones are closed to make room,
-     * else accepting pauses until one closes. */
+    /* Open connections (per worker); at the limit idle ones are closed to
+     * make room, else accepting pauses until one closes. */
     size_t max_conns;
+    /* Processes serving the port (workers.c); above 1 every listening
+     * socket is bound with SO_REUSEPORT. */
+    uint32_t workers;
     /* What every connection gets: limits, timeouts, the transport. */
     conn_config conn;
 } server_config;
@@ -36,6 +39,10 @@ typedef struct server {
     long long sweep_ms;
 } server;
 
+/* A socket bound to cfg's address (SO_REUSEPORT with workers) and, with
+ * do_listen, listening; the port it got in *bound_port (port 0 picks one).
+ * The fd, or -1 with a message on stderr. */
+int server_bind(const server_config *cfg, int do_listen, int *bound_port);
 /* Binds, listens, and sets up the loop. Returns 0, or -1 with a message on
  * stderr. */
 int server_init(server *s, const server_config *cfg, int setsize);

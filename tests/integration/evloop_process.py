@@ -22,7 +22,8 @@ SANITIZER_MARKERS = ("ERROR: AddressSanitizer", "runtime error:",
 class Server:
     """The server binary (EVLOOP_BIN, default the ASan http_bench_server) started as
     `binary 0 *leading *args`; https_bench_server takes its certificate and key
-    as `leading`."""
+    as `leading`. EVLOOP_WORKERS=N adds `--workers N` (unless the test sets it): the
+    test command runs the C server's integration tests once more that way."""
 
     def __init__(self, *args, binary=None, leading=()):
         binary = binary or os.environ.get("EVLOOP_BIN", str(DEFAULT_BIN))
@@ -31,6 +32,9 @@ class Server:
         env = dict(os.environ)
         env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0")
         env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1")
+        workers = os.environ.get("EVLOOP_WORKERS")
+        if workers and "--workers" not in args:
+            args = (*args, "--workers", workers)
         self.proc = subprocess.Popen([binary, "0", *leading, *args],
                                      stderr=subprocess.PIPE, env=env)
         self.lines = []
