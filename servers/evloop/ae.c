@@ -67,6 +67,30 @@ static const aeBackend *aeFindBackend(const char *name) {
     return NULL;
 }
 
+int aeAdopt(aeEventLoop *el, int fd) {
+    if (!el->api->adopt) {
+        errno = ENOTSUP;
+        return -1;
+    }
+    return el->api->adopt(el->apiState, fd);
+}
+
+ssize_t aeRecv(aeEventLoop *el, int fd, char *buf, size_t len) {
+    return el->api->recv(el->apiState, fd, buf, len);
+}
+
+ssize_t aeSendv(aeEventLoop *el, int fd, const struct iovec *iov, int iovcnt) {
+    return el->api->sendv(el->apiState, fd, iov, iovcnt);
+}
+
+void aeShutdownWrite(aeEventLoop *el, int fd) {
+    el->api->shutdown_write(el->apiState, fd);
+}
+
+void aeRelease(aeEventLoop *el, int fd) {
+    if (el->api->release) el->api->release(el->apiState, fd);
+}
+
 size_t aeBackendNames(char *buf, size_t len) {
     size_t n = (size_t)snprintf(buf, len, "%s", aeBackendEpoll.name);
     for (int i = 0; i < nExtraBackends && n < len; i++)

@@ -9,6 +9,8 @@
 #define AE_H
 
 #include <stddef.h>
+#include <sys/types.h>
+#include <sys/uio.h>
 
 #define AE_OK 0
 #define AE_ERR (-1)
@@ -57,6 +59,17 @@ void aeStop(aeEventLoop *el);
 /* Monotonic ms, sampled once per loop turn right after waking up, so that
  * hot paths can stamp deadlines without a clock call each. */
 long long aeNowMs(const aeEventLoop *el);
+
+/* Completion I/O (ae_backend.h), where the backend has it (io_uring):
+ * aeAdopt hands fd's I/O to the loop, after which aeRecv / aeSendv /
+ * aeShutdownWrite replace read(2) / writev(2) / shutdown(SHUT_WR), and
+ * aeRelease must precede close(2). aeAdopt returns -1 (errno ENOTSUP) on a
+ * readiness backend: the caller then does its own I/O. */
+int aeAdopt(aeEventLoop *el, int fd);
+ssize_t aeRecv(aeEventLoop *el, int fd, char *buf, size_t len);
+ssize_t aeSendv(aeEventLoop *el, int fd, const struct iovec *iov, int iovcnt);
+void aeShutdownWrite(aeEventLoop *el, int fd);
+void aeRelease(aeEventLoop *el, int fd);
 
 /* Writes the built-in backends' names ("epoll, ...") for messages. */
 size_t aeBackendNames(char *buf, size_t len);

@@ -18,6 +18,9 @@
 #ifndef AE_BACKEND_H
 #define AE_BACKEND_H
 
+#include <sys/types.h>
+#include <sys/uio.h>
+
 /* One fd that is ready, with AE_READABLE and/or AE_WRITABLE. Errors and
  * hangups are reported as both, so the owner's next read or write sees the
  * failure and cleans up. */
@@ -40,6 +43,20 @@ typedef struct aeBackend {
      * long) with the ready fds. Returns how many; 0 on timeout or
      * interruption. */
     int (*poll)(void *state, aeFired *fired, int timeout_ms);
+
+    /* Completion I/O: NULL in a readiness backend (epoll). An fd handed to
+     * adopt does its reads and writes through the backend from then on:
+     * recv and sendv return like read(2) and writev(2) (EAGAIN: nothing
+     * received yet / a send still in flight), sendv copies what it takes;
+     * shutdown_write waits for the sends in flight; release comes right
+     * before close(2) and drops the fd's requests. Readiness keeps its
+     * meaning: AE_READABLE while input, EOF or an error waits to be taken,
+     * AE_WRITABLE while no send is in flight. */
+    int (*adopt)(void *state, int fd);
+    ssize_t (*recv)(void *state, int fd, char *buf, size_t len);
+    ssize_t (*sendv)(void *state, int fd, const struct iovec *iov, int iovcnt);
+    void (*shutdown_write)(void *state, int fd);
+    void (*release)(void *state, int fd);
 } aeBackend;
 
 extern const aeBackend aeBackendEpoll;

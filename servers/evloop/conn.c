@@ -40,6 +40,25 @@ static const transport plain_transport = {
     .shutdown_write = plain_shutdown_write,
 };
 
+/* The same over a loop with completion I/O (io_uring): the loop receives
+ * into its buffers and sends from a copy, and the calls below only move
+ * bytes (ae_backend.h). Chosen when the loop adopts the fd. */
+static ssize_t loop_read(conn *c, char *buf, size_t len) {
+    return aeRecv(c->set->el, c->fd, buf, len);
+}
+
+static ssize_t loop_writev(conn *c, const struct iovec *iov, int iovcnt) {
+    return aeSendv(c->set->el, c->fd, iov, iovcnt);
+}
+
+static void loop_shutdown_write(conn *c) { aeShutdownWrite(c->set->el, c->fd); }
+
+static const transport loop_transport = {
+    .read = loop_read,
+    .writev = loop_writev,
+    .shutdown_write = loop_shutdown_write,
+};
+
 /* ---- protocol selection (the table is conn_config.protocols) ---- */
 
 static const protocol *fallback_protocol(const conn_config *cfg) {
@@ -139,9 +158,14 @@ conn *conn_create(conn_set *s, int fd) {
     c->cfg = s->cfg;
     c->tp = &plain_transport;
     int ok = !s->cfg->setup || s->cfg->setup(c, s->cfg->setup_arg) == 0;
+    /* Plain TCP on a completion loop: its I/O goes through the loop. (TLS
+     * reads and writes the socket itself, so it stays on readiness.) */
+    if (ok && c->tp == &plain_transport && aeAdopt(s->el, fd) == 0)
+        c->tp = &loop_transport;
     if (!ok ||
         aeCreateFileEvent(s->el, fd, AE_READABLE, conn_event, c) != AE_OK) {
         if (ok && c->tp->close) c->tp->close(c);
+        if (c->tp == &loop_transport) aeRelease(s->el, fd);
         free(c);
         return NULL;
     }
@@ -232,6 +256,7 @@ void conn_close(conn *c) {
 
     if (c->mask) aeDeleteFileEvent(s->el, c->fd, c->mask);
     if (c->tp->close) c->tp->close(c); /* TLS close_notify needs the fd */
+    if (c->tp == &loop_transport) aeRelease(s->el, c->fd);
     close(c->fd);
     if (c->proto && c->proto->detach) c->proto->detach(c);
     for (int i = c->seg_head; i < c->nsegs; i++) free(c->segs[i].owned);

@@ -193,6 +193,15 @@ int server_init(server *s, const server_config *cfg, int setsize) {
     date_cache_update(time(NULL));
 
     s->el = aeCreateEventLoop(setsize, cfg->loop_backend);
+    if (!s->el && cfg->loop_backend && errno != ENOENT) {
+        /* Built in but refused here (io_uring: ENOSYS on an old kernel,
+         * EPERM under /proc/sys/kernel/io_uring_disabled or seccomp): say
+         * so and serve on the default loop. */
+        fprintf(stderr, "%s: the %s event loop is unavailable here (%s); "
+                        "falling back to epoll\n",
+                s->cfg.prog, cfg->loop_backend, strerror(errno));
+        s->el = aeCreateEventLoop(setsize, NULL);
+    }
     if (!s->el) {
         char names[128];
         aeBackendNames(names, sizeof(names));

@@ -160,7 +160,10 @@ def run_case(case: Case, srv: ServerProcess, server: str = "evloop",
 
 
 def evloop_argv(binary: pathlib.Path, case: Case) -> list[str]:
-    return [str(binary), "0", *case.evloop_args]
+    """The C server's command line for a case; EVLOOP_LOOP=NAME adds `--loop NAME` (the test
+    command runs the attacks on each event-loop backend)."""
+    loop = os.environ.get("EVLOOP_LOOP")
+    return [str(binary), "0", *case.evloop_args, *(("--loop", loop) if loop else ())]
 
 
 def serve_argv(name: str, mode: str) -> list[str]:

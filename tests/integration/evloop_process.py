@@ -22,8 +22,9 @@ SANITIZER_MARKERS = ("ERROR: AddressSanitizer", "runtime error:",
 class Server:
     """The server binary (EVLOOP_BIN, default the ASan http_bench_server) started as
     `binary 0 *leading *args`; https_bench_server takes its certificate and key
-    as `leading`. EVLOOP_WORKERS=N adds `--workers N` (unless the test sets it): the
-    test command runs the C server's integration tests once more that way."""
+    as `leading`. EVLOOP_WORKERS=N adds `--workers N` and EVLOOP_LOOP=NAME `--loop NAME`
+    (unless the test sets them): the test command runs the C server's integration tests
+    once more each way."""
 
     def __init__(self, *args, binary=None, leading=()):
         binary = binary or os.environ.get("EVLOOP_BIN", str(DEFAULT_BIN))
@@ -35,6 +36,9 @@ class Server:
         workers = os.environ.get("EVLOOP_WORKERS")
         if workers and "--workers" not in args:
             args = (*args, "--workers", workers)
+        loop = os.environ.get("EVLOOP_LOOP")
+        if loop and "--loop" not in args:
+            args = (*args, "--loop", loop)
         self.proc = subprocess.Popen([binary, "0", *leading, *args],
                                      stderr=subprocess.PIPE, env=env)
         self.lines = []
