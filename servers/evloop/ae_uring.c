@@ -284,8 +284,10 @@ static int uring_watch(void *state, int fd, int oldmask, int newmask) {
     return newmask ? arm_poll(st, fd, newmask) : 0;
 }
 
-/* Is an adopted fd ready for what the loop watches? */
-static int adopted_mask(const ufd *u) {
+/* What an fd is ready for, of what the loop watches: an adopted one from
+ * its queue and send state, another from its poll results. */
+static int ready_mask(const ufd *u) {
+    if (!u->adopted) return u->revents & u->want;
     int m = 0;
     if ((u->want & AE_READABLE) &&
         (u->in_len > u->in_off || u->eof || u->err))
@@ -426,13 +428,8 @@ static int collect(uring_state *st, aeFired *fired, int maxfired) {
     for (int i = 0; i < st->nqueue; i++) {
         int fd = st->queue[i];
         ufd *u = &st->fds[fd];
-        int m;
-        if (u->adopted) {
-            m = adopted_mask(u);
-        } else {
-            m = u->revents & u->want;
-            u->revents = 0;
-        }
+        int m = ready_mask(u);
+        if (!u->adopted) u->revents = 0;
         if (m && n < maxfired) {
             fired[n].fd = fd;
             fired[n].mask = m;
@@ -453,10 +450,8 @@ static int uring_poll_fds(void *state, aeFired *fired, int timeout_ms) {
     uring_state *st = state;
     /* Something already ready: submit, take what completed, do not wait. */
     int ready = 0;
-    for (int i = 0; i < st->nqueue && !ready; i++) {
-        ufd *u = &st->fds[st->queue[i]];
-        ready = u->adopted ? adopted_mask(u) != 0 : (u->revents & u->want) != 0;
-    }
+    for (int i = 0; i < st->nqueue && !ready; i++)
+        ready = ready_mask(&st->fds[st->queue[i]]) != 0;
     struct io_uring_cqe *cqe;
     struct __kernel_timespec ts = {.tv_sec = timeout_ms / 1000,
                                    .tv_nsec = (long long)(timeout_ms % 1000) * 1000000};
