@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include "ae_backend.h"
@@ -73,6 +74,11 @@ int aeAdopt(aeEventLoop *el, int fd) {
         return -1;
     }
     return el->api->adopt(el->apiState, fd);
+}
+
+int aeAccept(aeEventLoop *el, int fd) {
+    if (el->api->accept) return el->api->accept(el->apiState, fd);
+    return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 }
 
 ssize_t aeRecv(aeEventLoop *el, int fd, char *buf, size_t len) {

@@ -62,10 +62,14 @@ long long aeNowMs(const aeEventLoop *el);
 
 /* Completion I/O (ae_backend.h), where the backend has it (io_uring):
  * aeAdopt hands fd's I/O to the loop, after which aeRecv / aeSendv /
- * aeShutdownWrite replace read(2) / writev(2) / shutdown(SHUT_WR), and
- * aeRelease must precede close(2). aeAdopt returns -1 (errno ENOTSUP) on a
+ * aeShutdownWrite replace read(2) / writev(2) / shutdown(SHUT_WR) (and
+ * aeAccept accept4(2) on an adopted listener), and aeRelease must precede
+ * close(2). aeAdopt returns -1 (errno ENOTSUP) on a
  * readiness backend: the caller then does its own I/O. */
 int aeAdopt(aeEventLoop *el, int fd);
+/* accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC), through the loop
+ * where the listener fd was adopted. */
+int aeAccept(aeEventLoop *el, int fd);
 ssize_t aeRecv(aeEventLoop *el, int fd, char *buf, size_t len);
 ssize_t aeSendv(aeEventLoop *el, int fd, const struct iovec *iov, int iovcnt);
 void aeShutdownWrite(aeEventLoop *el, int fd);

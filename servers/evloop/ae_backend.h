@@ -51,8 +51,12 @@ typedef struct aeBackend {
      * shutdown_write waits for the sends in flight; release comes right
      * before close(2) and drops the fd's requests. Readiness keeps its
      * meaning: AE_READABLE while input, EOF or an error waits to be taken,
-     * AE_WRITABLE while no send is in flight. */
+     * AE_WRITABLE while no send is in flight. A listening socket can be
+     * adopted too: accept then returns like accept4(2) with SOCK_NONBLOCK
+     * | SOCK_CLOEXEC, from connections the backend accepted ahead, and
+     * AE_READABLE means one (or an error) waits. */
     int (*adopt)(void *state, int fd);
+    int (*accept)(void *state, int fd);
     ssize_t (*recv)(void *state, int fd, char *buf, size_t len);
     ssize_t (*sendv)(void *state, int fd, const struct iovec *iov, int iovcnt);
     void (*shutdown_write)(void *state, int fd);

@@ -52,7 +52,15 @@
 /* A spare send keeps its buffer up to this size. */
 #define UR_SEND_KEEP (16 * 1024)
 
-enum { OP_RECV = 1, OP_POLL = 2, OP_SEND = 3, OP_IGNORE = 4 };
+/* Connections accepted by a multishot accept and not taken yet: past this
+ * the accept is cancelled until the server catches up (backpressure, as
+ * UR_IN_MAX for input; the rest wait in the kernel's backlog). The cancel
+ * reaches the kernel with the next submission, and a burst of connects may
+ * all be accepted before it does, so the queue grows past this when it
+ * must: an accepted connection is never dropped. */
+#define UR_ACCEPT_MAX 128
+
+enum { OP_RECV = 1, OP_POLL = 2, OP_SEND = 3, OP_IGNORE = 4, OP_ACCEPT = 5 };
 
 typedef struct send_op {
     char *buf;
@@ -66,7 +74,7 @@ typedef struct send_op {
 typedef struct ufd {
     uint32_t gen;
     unsigned adopted : 1, recv_armed : 1, send_busy : 1, eof : 1,
-        shut_pending : 1, queued : 1;
+        shut_pending : 1, queued : 1, listener : 1;
     int want;  /* the loop's mask */
     int pmask; /* mask of the armed poll (non-adopted fds) */
     int err;   /* sticky errno from a recv or send */
@@ -75,6 +83,14 @@ typedef struct ufd {
     int revents; /* poll results not yet reported */
     char *in;
     size_t in_off, in_len, in_cap;
+    /* A listener's accepted fds (a ring of acc_cap, a power of two), and the
+     * generation it was adopted with: each multishot accept armed on it
+     * takes a new generation (so a cancelled one's last completion is told
+     * from the live one's), and the fds of every accept from gen_base on
+     * are still this listener's. recv_armed means an accept is armed. */
+    int *acc;
+    unsigned acc_head, acc_len, acc_cap;
+    uint32_t gen_base;
 } ufd;
 
 typedef struct uring_state {
@@ -98,6 +114,14 @@ typedef struct uring_state {
 } uring_state;
 
 /* ---- user data: (gen, fd, op) for recv/poll, the send_op for sends ---- */
+
+/* The generation bits user data has room for: generations are compared
+ * within these. */
+#define UR_GEN_MASK 0x1fffffffu
+
+static int gen_is(const ufd *u, uint32_t gen) {
+    return (u->gen & UR_GEN_MASK) == gen;
+}
 
 static uint64_t ud_fd(uint32_t gen, int fd, int op) {
     return ((uint64_t)gen << 32 | (uint32_t)fd) << 3 | (uint64_t)op;
@@ -136,6 +160,26 @@ static int arm_recv(uring_state *st, int fd) {
     io_uring_sqe_set_data64(s, ud_fd(u->gen, fd, OP_RECV));
     u->recv_armed = 1;
     return 0;
+}
+
+/* Arms a multishot accept on a listener, under a new generation. */
+static int arm_accept(uring_state *st, int fd) {
+    ufd *u = &st->fds[fd];
+    struct io_uring_sqe *s = sqe_get(st);
+    if (!s) return -1;
+    u->gen++;
+    io_uring_prep_multishot_accept(s, fd, NULL, NULL,
+                                   SOCK_NONBLOCK | SOCK_CLOEXEC);
+    io_uring_sqe_set_data64(s, ud_fd(u->gen, fd, OP_ACCEPT));
+    u->recv_armed = 1;
+    return 0;
+}
+
+/* Whether a listener's accept should be armed: watched, room in its ring,
+ * no error waiting to be reported. */
+static int accept_wanted(const ufd *u) {
+    return (u->want & AE_READABLE) && !u->recv_armed && !u->err &&
+           u->acc_len < UR_ACCEPT_MAX;
 }
 
 static int cancel(uring_state *st, uint64_t ud) {
@@ -194,7 +238,13 @@ static void uring_destroy(void *state) {
         free(op->buf);
         free(op);
     }
-    for (int i = 0; st->fds && i < st->setsize; i++) free(st->fds[i].in);
+    for (int i = 0; st->fds && i < st->setsize; i++) {
+        ufd *u = &st->fds[i];
+        free(u->in);
+        for (; u->acc_len; u->acc_len--, u->acc_head++)
+            close(u->acc[u->acc_head & (u->acc_cap - 1)]);
+        free(u->acc);
+    }
     while (st->spare) {
         send_op *op = st->spare;
         st->spare = op->next;
@@ -261,6 +311,17 @@ static int uring_watch(void *state, int fd, int oldmask, int newmask) {
     ufd *u = &st->fds[fd];
     (void)oldmask;
     u->want = newmask;
+    if (u->listener) {
+        /* Not watched (the server is full or stopping): cancelled, so new
+         * clients wait in the backlog rather than in our ring. */
+        if (!(newmask & AE_READABLE) && u->recv_armed) {
+            if (cancel(st, ud_fd(u->gen, fd, OP_ACCEPT)) < 0) return -1;
+            u->recv_armed = 0;
+        }
+        if (accept_wanted(u) && arm_accept(st, fd) < 0) return -1;
+        enqueue(st, fd);
+        return 0;
+    }
     if (u->adopted) {
         if ((newmask & AE_READABLE) && !u->recv_armed && !u->eof && !u->err &&
             u->in_len - u->in_off < UR_IN_MAX && arm_recv(st, fd) < 0)
@@ -288,6 +349,9 @@ static int uring_watch(void *state, int fd, int oldmask, int newmask) {
  * its queue and send state, another from its poll results. */
 static int ready_mask(const ufd *u) {
     if (!u->adopted) return u->revents & u->want;
+    if (u->listener)
+        return (u->want & AE_READABLE) && (u->acc_len || u->err) ? AE_READABLE
+                                                                 : 0;
     int m = 0;
     if ((u->want & AE_READABLE) &&
         (u->in_len > u->in_off || u->eof || u->err))
@@ -300,7 +364,7 @@ static int ready_mask(const ufd *u) {
 static void on_recv(uring_state *st, int fd, uint32_t gen,
                     const struct io_uring_cqe *c) {
     ufd *u = &st->fds[fd];
-    int live = u->adopted && u->gen == gen;
+    int live = u->adopted && gen_is(u, gen);
     if (c->flags & IORING_CQE_F_BUFFER) {
         unsigned bid = c->flags >> IORING_CQE_BUFFER_SHIFT;
         if (live && c->res > 0) {
@@ -354,6 +418,47 @@ static void on_recv(uring_state *st, int fd, uint32_t gen,
     enqueue(st, fd);
 }
 
+/* Doubles a listener's ring of accepted fds, keeping their order. */
+static int acc_grow(ufd *u) {
+    unsigned cap = u->acc_cap * 2;
+    int *na = malloc(cap * sizeof(*na));
+    if (!na) return -1;
+    for (unsigned i = 0; i < u->acc_len; i++)
+        na[i] = u->acc[(u->acc_head + i) & (u->acc_cap - 1)];
+    free(u->acc);
+    u->acc = na;
+    u->acc_head = 0;
+    u->acc_cap = cap;
+    return 0;
+}
+
+static void on_accept(uring_state *st, int fd, uint32_t gen,
+                      const struct io_uring_cqe *c) {
+    ufd *u = &st->fds[fd];
+    /* Any of this listener's accepts, the cancelled ones included: their
+     * connections are real and must not be dropped. */
+    int ours = u->listener && ((gen - u->gen_base) & UR_GEN_MASK) <=
+                                  ((u->gen - u->gen_base) & UR_GEN_MASK);
+    if (c->res >= 0) {
+        if (ours && (u->acc_len < u->acc_cap || acc_grow(u) == 0))
+            u->acc[(u->acc_head + u->acc_len++) & (u->acc_cap - 1)] = c->res;
+        else
+            close(c->res); /* released listener (or out of memory) */
+    }
+    if (!ours || !gen_is(u, gen)) return;
+    if (c->res < 0 && c->res != -ECANCELED) u->err = -c->res;
+    if (u->recv_armed && (c->flags & IORING_CQE_F_MORE) &&
+        u->acc_len >= UR_ACCEPT_MAX) {
+        cancel(st, ud_fd(u->gen, fd, OP_ACCEPT));
+        u->recv_armed = 0;
+    }
+    if (!(c->flags & IORING_CQE_F_MORE)) {
+        u->recv_armed = 0;
+        if (accept_wanted(u)) arm_accept(st, fd);
+    }
+    enqueue(st, fd);
+}
+
 static void on_send(uring_state *st, send_op *op, int res) {
     ufd *u = &st->fds[op->fd];
     busy_remove(st, op);
@@ -387,7 +492,7 @@ static void on_send(uring_state *st, send_op *op, int res) {
 static void on_poll(uring_state *st, int fd, uint32_t gen,
                     const struct io_uring_cqe *c) {
     ufd *u = &st->fds[fd];
-    if (u->adopted || u->gen != gen) return;
+    if (u->adopted || !gen_is(u, gen)) return;
     if (c->res >= 0) {
         if (c->res & (POLLIN | POLLERR | POLLHUP)) u->revents |= AE_READABLE;
         if (c->res & (POLLOUT | POLLERR | POLLHUP)) u->revents |= AE_WRITABLE;
@@ -404,12 +509,15 @@ static void reap(uring_state *st) {
         int op = (int)(ud & 7);
         if (op == OP_SEND) {
             on_send(st, (send_op *)(uintptr_t)(ud & ~(uint64_t)7), c->res);
-        } else if (op == OP_RECV || op == OP_POLL) {
+        } else if (op == OP_RECV || op == OP_POLL || op == OP_ACCEPT) {
             int fd = (int)(uint32_t)(ud >> 3);
             uint32_t gen = (uint32_t)(ud >> 35);
             if (fd >= 0 && fd < st->setsize) {
                 if (op == OP_RECV) on_recv(st, fd, gen, c);
-                else on_poll(st, fd, gen, c);
+                else if (op == OP_POLL) on_poll(st, fd, gen, c);
+                else on_accept(st, fd, gen, c);
+            } else if (op == OP_ACCEPT && c->res >= 0) {
+                close(c->res);
             }
         }
         n++;
@@ -475,11 +583,48 @@ static int uring_adopt(void *state, int fd) {
     uint32_t gen = u->gen;
     int queued = u->queued;
     free(u->in);
+    free(u->acc);
     memset(u, 0, sizeof(*u));
     u->gen = gen + 1;
     u->queued = (unsigned)queued; /* an entry may still be in the queue */
     u->adopted = 1;
+    /* A listening socket: its accepts go through the ring too. */
+    int listening = 0;
+    socklen_t sl = sizeof(listening);
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &sl) == 0 &&
+        listening) {
+        if (!(u->acc = malloc(UR_ACCEPT_MAX * sizeof(*u->acc)))) {
+            u->adopted = 0;
+            errno = ENOMEM;
+            return -1;
+        }
+        u->acc_cap = UR_ACCEPT_MAX;
+        u->listener = 1;
+        u->gen_base = u->gen & UR_GEN_MASK;
+    }
     return 0;
+}
+
+static int uring_accept(void *state, int fd) {
+    uring_state *st = state;
+    ufd *u = &st->fds[fd];
+    if (!u->listener)
+        return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    int r = -1;
+    if (u->acc_len) {
+        r = u->acc[u->acc_head];
+        u->acc_head = (u->acc_head + 1) & (u->acc_cap - 1);
+        u->acc_len--;
+    } else if (u->err) {
+        /* Reported once, as accept4 would (EMFILE: the server backs off
+         * and watches the listener again later). */
+        errno = u->err;
+        u->err = 0;
+    } else {
+        errno = EAGAIN;
+    }
+    if (accept_wanted(u)) arm_accept(st, fd);
+    return r;
 }
 
 static ssize_t uring_recv(void *state, int fd, char *buf, size_t len) {
@@ -597,7 +742,23 @@ static void uring_shutdown_write(void *state, int fd) {
 static void uring_release(void *state, int fd) {
     uring_state *st = state;
     ufd *u = &st->fds[fd];
-    if (u->recv_armed) cancel(st, ud_fd(u->gen, fd, OP_RECV));
+    if (u->listener) {
+        /* Every accept of it, cancelled ones included: an armed accept
+         * holds the socket, which would go on listening after close(2). */
+        struct io_uring_sqe *s = sqe_get(st);
+        if (s) {
+            io_uring_prep_cancel_fd(s, fd, IORING_ASYNC_CANCEL_ALL);
+            io_uring_sqe_set_data64(s, OP_IGNORE);
+        }
+        while (u->acc_len) {
+            close(u->acc[u->acc_head]);
+            u->acc_head = (u->acc_head + 1) & (u->acc_cap - 1);
+            u->acc_len--;
+        }
+        free(u->acc);
+    } else if (u->recv_armed) {
+        cancel(st, ud_fd(u->gen, fd, OP_RECV));
+    }
     /* A send still in flight here is being abandoned (a peer that stopped
      * reading, an error): it holds the file, so without this the socket
      * would outlive close(2). A graceful close never gets here with one:
@@ -630,6 +791,7 @@ static const aeBackend aeBackendUring = {
     .watch = uring_watch,
     .poll = uring_poll_fds,
     .adopt = uring_adopt,
+    .accept = uring_accept,
     .recv = uring_recv,
     .sendv = uring_sendv,
     .shutdown_write = uring_shutdown_write,

@@ -50,7 +50,7 @@ static void accept_handler(aeEventLoop *el, int fd, void *data, int mask) {
             pause_accepting(s);
             return;
         }
-        int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        int cfd = aeAccept(el, fd);
         if (cfd < 0) {
             if (errno == EINTR || errno == ECONNABORTED) continue;
             if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
@@ -80,6 +80,7 @@ static void begin_shutdown(server *s) {
     if (s->conns.shutting_down) return;
     if (s->listen_fd >= 0) {
         aeDeleteFileEvent(s->el, s->listen_fd, AE_READABLE);
+        aeRelease(s->el, s->listen_fd);
         close(s->listen_fd);
         s->listen_fd = -1;
     }
@@ -231,6 +232,9 @@ int server_init(server *s, const server_config *cfg, int setsize) {
     }
     if ((s->listen_fd = server_bind(&s->cfg, 1, &s->bound_port)) < 0)
         return -1;
+    /* On a completion loop the listener's accepts go through it as well
+     * (multishot accept); elsewhere this is a no-op (ENOTSUP). */
+    aeAdopt(s->el, s->listen_fd);
     if (aeCreateFileEvent(s->el, s->listen_fd, AE_READABLE, accept_handler,
                           s) != AE_OK ||
         aeCreateTimeEvent(s->el, s->sweep_ms, sweep_timer, s) < 0 ||
@@ -246,7 +250,10 @@ void server_run(server *s) { aeMain(s->el); }
 
 void server_free(server *s) {
     if (s->el) conn_set_close_all(&s->conns);
-    if (s->listen_fd >= 0) close(s->listen_fd);
+    if (s->listen_fd >= 0) {
+        if (s->el) aeRelease(s->el, s->listen_fd);
+        close(s->listen_fd);
+    }
     if (s->signal_fd >= 0) close(s->signal_fd);
     aeDeleteEventLoop(s->el);
     s->el = NULL;
