@@ -9,9 +9,9 @@
 #   4. Python unit tests (parsers on captured tool output, tidy frames, statistics);
 #   5. integration tests against the live sanitized C server on loopback (HTTP/1.1,
 #      h2c, h2spec's conformance suite) and the language servers' routes; the C server's
-#      again with --workers 2;
+#      again with --workers 2 and again on its io_uring loop (--loop uring);
 #      then the attack suite (tests/attacks): hostile clients against the sanitized
-#      C server, with a legitimate client measured throughout;
+#      C server, with a legitimate client measured throughout, on epoll and on io_uring;
 #   6. a pipeline smoke run: run_all.sh with tiny durations on a few scenarios,
 #      into a scratch raw/, data/ and reports/, then checks of the exported report; and one of the
 #      latency suites (oha's open model: capacity, fractions of it, a shared rate) on two servers;
@@ -48,8 +48,16 @@ main() {
         tests/integration/test_evloop_http1.py tests/integration/test_evloop_h2.py \
         tests/integration/test_evloop_tls.py tests/integration/test_evloop_cli.py)
 
+    step "the C server's integration tests again on io_uring (EVLOOP_LOOP=uring)"
+    (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 EVLOOP_LOOP=uring "$py" -m pytest -q \
+        tests/integration/test_evloop_http1.py tests/integration/test_evloop_h2.py \
+        tests/integration/test_evloop_tls.py tests/integration/test_evloop_cli.py \
+        tests/integration/test_evloop_workers.py)
+
     step "the C server under attack (tests/attacks: floods, slow clients, memory, fds)"
     (cd "$LAB_ROOT" && "$py" -m pytest -q tests/attacks)
+    step "the C server under attack again, on io_uring"
+    (cd "$LAB_ROOT" && EVLOOP_LOOP=uring "$py" -m pytest -q tests/attacks)
 
     step "pipeline smoke run"
     SCRATCH=$(mktemp -d)

@@ -93,6 +93,10 @@ class ServerProcess:
         elif not ready.wait(15) or not self.port:
             self.kill()
             raise RuntimeError("server did not start: " + self.stderr())
+        if "falling back to epoll" in self.stderr():
+            # a pass on another loop (EVLOOP_LOOP) must not quietly run on epoll
+            self.kill()
+            raise RuntimeError("server is not on the loop asked for: " + self.stderr())
 
     @property
     def pid(self) -> int:

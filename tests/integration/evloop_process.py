@@ -90,6 +90,8 @@ class Server:
         text = self.stderr()
         for marker in SANITIZER_MARKERS:
             assert marker not in text, text
+        # a pass on another loop must not have quietly run on epoll
+        assert "falling back to epoll" not in text, text
 
 
 
