@@ -5,7 +5,8 @@
 #   scripts/run_all.sh [--quick] [--suites http1,...] [--run-id ID | --new]
 #                      (suites: http1 h2c https languages, and latency = latency_h1,
 #                      latency_h2c, latency_https: open-model latency curves with oha;
-#                      versus = versus_h2c, versus_tls: the C server against h2o and nginx)
+#                      versus = versus_h2c, versus_tls: the C server against h2o and nginx;
+#                      backends: epoll against io_uring, the C server's loops and the floors)
 #                      [--duration S] [--warmup S] [--reps N] [--skip-setup]
 #                      [--servers a,b] [--scenarios glob,glob] [--aa | --no-aa]
 #                      [--order-seed N] [--no-reports]
@@ -20,10 +21,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # suite name → the notebook (and report) that reads it; one notebook may read several suites.
 declare -A NOTEBOOK_OF=([http1]=http1 [h2c]=http2 [https]=https [languages]=languages
                         [latency_h1]=latency [latency_h2c]=latency [latency_https]=latency
-                        [versus_h2c]=versus [versus_tls]=versus)
+                        [versus_h2c]=versus [versus_tls]=versus [backends]=backends)
 # a name --suites takes for several suites (one per protocol: a server starts in one mode a suite)
 declare -A SUITE_GROUP=([latency]="latency_h1 latency_h2c latency_https" [versus]="versus_h2c versus_tls")
-ALL_SUITES=(http1 h2c https languages latency_h1 latency_h2c latency_https versus_h2c versus_tls)
+ALL_SUITES=(http1 h2c https languages latency_h1 latency_h2c latency_https versus_h2c versus_tls backends)
 
 # expand_suites: SUITES with every group name replaced by its suites, each suite once.
 expand_suites() {

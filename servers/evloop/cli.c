@@ -55,7 +55,7 @@ static const num_flag num_flags[] = {
 static void usage(const char *prog, int tls) {
     char loops[128];
     aeBackendNames(loops, sizeof(loops));
-    fprintf(stderr, "usage: %s PORT%s [--bind ADDR] [--loop %s]", prog,
+    fprintf(stderr, "usage: %s PORT%s [--bind ADDR] [--loop %s] [--loop-fallback yes|no]", prog,
             tls ? " CERT KEY" : "", loops);
     for (size_t i = 0; i < N_NUM_FLAGS; i++)
         if (tls || !num_flags[i].tls_only)
@@ -146,6 +146,13 @@ void cli_parse(int argc, char **argv, int tls, cli_args *a) {
         const num_flag *f;
         if (!strcmp(s, "--bind")) a->cfg.bind_addr = v;
         else if (!strcmp(s, "--loop")) a->cfg.loop_backend = v;
+        else if (!strcmp(s, "--loop-fallback")) {
+            if (strcmp(v, "yes") && strcmp(v, "no")) {
+                fprintf(stderr, "%s: bad --loop-fallback: %s (yes or no)\n", prog, v);
+                exit(2);
+            }
+            a->cfg.loop_strict = !strcmp(v, "no");
+        }
         else if ((f = find_flag(s, tls)))
             set_num(&a->cfg, f, parse_num(a, tls, v, f->min, f->max, f->name));
         else {

@@ -194,6 +194,12 @@ int server_init(server *s, const server_config *cfg, int setsize) {
     date_cache_update(time(NULL));
 
     s->el = aeCreateEventLoop(setsize, cfg->loop_backend);
+    if (!s->el && cfg->loop_backend && errno != ENOENT && cfg->loop_strict) {
+        fprintf(stderr, "%s: the %s event loop is unavailable here (%s), and "
+                        "--loop-fallback no forbids serving on epoll\n",
+                s->cfg.prog, cfg->loop_backend, strerror(errno));
+        return -1;
+    }
     if (!s->el && cfg->loop_backend && errno != ENOENT) {
         /* Built in but refused here (io_uring: ENOSYS on an old kernel,
          * EPERM under /proc/sys/kernel/io_uring_disabled or seccomp): say

@@ -17,6 +17,9 @@ typedef struct server_config {
     int port;
     /* The event loop's backend (ae_backend.h); NULL: the default, epoll. */
     const char *loop_backend;
+    /* Where loop_backend is refused here: stop (1) rather than say so and
+     * serve on epoll (0), for a benchmark that must measure that loop. */
+    int loop_strict;
     /* Open connections (per worker); at the limit idle ones are closed to
      * make room, else accepting pauses until one closes. */
     size_t max_conns;

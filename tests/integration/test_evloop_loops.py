@@ -1,7 +1,8 @@
 """The C server's event-loop backends (--loop): io_uring is really used when asked for,
 and where io_uring is unavailable the server says so in one line and serves on epoll
 (io_uring forbidden by a seccomp filter, as container runtimes do, or switched off
-with /proc/sys/kernel/io_uring_disabled)."""
+with /proc/sys/kernel/io_uring_disabled), unless --loop-fallback no asks it to stop instead
+(a benchmark of that loop must not quietly measure epoll)."""
 import ctypes
 import os
 import pathlib
@@ -136,6 +137,28 @@ def test_io_uring_disabled_by_sysctl_falls_back_to_epoll():
     try:
         assert FALLBACK.search("".join(lines)), "".join(lines)
         assert io_uring_fds(proc.pid) == 0
+        assert b"pong" in get_ping(port)
+    finally:
+        stop(proc, lines)
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the filter is x86-64's")
+def test_loop_fallback_no_stops_instead_of_serving_on_epoll():
+    r = subprocess.run([str(DEFAULT_BIN), "0", "--loop", "uring", "--loop-fallback", "no"],
+                       capture_output=True, text=True, timeout=10, preexec_fn=deny_io_uring_setup)
+    assert r.returncode == 1, r.stderr
+    assert ("the uring event loop is unavailable here (Operation not permitted), and "
+            "--loop-fallback no forbids serving on epoll") in r.stderr
+    assert "listening" not in r.stderr
+
+
+def test_loop_fallback_takes_yes_or_no():
+    r = subprocess.run([str(DEFAULT_BIN), "0", "--loop-fallback", "maybe"],
+                       capture_output=True, text=True, timeout=10)
+    assert r.returncode == 2 and "bad --loop-fallback: maybe (yes or no)" in r.stderr
+    proc, port, lines = start("--loop", "uring", "--loop-fallback", "no")
+    try:
+        assert io_uring_fds(proc.pid) == 1
         assert b"pong" in get_ping(port)
     finally:
         stop(proc, lines)
