@@ -14,7 +14,8 @@
 #      C server, with a legitimate client measured throughout, on epoll and on io_uring;
 #   6. a pipeline smoke run: run_all.sh with tiny durations on a few scenarios,
 #      into a scratch raw/, data/ and reports/, then checks of the exported report; and one of the
-#      latency suites (oha's open model: capacity, fractions of it, a shared rate) on two servers;
+#      latency suites (oha's open model: capacity, fractions of it, a shared rate) on two servers,
+#      and the backends suite (epoll against io_uring) on the C server's two loops and both floors;
 #   7. that run's index and reports opened in headless Chromium (tests/browser: images,
 #      legible figures, no horizontal scroll, TOC links, empty sections, missing-value cells);
 #      full-page screenshots are kept in build/screenshots/smoke/;
@@ -72,7 +73,12 @@ main() {
     RAW_ROOT=$SCRATCH/latency/raw DATA_ROOT=$SCRATCH/latency/data REPORTS_ROOT=$SCRATCH/latency/reports \
         "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --suites latency --servers evloop,nginx \
         --reps 2 --duration 1 --warmup 0
-    (cd "$LAB_ROOT" && LAB_SMOKE_DIR=$SCRATCH LAB_LATENCY_SMOKE_DIR=$SCRATCH/latency "$py" -m pytest -q tests/smoke)
+    # The backends suite (epoll against io_uring) on its quick points, the four single-process servers.
+    RAW_ROOT=$SCRATCH/backends/raw DATA_ROOT=$SCRATCH/backends/data REPORTS_ROOT=$SCRATCH/backends/reports \
+        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --suites backends \
+        --servers evloop,evloop_uring,floor,floor_uring --reps 1 --duration 1 --warmup 0
+    (cd "$LAB_ROOT" && LAB_SMOKE_DIR=$SCRATCH LAB_LATENCY_SMOKE_DIR=$SCRATCH/latency \
+        LAB_BACKENDS_SMOKE_DIR=$SCRATCH/backends "$py" -m pytest -q tests/smoke)
 
     step "the smoke run's reports in a browser (headless Chromium)"
     local browser_rc=0

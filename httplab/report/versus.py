@@ -59,12 +59,13 @@ class Target:
     at_most: bool
     what: str                # the point, as the issue names it
     caveat: str = ""         # what the issue says about it
+    contestant: str = ""     # the server divided by the reference; "" -> the run's contestant
 
     def words(self, contestant: str | None = None) -> str:
         """'<contestant's short name> CPU-µs/req ≤ 0.6 × <reference's short name>'s' (contestant:
-        default the_contestant())."""
+        the target's own, else the given one, else the_contestant())."""
         sign = "≤" if self.at_most else "≥"
-        return (f"{_short(contestant or the_contestant())} {METRIC_WORDS[self.metric]} {sign} "
+        return (f"{_short(self.contestant or contestant or the_contestant())} {METRIC_WORDS[self.metric]} {sign} "
                 f"{self.bound:g} × {short_name(self.reference)}'s")
 
 
@@ -75,10 +76,11 @@ class TargetsError(ValueError):
 # key -> (type, required)
 _TARGET_KEYS: dict[str, tuple[type, bool]] = {
     "suite": (str, True), "scenario": (str, True), "metric": (str, True), "reference": (str, True),
-    "bound": (float, True), "at_most": (bool, True), "what": (str, True), "caveat": (str, False)}
+    "bound": (float, True), "at_most": (bool, True), "what": (str, True), "caveat": (str, False),
+    "contestant": (str, False)}
 
 
-def _target(path: Path, i: int, entry: object) -> Target:
+def _target(path: Path, i: int, entry: object, suites: tuple[str, ...] = VERSUS_SUITES) -> Target:
     where = f"{path}: [[target]] {i}"
     if not isinstance(entry, dict):
         raise TargetsError(f"{where}: not a table")
@@ -100,16 +102,16 @@ def _target(path: Path, i: int, entry: object) -> Target:
         values[key] = v
     if values["metric"] not in METRIC_WORDS:
         raise TargetsError(f"{where}: metric '{values['metric']}' is not one of {', '.join(METRIC_WORDS)}")
-    if values["suite"] not in VERSUS_SUITES:
-        raise TargetsError(f"{where}: suite '{values['suite']}' is not one of {', '.join(VERSUS_SUITES)}")
+    if values["suite"] not in suites:
+        raise TargetsError(f"{where}: suite '{values['suite']}' is not one of {', '.join(suites)}")
     bound = values["bound"]
     if not (isinstance(bound, float) and math.isfinite(bound) and bound > 0):
         raise TargetsError(f"{where}: 'bound' must be a ratio > 0 (got {bound!r})")
     return Target(**values)  # type: ignore[arg-type]
 
 
-@lru_cache(maxsize=4)
-def _load_targets(path: Path) -> tuple[Target, ...]:
+def read_toml(path: Path, tables: tuple[str, ...]) -> dict:
+    """A targets file's TOML, whose top level may hold only arrays of the named tables."""
     try:
         with path.open("rb") as f:
             data = tomllib.load(f)
@@ -117,18 +119,28 @@ def _load_targets(path: Path) -> tuple[Target, ...]:
         raise TargetsError(f"{path}: cannot be read ({e.strerror or e})") from e
     except tomllib.TOMLDecodeError as e:
         raise TargetsError(f"{path}: not valid TOML ({e})") from e
-    extra = sorted(set(data) - {"target"})
+    extra = sorted(set(data) - set(tables))
     if extra:
-        raise TargetsError(f"{path}: unknown top-level key(s) {', '.join(extra)} (only [[target]] tables)")
-    entries = data.get("target", [])
-    if not isinstance(entries, list):
-        raise TargetsError(f"{path}: 'target' must be an array of tables ([[target]])")
-    return tuple(_target(path, i, e) for i, e in enumerate(entries, 1))
+        raise TargetsError(f"{path}: unknown top-level key(s) {', '.join(extra)} "
+                           f"(only {', '.join(f'[[{t}]]' for t in tables)} tables)")
+    for t in tables:
+        if not isinstance(data.get(t, []), list):
+            raise TargetsError(f"{path}: '{t}' must be an array of tables ([[{t}]])")
+    return data
 
 
-def load_targets(path: str | Path | None = None) -> tuple[Target, ...]:
-    """The issue's targets, in their file's order (path: default TARGETS_FILE); read once per file."""
-    return _load_targets(Path(path or TARGETS_FILE).resolve())
+@lru_cache(maxsize=8)
+def _load_targets(path: Path, suites: tuple[str, ...], tables: tuple[str, ...]) -> tuple[Target, ...]:
+    data = read_toml(path, tables)
+    return tuple(_target(path, i, e, suites) for i, e in enumerate(data.get("target", []), 1))
+
+
+def load_targets(path: str | Path | None = None, suites: tuple[str, ...] = VERSUS_SUITES,
+                 tables: tuple[str, ...] = ("target",)) -> tuple[Target, ...]:
+    """The issue's targets, in their file's order (path: default TARGETS_FILE), each on one of
+    `suites`; `tables`: the top-level tables the file may hold besides [[target]] (read by their own
+    reader). Read once per file."""
+    return _load_targets(Path(path or TARGETS_FILE).resolve(), tuple(suites), tuple(tables))
 
 
 def the_contestant(servers: Iterable[str] = ()) -> str | None:
@@ -298,13 +310,14 @@ def target_results(stats: RunStats, contestant: str | None = None,
     contestant = _stats_contestant(stats, contestant)
     out = []
     for t in (load_targets() if targets is None else targets):
-        row = None if contestant is None else stats.compare(t.metric, (t.suite, t.scenario, contestant),
-                                                            (t.suite, t.scenario, t.reference))
+        who = t.contestant or contestant
+        row = None if who is None else stats.compare(t.metric, (t.suite, t.scenario, who),
+                                                     (t.suite, t.scenario, t.reference))
         if row is None:
             out.append((t, None, Decision(NO_DATA, f"this run has no {t.suite} {t.scenario} of both servers")))
             continue
         out.append((t, row, decide(t, float(row["ratio"]), float(row["lo"]), float(row["hi"]),
-                                   bool(row["a_client_bound"]), bool(row["b_client_bound"]), contestant)))
+                                   bool(row["a_client_bound"]), bool(row["b_client_bound"]), who)))
     return out
 
 
