@@ -20,7 +20,7 @@ def run_all(*args: str) -> subprocess.CompletedProcess:
     (["--reps"], "--reps needs a value"),
     (["--reps", "0"], "--reps takes a whole number ≥ 1 (got '0')"),
     (["--duration", "1.5"], "--duration takes a whole number ≥ 1 (got '1.5')"),
-    (["--suites", "http9"], "unknown suite 'http9' (known: http1 h2c https languages latency_h1 latency_h2c latency_https versus_h2c versus_tls latency versus)"),
+    (["--suites", "http9"], "unknown suite 'http9' (known: http1 h2c https languages latency_h1 latency_h2c latency_https versus_h2c versus_tls backends latency versus)"),
     (["--servers", "nope"], "unknown server 'nope' (known: evloop"),
     (["--order-seed", "x"], "--order-seed takes a whole number ≥ 0 (got 'x')"),
     (["--new", "--run-id", "20261123T092401Z-vm"], "--new and --run-id exclude each other"),
