@@ -20,6 +20,7 @@
 #   --no-perf, --no-callgrind
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$LAB_ROOT/scripts/lib/profile.sh"
 
 LABEL= MODE=h2c REQ_PATH=/ping CONNS=100 REQUESTS=100000 SECONDS_PERF=5 BIN_DIR= OUT= DO_PERF=1 DO_CG=1
 PORT=${PROFILE_PORT:-18990}
@@ -74,22 +75,7 @@ load() {
     taskset -c "$CLIENT_CPUS" h2load "${extra[@]}" -c"$CONNS" "$@" "$scheme://127.0.0.1:$PORT$REQ_PATH"
 }
 
-wait_port() {
-    local i
-    for i in $(seq 100); do
-        ss -ltn "sport = :$PORT" | grep -q LISTEN && return 0
-        sleep 0.1
-    done
-    die "the server did not listen on $PORT"
-}
 
-SERVER_PID=
-stop_server() {
-    [[ -n $SERVER_PID ]] || return 0
-    kill "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-    SERVER_PID=
-}
 trap stop_server EXIT
 
 profile_perf() {

@@ -11,6 +11,7 @@
 #   --out DIR        default build/profiles/kernel-share-<commit>
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$LAB_ROOT/scripts/lib/profile.sh"
 
 SERVERS=evloop,evloop_uring,floor,floor_uring CONNS=100 SECONDS_PERF=5 OUT=
 PORT=${PROFILE_PORT:-18991}
@@ -30,24 +31,8 @@ commit=$(git -C "$LAB_ROOT" rev-parse --short HEAD 2>/dev/null || echo none)
 OUT=${OUT:-$BUILD_DIR/profiles/kernel-share-$commit}
 mkdir -p "$OUT"
 
-SERVER_PID=
-stop_server() {
-    [[ -n $SERVER_PID ]] || return 0
-    kill "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-    SERVER_PID=
-}
 trap stop_server EXIT
 
-wait_port() {
-    local i
-    for i in $(seq 100); do
-        ss -ltn "sport = :$PORT" | grep -q LISTEN && return 0
-        kill -0 "$SERVER_PID" 2>/dev/null || die "$1 exited while starting"
-        sleep 0.1
-    done
-    die "$1 did not listen on $PORT"
-}
 
 # profile NAME: NAME.perf.txt (perf report by symbol) and NAME.wrk.txt in OUT.
 profile() {
