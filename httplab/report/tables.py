@@ -97,6 +97,9 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
     present = set(sub["server"])
     if servers is None:
         servers = list(dict.fromkeys(contestants(present) + ([baseline] if baseline else [])))
+    # a server with no run in this table (its manifest lists no such route) gets no column; the
+    # baseline keeps its own, so that the Δ columns say why they are empty
+    servers = [s for s in servers if s in present or s == baseline]
     refs = [r for r in sort_servers(set(references if references is not None else filter(is_reference, present))
                                     & present) if r not in servers]
     others = [s for s in servers if s != baseline] if baseline else []
