@@ -15,6 +15,10 @@ DATA_ROOT=${DATA_ROOT:-$LAB_ROOT/data}
 REPORTS_ROOT=${REPORTS_ROOT:-$LAB_ROOT/reports}
 LUA_DIR=$LAB_ROOT/scripts/lua
 VENV_DIR=${VENV_DIR:-$LAB_ROOT/.venv}
+# The address servers listen on and load tools connect to: loopback in the local host mode (the
+# netns host mode sets the server host's, scripts/lib/netns.sh). Manifests pass it as {addr}.
+SERVER_ADDR=${SERVER_ADDR:-127.0.0.1}
+export SERVER_ADDR
 
 # ---------------------------------------------------------------- logging
 
@@ -75,16 +79,31 @@ cpu_count() {
 # which writes its CPU time (from getrusage) to that file: the client's own cost.
 CLIENT_TIME_FORMAT='user_s=%U sys_s=%S wall_s=%e maxrss_kb=%M exit=%x'
 on_client() {
-    local timer=()
+    local timer=() host
     [[ -n ${CLIENT_TIME_FILE:-} ]] && timer=(/usr/bin/time -o "$CLIENT_TIME_FILE" -f "$CLIENT_TIME_FORMAT")
+    read -ra host <<<"$(client_host_prefix)"
     if [[ -n ${LAB_CLIENT_OPENSSL_CONF:-} ]]; then
-        "${timer[@]}" taskset -c "$CLIENT_CPUS" env OPENSSL_CONF="$LAB_CLIENT_OPENSSL_CONF" "$@"
+        "${timer[@]}" "${host[@]}" taskset -c "$CLIENT_CPUS" env OPENSSL_CONF="$LAB_CLIENT_OPENSSL_CONF" "$@"
     else
-        "${timer[@]}" taskset -c "$CLIENT_CPUS" "$@"
+        "${timer[@]}" "${host[@]}" taskset -c "$CLIENT_CPUS" "$@"
     fi
+}
+
+# ---------------------------------------------------------------- hosts
+# The host mode (--hosts): local, this machine (the default), or netns, a server host and a client
+# host as network namespaces (scripts/lib/netns.sh sets SERVER_NETNS and CLIENT_NETNS). A command
+# prefixed with a host's prefix runs where that host's network is: the same process (ip netns exec
+# execs it), so a PID taken from `prefix... cmd &` is the command's.
+server_host_prefix() { [[ -z ${SERVER_NETNS:-} ]] || echo "ip netns exec $SERVER_NETNS"; }
+client_host_prefix() { [[ -z ${CLIENT_NETNS:-} ]] || echo "ip netns exec $CLIENT_NETNS"; }
+# in_client_host CMD...: CMD on the client host's network, unpinned (probes, not load).
+in_client_host() {
+    local host
+    read -ra host <<<"$(client_host_prefix)"
+    "${host[@]}" "$@"
 }
 
 # ---------------------------------------------------------------- the rest, by concern
 
-for _lib in servers proc gate run measure tool_oha suite report; do source "$LAB_ROOT/scripts/lib/$_lib.sh"; done
+for _lib in servers proc gate run measure tool_oha hosts suite report; do source "$LAB_ROOT/scripts/lib/$_lib.sh"; done
 unset _lib

@@ -10,6 +10,8 @@
 #                      [--duration S] [--warmup S] [--reps N] [--skip-setup]
 #                      [--servers a,b] [--scenarios glob,glob] [--aa | --no-aa]
 #                      [--order-seed N] [--no-reports]
+#                      [--hosts local|netns] [--netns-rate RATE]   (where server and load tool run:
+#                      this machine, or two network namespaces; see README "Host modes")
 #   scripts/run_all.sh --reports-only --run-id ID   (notebooks and exports of a run again)
 #
 # An interrupted run resumes: rerun the same command and the newest unfinished
@@ -146,6 +148,8 @@ flag_values() {
         --run-id)    echo "a run under $RAW_ROOT" ;;
         --servers)   load_servers; echo "a comma list of ${LAB_SERVERS[*]}" ;;
         --scenarios) echo "a comma list of scenario id globs" ;;
+        --hosts)     echo "one of ${HOST_MODES[*]}" ;;
+        --netns-rate) echo "a rate as tc takes it, e.g. 1gbit" ;;
         *)           echo "a whole number" ;;
     esac
 }
@@ -172,7 +176,7 @@ main() {
     SUITES=("${ALL_SUITES[@]}") SUITE_FLAGS=() BUILD_FLAGS=()
     while (( $# )); do
         case $1 in
-            --suites|--run-id|--duration|--warmup|--reps|--servers|--scenarios|--order-seed)
+            --suites|--run-id|--duration|--warmup|--reps|--servers|--scenarios|--order-seed|--hosts|--netns-rate)
                 need_value "$1" "$#" "$(flag_values "$1")" ;;&
             --quick)      profile=quick; SUITE_FLAGS+=(--quick) ;;
             --suites)     IFS=, read -ra SUITES <<<"$2"; shift ;;
@@ -182,7 +186,8 @@ main() {
             --warmup)     export WARMUP=$2; shift ;;
             --reps)       export REPS=$2; shift ;;
             --servers)    SUITE_FLAGS+=("$1" "$2"); BUILD_FLAGS=(--servers "${2//"$AA_SUFFIX"/}"); shift ;;
-            --scenarios|--order-seed) SUITE_FLAGS+=("$1" "$2"); shift ;;
+            --scenarios|--order-seed|--netns-rate) SUITE_FLAGS+=("$1" "$2"); shift ;;
+            --hosts)      check_host_mode "$2"; export HOSTS=$2; SUITE_FLAGS+=("$1" "$2"); shift ;;
             --aa)         export AA=1 ;;
             --no-aa)      export AA=0 ;;
             --skip-setup) skip_setup=true ;;
@@ -233,7 +238,13 @@ main() {
         WARMUP=$(jq -r .params.warmup_s "$RUN_DIR/meta.json")
         REPS=$(jq -r .params.reps "$RUN_DIR/meta.json")
         AA=$(jq -r '.params.aa // 0' "$RUN_DIR/meta.json"); export AA
-        log "resuming run $(basename "$RUN_DIR") (${DURATION}s runs, $REPS reps)"
+        # ... and its host mode: a run's points are all measured the same way
+        local was
+        was=$(jq -r '.params.hosts // "local"' "$RUN_DIR/meta.json")
+        [[ $was == "${HOSTS:-local}" ]] || die "run $(basename "$RUN_DIR") was started with --hosts $was; resume it with --hosts $was (or start another with --new)"
+        export HOSTS=$was
+        SUITE_FLAGS+=(--hosts "$was")
+        log "resuming run $(basename "$RUN_DIR") (${DURATION}s runs, $REPS reps, hosts $was)"
     else
         RUN_DIR=${RUN_DIR:-$RAW_ROOT/$(new_run_id)}
         apply_profile "$profile"

@@ -15,7 +15,8 @@
 #   6. a pipeline smoke run: run_all.sh with tiny durations on a few scenarios,
 #      into a scratch raw/, data/ and reports/, then checks of the exported report; and one of the
 #      latency suites (oha's open model: capacity, fractions of it, a shared rate) on two servers,
-#      and the backends suite (epoll against io_uring) on the C server's two loops and both floors;
+#      the backends suite (epoll against io_uring) on the C server's two loops and both floors,
+#      and the http1 and h2c suites in the netns host mode (server and client in two namespaces);
 #   7. that run's index and reports opened in headless Chromium (tests/browser: images,
 #      legible figures, no horizontal scroll, TOC links, empty sections, missing-value cells);
 #      full-page screenshots are kept in build/screenshots/smoke/;
@@ -77,8 +78,12 @@ main() {
     RAW_ROOT=$SCRATCH/backends/raw DATA_ROOT=$SCRATCH/backends/data REPORTS_ROOT=$SCRATCH/backends/reports \
         "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --suites backends \
         --servers evloop,evloop_uring,floor,floor_uring --reps 1 --duration 1 --warmup 0
+    # The netns host mode (a server host and a client host as network namespaces): http1 and h2c.
+    RAW_ROOT=$SCRATCH/netns/raw DATA_ROOT=$SCRATCH/netns/data REPORTS_ROOT=$SCRATCH/netns/reports \
+        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --hosts netns --suites http1,h2c \
+        --servers evloop,go --reps 1 --duration 1 --warmup 0
     (cd "$LAB_ROOT" && LAB_SMOKE_DIR=$SCRATCH LAB_LATENCY_SMOKE_DIR=$SCRATCH/latency \
-        LAB_BACKENDS_SMOKE_DIR=$SCRATCH/backends "$py" -m pytest -q tests/smoke)
+        LAB_BACKENDS_SMOKE_DIR=$SCRATCH/backends LAB_NETNS_SMOKE_DIR=$SCRATCH/netns "$py" -m pytest -q tests/smoke)
 
     step "the smoke run's reports in a browser (headless Chromium)"
     local browser_rc=0

@@ -47,7 +47,8 @@ ROUTE_KINDS: dict[str, str] = {
 TIERS = ("contestant", "stdlib", "production", "reference", "floor")
 
 PLACEHOLDERS = {
-    "port": "the TCP port the suite gives the server (127.0.0.1)",
+    "port": "the TCP port the suite gives the server",
+    "addr": "the IPv4 address the server listens on: 127.0.0.1, or the server host's in the netns host mode",
     "cert": "TLS certificate file (PEM), tls mode only",
     "key": "TLS private key file (PEM), tls mode only",
     "build": "the build directory (build/, or BUILD_DIR)",
@@ -68,12 +69,12 @@ FIELDS: dict[str, str] = {
     "build": "optional shell command run in this folder by scripts/build.sh ({build} etc. filled in)",
     "test": "optional shell command run in this folder by scripts/test.sh",
     "version": "shell command that prints the server's version (first line goes to meta.json)",
-    "start.<mode>": "command line per mode (h1, h2c, tls); placeholders {port} {cert} {key} {build} {dir} {root} {conf_dir}",
+    "start.<mode>": "command line per mode (h1, h2c, tls); placeholders {port} {addr} {cert} {key} {build} {dir} {root} {conf_dir}; the server must listen on {addr} (in the command, or as @ADDR@ in its config template)",
     "env": "optional table of environment variables for the start command",
     "serves.<protocol>": "route kinds served over h1 / h2: " + ", ".join(ROUTE_KINDS),
     "ready": "'port' (ready when the port accepts) or a path such as '/ping' (ready when it answers 2xx)",
     "ready_timeout_s": "optional: seconds to wait for readiness (default 10)",
-    "config.template": "optional: a config file template in this folder; @PORT@ @PREFIX@ @WWW@ and config.vars filled in per start",
+    "config.template": "optional: a config file template in this folder; @PORT@ @ADDR@ @PREFIX@ @WWW@ and config.vars filled in per start",
     "config.vars / config.<mode>": "optional: @NAME@ values for the template (all modes / one mode); placeholders allowed",
     "apt": "optional list of Debian packages scripts/setup.sh installs for this server",
     "services": "optional list of packaged system services setup.sh stops (the lab starts its own instance)",
@@ -186,7 +187,7 @@ def _config(path: Path, value: object, modes: set[str]) -> Config:
                             + ", ".join(MODES) + ")")
     base = _str_table(path, value.get("vars", {}), "config.vars")
     by_mode: dict[str, dict[str, str]] = {}
-    used = set(_TEMPLATE_VAR.findall(tpath.read_text())) - {"PORT", "PREFIX", "WWW"}
+    used = set(_TEMPLATE_VAR.findall(tpath.read_text())) - {"PORT", "ADDR", "PREFIX", "WWW"}
     for mode in modes:
         merged = base | _str_table(path, value.get(mode, {}), f"config.{mode}")
         for k, v in merged.items():
@@ -235,6 +236,14 @@ def read_manifest(path: Path | str) -> Manifest:
         if "config" not in doc:
             allowed.discard("conf_dir")
         _check_placeholders(path, f"start.{mode}", cmd, allowed)
+        # the netns host mode gives the server another address: a server that cannot be told it
+        # would be unreachable there
+        config = doc.get("config")
+        template = (path.parent / config["template"]) if isinstance(config, dict) and isinstance(
+            config.get("template"), str) else None
+        if "{addr}" not in cmd and not (template and template.is_file() and "@ADDR@" in template.read_text()):
+            raise ManifestError(path, f"start.{mode}", "does not pass {addr}, the address to listen on "
+                                "(or @ADDR@ in the config template)")
         try:
             shlex.split(cmd)
         except ValueError as e:
@@ -325,9 +334,11 @@ class Values:
     cert: str | None = None
     key: str | None = None
     conf_dir: str | None = None
+    addr: str = "127.0.0.1"
 
     def table(self, m: Manifest) -> dict[str, str]:
-        t = {"build": str(self.build), "dir": str(m.dir), "root": str(ROOT), "servers": str(servers_dir())}
+        t = {"build": str(self.build), "dir": str(m.dir), "root": str(ROOT), "servers": str(servers_dir()),
+             "addr": self.addr}
         for k in ("port", "cert", "key", "conf_dir"):
             v = getattr(self, k)
             if v is not None:
@@ -371,7 +382,7 @@ def render_config(m: Manifest, mode: str, values: Values, www: str) -> Path:
     .in); atomically, so a running server never reads half a file."""
     assert m.config is not None and values.conf_dir is not None and values.port is not None
     table = values.table(m)
-    subst = {"PORT": str(values.port), "PREFIX": values.conf_dir, "WWW": www}
+    subst = {"PORT": str(values.port), "ADDR": values.addr, "PREFIX": values.conf_dir, "WWW": www}
     try:
         subst |= {k: fill(v, table) for k, v in m.config.vars[mode].items()}
     except KeyError as e:
@@ -462,6 +473,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("server")
     p.add_argument("mode")
     p.add_argument("--port", type=int, required=True)
+    p.add_argument("--addr", default=os.environ.get("SERVER_ADDR") or "127.0.0.1")
     p.add_argument("--cert")
     p.add_argument("--key")
     p.add_argument("--conf-dir")
@@ -502,7 +514,7 @@ def main(argv: list[str] | None = None) -> int:
             m = _select(ms, [args.server])[0]
             if args.mode == "tls" and not (args.cert and args.key):
                 raise ManifestError(m.path, "start.tls", "tls mode needs a certificate and key (LAB_CERT, LAB_KEY)")
-            values = Values(build, args.port, args.cert, args.key, args.conf_dir)
+            values = Values(build, args.port, args.cert, args.key, args.conf_dir, args.addr)
             argv_ = start_argv(m, args.mode, values)
             if m.config is not None:
                 if not (args.conf_dir and args.www):

@@ -262,6 +262,21 @@ def host_state_markdown(ctx: ReportContext) -> tuple[list[str], list[tuple[str, 
     return warnings, rows
 
 
+def hosts_line(ctx: ReportContext) -> str:
+    """The host mode of each suite the report reads (raw/<run>/<suite>/hosts.json), one clause per
+    distinct mode; runs made before host modes ran locally."""
+    from ..parse.hosts import suite_hosts
+    suites = [str(s) for s in ctx.run.suites["suite"]] if not ctx.run.suites.empty else [ctx.suite]
+    said: dict[str, list[str]] = {}
+    for suite in suites:
+        h = suite_hosts(ctx.run.run_dir, suite)
+        said.setdefault(h.words() if h else "local: this machine over loopback (before host modes were "
+                        "recorded)", []).append(suite)
+    if len(said) == 1:
+        return next(iter(said))
+    return "; ".join(f"{', '.join(f'`{s}`' for s in ss)}: {w}" for w, ss in said.items())
+
+
 def header_markdown(ctx: ReportContext, title: str) -> str:
     """Run id, profile, dates, host, CPU pinning, tool versions, n and the confidence level."""
     meta = ctx.run.meta
@@ -296,6 +311,7 @@ def header_markdown(ctx: ReportContext, title: str) -> str:
                  f"n = {n_txt} ok runs per server and scenario"),
         ("Statistics", f"{statistics_line(ctx.confidence)}; baseline `{ctx.baseline}`"),
     ]
+    rows.insert(next(i for i, (k, _) in enumerate(rows) if k == "Pinning") + 1, ("Hosts", hosts_line(ctx)))
     warnings, host_rows = host_state_markdown(ctx)
     at = next(i for i, (k, _) in enumerate(rows) if k == "Pinning")
     rows[at:at] = host_rows

@@ -81,7 +81,7 @@ gate_expectation() {
 # gate SERVER REP: every route the suite will hit on SERVER, over each protocol it
 # uses, before any load.
 gate() {
-    local server=$1 rep=$2 out line ok=0 key base="$SCHEME://127.0.0.1:$SERVER_PORT"
+    local server=$1 rep=$2 out line ok=0 key base="$SCHEME://$SERVER_ADDR:$SERVER_PORT"
     local -A seen=()
     out=$RUN_DIR/$SUITE/$server/verify.r$rep.txt
     [[ -f $out ]] && out=$RUN_DIR/$SUITE/$server/verify.r$rep.resumed-$(date +%s).txt

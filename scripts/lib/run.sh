@@ -91,8 +91,10 @@ make_run_certificate() {
     local dir=$BUILD_DIR/certs/$(basename "$RUN_DIR")
     if [[ ! -f $dir/cert.pem ]]; then
         mkdir -p "$dir"
+        local san="DNS:localhost,IP:127.0.0.1"
+        [[ $SERVER_ADDR == 127.0.0.1 ]] || san+=",IP:$SERVER_ADDR"
         openssl req -x509 -newkey rsa:2048 -nodes -days 7 -subj /CN=localhost \
-            -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" \
+            -addext "subjectAltName=$san" \
             -keyout "$dir/key.pem" -out "$dir/cert.pem" 2>/dev/null
         chmod 0600 "$dir/key.pem"; chmod 0644 "$dir/cert.pem"
     fi
@@ -143,7 +145,7 @@ tls_probe() {
     local alpn=http/1.1
     [[ $SC_PROTOCOL == h2 ]] && alpn=h2
     tool_run "$TOOL_MARGIN" "$GATE_TMP/s_client.txt" - \
-        openssl s_client -connect "127.0.0.1:$SERVER_PORT" -alpn "$alpn" || true
+        openssl s_client -connect "$SERVER_ADDR:$SERVER_PORT" -alpn "$alpn" || true
     note_tool_fault "openssl s_client (the TLS probe)" 0
     grep -aE "$TLS_PROBE_LINES" "$GATE_TMP/s_client.txt" >"$1.tls.txt" || true
     rm -f "$GATE_TMP/s_client.txt"

@@ -159,8 +159,14 @@ runtime_files() {
 
 # ---------------------------------------------------------------- start and stop
 
-# port_open PORT: true when something accepts connections on 127.0.0.1:PORT.
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# port_open PORT: true when something accepts connections on SERVER_ADDR:PORT.
+port_open() {
+    if [[ -n ${CLIENT_NETNS:-} ]]; then
+        in_client_host bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$SERVER_ADDR" "$1" 2>/dev/null
+    else
+        (exec 3<>"/dev/tcp/$SERVER_ADDR/$1") 2>/dev/null
+    fi
+}
 
 # server_ready NAME PORT MODE: the manifest's readiness check: the port accepts ("port"),
 # or a GET of the given path answers 2xx over the mode's protocol.
@@ -169,11 +175,11 @@ server_ready() {
     port_open "$2" || return 1
     [[ $ready == port ]] && return 0
     case $3 in
-        h2c) args+=(--http2-prior-knowledge "http://127.0.0.1:$2$ready") ;;
-        tls) args+=(--insecure "https://127.0.0.1:$2$ready") ;;
-        *)   args+=(--http1.1 "http://127.0.0.1:$2$ready") ;;
+        h2c) args+=(--http2-prior-knowledge "http://$SERVER_ADDR:$2$ready") ;;
+        tls) args+=(--insecure "https://$SERVER_ADDR:$2$ready") ;;
+        *)   args+=(--http1.1 "http://$SERVER_ADDR:$2$ready") ;;
     esac
-    code=$(curl "${args[@]}" 2>/dev/null) || return 1
+    code=$(in_client_host curl "${args[@]}" 2>/dev/null) || return 1
     [[ $code == 2?? ]]
 }
 
@@ -181,11 +187,12 @@ server_ready() {
 # (which execs, so the PID is the server's), waits until it is ready (its manifest's `ready`,
 # within its `ready_timeout_s`). Sets SERVER_PID and SERVER_PORT.
 start_server() {
-    local name=$1 logfile=$2 mode=${SERVER_MODE:-h1} deadline
+    local name=$1 logfile=$2 mode=${SERVER_MODE:-h1} deadline host
     load_servers
+    read -ra host <<<"$(server_host_prefix)"
     SERVER_PORT=$(server_port "$name")
     port_open "$SERVER_PORT" && die "port $SERVER_PORT is already in use; is an old server still running?"
-    "$LAB_ROOT/scripts/serve.sh" "$(base_server "$name")" "$SERVER_PORT" --mode "$mode" >>"$logfile" 2>&1 &
+    "${host[@]}" "$LAB_ROOT/scripts/serve.sh" "$(base_server "$name")" "$SERVER_PORT" --mode "$mode" >>"$logfile" 2>&1 &
     SERVER_PID=$!
     deadline=$(awk -v t="${SERVER_READY_TIMEOUT[$(base_server "$name")]}" -v n="$(date +%s.%N)" 'BEGIN { printf "%.3f", n + t }')
     while awk -v d="$deadline" -v n="$(date +%s.%N)" 'BEGIN { exit !(n < d) }'; do

@@ -194,6 +194,7 @@ suite_exit() {
     tool_stop
     rss_sampler_stop
     stop_server
+    hosts_down
     rm -rf "$GATE_TMP"
     [[ -z ${OHA_DB:-} ]] || rm -f "$OHA_DB"   # oha's per-request record of a point not finished
     if [[ -n ${SUITE_SIGNAL:-} ]]; then
@@ -234,6 +235,9 @@ suite_run() {
     trap 'suite_signal TERM' TERM
     raw_writable "$RUN_DIR/$SUITE" "suite $SUITE" || return 1
     mkdir -p "$RUN_DIR/$SUITE"
+    SUITE_AT="making the hosts (--hosts ${HOSTS:-local})"
+    hosts_up
+    SUITE_AT="the start of the suite"
     make_gate_payloads
     if [[ -n ${RUN_PROGRESS_FILE:-} ]]; then
         read -r RUN_BASE_DONE RUN_BASE_SKIPPED <"$RUN_PROGRESS_FILE" || RUN_BASE_DONE=0 RUN_BASE_SKIPPED=0
@@ -285,7 +289,7 @@ suite_run() {
             fi
             for line in "${todo[@]}"; do
                 parse_scenario "$line"
-                SC_URL="$SCHEME://127.0.0.1:$SERVER_PORT$SC_ROUTE"
+                SC_URL="$SCHEME://$SERVER_ADDR:$SERVER_PORT$SC_ROUTE"
                 [[ $SC_KIND == echo_get ]] && SC_URL+="?size=$SC_SIZE"
                 dir=$(scenario_dir "$server")
                 SUITE_AT="$server $SC_ID (rep $rep)"
@@ -334,8 +338,8 @@ suite_run() {
 # run_params_json: the profile's parameters as meta.json records them.
 run_params_json() {
     jq -n --argjson d "$DURATION" --argjson w "$WARMUP" --argjson r "$REPS" --argjson aa "${AA:-0}" \
-        --argjson lat "$(lat_duration)" \
-        '{duration_s: $d, warmup_s: $w, reps: $r, aa: $aa, latency_run_s: $lat}'
+        --argjson lat "$(lat_duration)" --arg hosts "${HOSTS:-local}" \
+        '{duration_s: $d, warmup_s: $w, reps: $r, aa: $aa, latency_run_s: $lat, hosts: $hosts}'
 }
 
 # apply_profile NAME: durations and reps. Flags given after it override.
@@ -365,6 +369,9 @@ usage: $(basename "$0") [--run-dir DIR] [--quick] [--duration S] [--warmup S] [-
   --aa, --no-aa   with / without the A/A copy of the contestant on the headline scenarios
                   (${HEADLINE_SCENARIOS:-none}); default: with in the full profile
   --order-seed N  the seed of the servers' random order (default: from the run id and suite)
+  --hosts MODE    local (default: this machine, loopback) or netns (a server host and a client
+                  host as network namespaces joined by a veth pair; root)
+  --netns-rate R  in netns mode, shape the link with tc tbf at R (e.g. 1gbit; default: unshaped)
 EOF
 }
 
@@ -373,7 +380,7 @@ parse_suite_flags() {
     suite_servers
     while (( $# )); do
         case $1 in
-            --run-dir|--duration|--warmup|--reps|--servers|--scenarios|--order-seed)
+            --run-dir|--duration|--warmup|--reps|--servers|--scenarios|--order-seed|--hosts|--netns-rate)
                 need_value "$1" "$#" ;;&
             --run-dir)   RUN_DIR=$2; shift ;;
             --quick)     profile=quick ;;
@@ -385,6 +392,8 @@ parse_suite_flags() {
             --aa)        AA=1 ;;
             --no-aa)     AA=0 ;;
             --order-seed) ORDER_SEED=$2; shift ;;
+            --hosts)     check_host_mode "$2"; HOSTS=$2; shift ;;
+            --netns-rate) NETNS_RATE=$2; shift ;;
             -h|--help)   suite_usage; exit 0 ;;
             *)           suite_usage; die "unknown flag '$1'" ;;
         esac

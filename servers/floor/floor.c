@@ -76,7 +76,9 @@ static void serve(int ep, int fd) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 2) { fprintf(stderr, "usage: floor PORT\n"); return 2; }
+    if (argc != 2 && argc != 3) { fprintf(stderr, "usage: floor PORT [ADDR]\n"); return 2; }
+    /* The address: 127.0.0.1, or the server host's in the netns host mode. */
+    const char *addr = argc == 3 ? argv[2] : "127.0.0.1";
     signal(SIGPIPE, SIG_IGN);
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0) { rl.rlim_cur = rl.rlim_max; setrlimit(RLIMIT_NOFILE, &rl); }
@@ -86,7 +88,10 @@ int main(int argc, char **argv) {
     int one = 1;
     setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[1])) };
-    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+    if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1) {
+        fprintf(stderr, "floor: bad ADDR %s (an IPv4 address)\n", addr);
+        return 2;
+    }
     if (bind(ls, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(ls, 4096) < 0) {
         perror("floor: bind/listen");
         return 1;
@@ -94,7 +99,7 @@ int main(int argc, char **argv) {
     int ep = epoll_create1(0);
     struct epoll_event ev = { .events = EPOLLIN, .data.fd = ls };
     epoll_ctl(ep, EPOLL_CTL_ADD, ls, &ev);
-    fprintf(stderr, "floor: listening on 127.0.0.1:%s\n", argv[1]);
+    fprintf(stderr, "floor: listening on %s:%s\n", addr, argv[1]);
 
     struct epoll_event evs[256];
     for (;;) {

@@ -185,10 +185,12 @@ static int setup_buffers(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: floor_uring PORT\n");
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr, "usage: floor_uring PORT [ADDR]\n");
         return 2;
     }
+    /* The address: 127.0.0.1, or the server host's in the netns host mode. */
+    const char *addr = argc == 3 ? argv[2] : "127.0.0.1";
     signal(SIGPIPE, SIG_IGN);
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
@@ -213,13 +215,16 @@ int main(int argc, char **argv) {
     int ls = socket(AF_INET, SOCK_STREAM, 0), one = 1;
     setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[1]))};
-    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+    if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1) {
+        fprintf(stderr, "floor_uring: bad ADDR %s (an IPv4 address)\n", addr);
+        return 2;
+    }
     if (bind(ls, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(ls, 4096) < 0) {
         perror("floor_uring: bind/listen");
         return 1;
     }
     arm_accept(ls);
-    fprintf(stderr, "floor_uring: listening on 127.0.0.1:%s\n", argv[1]);
+    fprintf(stderr, "floor_uring: listening on %s:%s\n", addr, argv[1]);
 
     for (;;) {
         /* One syscall a turn: this turn's sends and re-arms out, the next

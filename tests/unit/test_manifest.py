@@ -21,7 +21,7 @@ tier = "contestant"
 colour = "#123456"
 version = "python3 --version"
 [start]
-h1 = "python3 {dir}/server.py {port}"
+h1 = "python3 {dir}/server.py {port} {addr}"
 [serves]
 h1 = ["ping"]
 """
@@ -56,7 +56,10 @@ def test_a_minimal_manifest_reads(tmp_path):
     assert (m.name, m.display, m.short, m.tier, m.ready) == ("tiny", "Tiny (test)", "Tiny (test)", "contestant", "port")
     assert m.caps() == ["h1:ping"]
     argv = mf.start_argv(m, "h1", mf.Values(tmp_path, port=18000))
-    assert argv == ["python3", str(tmp_path / "tiny" / "server.py"), "18000"]
+    assert argv == ["python3", str(tmp_path / "tiny" / "server.py"), "18000", "127.0.0.1"]
+    # the netns host mode's server address, as the shell passes it (SERVER_ADDR)
+    argv = mf.start_argv(m, "h1", mf.Values(tmp_path, port=18000, addr="10.231.0.1"))
+    assert argv[-1] == "10.231.0.1"
 
 
 @pytest.mark.parametrize("edit, fld, words", [
@@ -64,6 +67,7 @@ def test_a_minimal_manifest_reads(tmp_path):
     (lambda t: t.replace('tier = "contestant"', 'tier = "champion"'), "tier", "unknown tier"),
     (lambda t: t.replace('colour = "#123456"', 'colour = "blue"'), "colour", "#rrggbb"),
     (lambda t: t.replace("[start]\n", "[start]\nh3 = \"x {port}\"\n"), "start.h3", "unknown mode"),
+    (lambda t: t.replace(" {addr}", ""), "start.h1", "does not pass {addr}"),
     (lambda t: t.replace('h1 = ["ping"]', 'h1 = ["ping", "teleport"]'), "serves.h1", "unknown route kind"),
     (lambda t: t.replace('h1 = ["ping"]', 'h1 = ["ping"]\nh2 = ["ping"]'), "serves.h2", "no start mode carries h2"),
     (lambda t: t.replace("{port}", "{prot}"), "start.h1", "unknown placeholder {prot}"),
@@ -106,15 +110,15 @@ def test_duplicate_names_and_colours_name_both_files(tmp_path):
 def test_config_template_vars_are_checked_per_mode(tmp_path):
     d = tmp_path / "cfg"
     d.mkdir()
-    (d / "x.conf.in").write_text("listen @PORT@@FLAGS@;\nroot @WWW@;\n")
-    text = GOOD.replace('"tiny"', '"cfg"') + '[config]\ntemplate = "x.conf.in"\n'
+    (d / "x.conf.in").write_text("listen @ADDR@:@PORT@@FLAGS@;\nroot @WWW@;\n")
+    text = GOOD.replace('"tiny"', '"cfg"').replace(" {addr}", "") + '[config]\ntemplate = "x.conf.in"\n'
     (d / "lab.toml").write_text(text)
     e = error_of(d / "lab.toml")
     assert e.field == "config.h1" and "@FLAGS@" in str(e)
     (d / "lab.toml").write_text(text + '[config.vars]\nFLAGS = " fast"\n')
     m = mf.read_manifest(d / "lab.toml")
     out = mf.render_config(m, "h1", mf.Values(tmp_path, port=9, conf_dir=str(tmp_path)), www="/w")
-    assert out.read_text() == "listen 9 fast;\nroot /w;\n"
+    assert out.read_text() == "listen 127.0.0.1:9 fast;\nroot /w;\n"
 
 
 def test_shell_declarations_define_the_registry():

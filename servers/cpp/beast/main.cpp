@@ -182,10 +182,12 @@ private:
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: %s PORT\n", kName);
+    if (argc != 2 && argc != 3) {
+        std::fprintf(stderr, "usage: %s PORT [ADDR]\n", kName);
         return 2;
     }
+    // ADDR: 127.0.0.1, or the server host's address in the lab's netns host mode
+    const char* host = argc == 3 ? argv[2] : "127.0.0.1";
     char* end = nullptr;
     long port = std::strtol(argv[1], &end, 10);
     if (*argv[1] == '\0' || *end != '\0' || port < 0 || port > 65535) {
@@ -197,7 +199,7 @@ int main(int argc, char** argv) {
     std::shared_ptr<Listener> listener;
     try {
         listener = std::make_shared<Listener>(
-            ioc, tcp::endpoint(asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)));
+            ioc, tcp::endpoint(asio::ip::make_address(host), static_cast<unsigned short>(port)));
     } catch (const std::exception& e) {
         std::fprintf(stderr, "%s: %s\n", kName, e.what());
         return 1;
@@ -206,7 +208,7 @@ int main(int argc, char** argv) {
     asio::signal_set signals(ioc, SIGTERM, SIGINT);
     signals.async_wait([&ioc](beast::error_code, int) { ioc.stop(); });
 
-    std::fprintf(stderr, "%s: listening on 127.0.0.1:%u\n", kName, listener->local_endpoint().port());
+    std::fprintf(stderr, "%s: listening on %s:%u\n", kName, host, listener->local_endpoint().port());
     std::vector<std::thread> pool;
     for (int k = 1; k < threads; ++k) pool.emplace_back([&ioc] { ioc.run(); });
     ioc.run();

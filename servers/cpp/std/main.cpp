@@ -295,10 +295,12 @@ void on_term(int) { std::_Exit(0); }
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: %s PORT\n", kName);
+    if (argc != 2 && argc != 3) {
+        std::fprintf(stderr, "usage: %s PORT [ADDR]\n", kName);
         return 2;
     }
+    // ADDR: 127.0.0.1, or the server host's address in the lab's netns host mode
+    const char* host = argc == 3 ? argv[2] : "127.0.0.1";
     char* end = nullptr;
     long port = std::strtol(argv[1], &end, 10);
     if (*argv[1] == '\0' || *end != '\0' || port < 0 || port > 65535) {
@@ -316,7 +318,10 @@ int main(int argc, char** argv) {
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(static_cast<uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (inet_pton(AF_INET, host, &addr.sin_addr) != 1) {
+        std::fprintf(stderr, "%s: bad ADDR %s (an IPv4 address)\n", kName, host);
+        return 2;
+    }
     if (bind(lfd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0 || listen(lfd, 1024) < 0) {
         std::fprintf(stderr, "%s: %s\n", kName, std::strerror(errno));
         return 1;
@@ -326,7 +331,7 @@ int main(int argc, char** argv) {
 
     std::vector<std::thread> pool;
     for (int k = 0; k < kWorkers; ++k) pool.emplace_back(worker);
-    std::fprintf(stderr, "%s: listening on 127.0.0.1:%d\n", kName, ntohs(addr.sin_port));
+    std::fprintf(stderr, "%s: listening on %s:%d\n", kName, host, ntohs(addr.sin_port));
 
     for (;;) {
         int fd = accept4(lfd, nullptr, nullptr, SOCK_CLOEXEC);

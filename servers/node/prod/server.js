@@ -106,7 +106,7 @@ function startWorker(port) {
     reply.code(404).header('content-type', TEXT).send('not found\n');
   });
 
-  fastify.listen({ port, host: '127.0.0.1', backlog: 1024 }, (err) => {
+  fastify.listen({ port, host: process.env.LANG_ADDR, backlog: 1024 }, (err) => {
     if (err) {
       process.stderr.write(`${NAME}: ${err.message}\n`);
       process.exit(1);
@@ -115,14 +115,14 @@ function startWorker(port) {
   process.on('SIGTERM', () => process.exit(0));
 }
 
-function startPrimary(port) {
+function startPrimary(port, host) {
   const n = affinityCpus();
   let listening = 0;
   let stopping = false;
   cluster.on('listening', (worker, address) => {
     listening += 1;
     if (listening === n) {
-      process.stderr.write(`${NAME}: listening on 127.0.0.1:${address.port}\n`);
+      process.stderr.write(`${NAME}: listening on ${host}:${address.port}\n`);
     }
   });
   cluster.on('exit', (worker, code, signal) => {
@@ -137,7 +137,7 @@ function startPrimary(port) {
       process.exit(1);
     }
     process.stderr.write(`${NAME}: worker ${worker.process.pid} died (${signal || code}), restarting\n`);
-    cluster.fork({ LANG_PORT: String(port) });
+    cluster.fork({ LANG_PORT: String(port), LANG_ADDR: host });
   });
   process.on('SIGTERM', () => {
     stopping = true;
@@ -145,17 +145,18 @@ function startPrimary(port) {
     if (workers.length === 0) process.exit(0);
     for (const w of workers) w.process.kill('SIGTERM');
   });
-  for (let k = 0; k < n; k++) cluster.fork({ LANG_PORT: String(port) });
+  for (let k = 0; k < n; k++) cluster.fork({ LANG_PORT: String(port), LANG_ADDR: host });
 }
 
 function main() {
   if (cluster.isPrimary) {
-    if (process.argv.length !== 3 || !/^\d+$/.test(process.argv[2])) {
-      process.stderr.write(`usage: ${NAME} PORT\n`);
+    if (process.argv.length < 3 || process.argv.length > 4 || !/^\d+$/.test(process.argv[2])) {
+      process.stderr.write(`usage: ${NAME} PORT [ADDR]\n`);
       process.exit(2);
     }
     cluster.schedulingPolicy = cluster.SCHED_NONE;
-    startPrimary(Number(process.argv[2]));
+    // ADDR: 127.0.0.1, or the server host's address in the lab's netns host mode
+    startPrimary(Number(process.argv[2]), process.argv[3] || '127.0.0.1');
   } else {
     startWorker(Number(process.env.LANG_PORT));
   }

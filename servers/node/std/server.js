@@ -105,16 +105,18 @@ function handle(req, res) {
 }
 
 function main() {
-  if (process.argv.length !== 3) {
-    process.stderr.write(`usage: ${NAME} PORT\n`);
+  if (process.argv.length !== 3 && process.argv.length !== 4) {
+    process.stderr.write(`usage: ${NAME} PORT [ADDR]\n`);
     process.exit(2);
   }
+  // ADDR: 127.0.0.1, or the server host's address in the lab's netns host mode
+  const host = process.argv[3] || '127.0.0.1';
   const server = http.createServer(handle);
   server.on('error', (err) => {
     process.stderr.write(`${NAME}: ${err.message}\n`);
     process.exit(1);
   });
-  server.listen(Number(process.argv[2]), '127.0.0.1', 1024, () => {
+  server.listen(Number(process.argv[2]), host, 1024, () => {
     const a = server.address();
     process.stderr.write(`${NAME}: listening on ${a.address}:${a.port}\n`);
   });

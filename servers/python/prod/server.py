@@ -133,9 +133,11 @@ class ReadyLine(logging.Handler):
 
 
 def main():
-    if len(sys.argv) != 2 or not sys.argv[1].isdigit():
-        print(f"usage: {NAME} PORT", file=sys.stderr)
+    if len(sys.argv) not in (2, 3) or not sys.argv[1].isdigit():
+        print(f"usage: {NAME} PORT [ADDR]", file=sys.stderr)
         sys.exit(2)
+    # ADDR: 127.0.0.1, or the server host's address in the lab's netns host mode
+    addr = sys.argv[2] if len(sys.argv) == 3 else "127.0.0.1"
     workers = len(os.sched_getaffinity(0))
     log = logging.getLogger("uvicorn.error")
     log.setLevel(logging.INFO)
@@ -144,7 +146,7 @@ def main():
     uvicorn.run(
         "server:app",
         app_dir=os.path.dirname(os.path.abspath(__file__)),
-        host="127.0.0.1",
+        host=addr,
         port=int(sys.argv[1]),
         workers=workers,
         loop="uvloop",

@@ -139,10 +139,12 @@ class Server(ThreadingHTTPServer):
 
 
 def main():
-    if len(sys.argv) != 2:
-        print(f"usage: {NAME} PORT", file=sys.stderr)
+    if len(sys.argv) not in (2, 3):
+        print(f"usage: {NAME} PORT [ADDR]", file=sys.stderr)
         sys.exit(2)
-    server = Server(("127.0.0.1", int(sys.argv[1])), Handler)
+    # ADDR: 127.0.0.1, or the server host's address in the lab's netns host mode
+    addr = sys.argv[2] if len(sys.argv) == 3 else "127.0.0.1"
+    server = Server((addr, int(sys.argv[1])), Handler)
 
     def on_term(signum, frame):
         # shutdown() waits for serve_forever to return: call it off-thread.

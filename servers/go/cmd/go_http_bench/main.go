@@ -10,15 +10,17 @@ import (
 	"net/http"
 	"os"
 
+	"httplab/servers/go/listen"
 	"httplab/servers/go/routes"
 )
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: go_http_bench PORT")
+	addr, ok := listen.Address(os.Args[1:], 1)
+	if !ok {
+		fmt.Fprintln(os.Stderr, "usage: go_http_bench PORT [ADDR]")
 		os.Exit(2)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:"+os.Args[1])
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -13,19 +13,21 @@ import (
 
 	"golang.org/x/net/http2"
 
+	"httplab/servers/go/listen"
 	"httplab/servers/go/routes"
 )
 
 func main() {
-	if len(os.Args) != 4 {
-		fmt.Fprintln(os.Stderr, "usage: go_https_bench PORT CERT KEY")
+	addr, ok := listen.Address(os.Args[1:], 3)
+	if !ok {
+		fmt.Fprintln(os.Stderr, "usage: go_https_bench PORT CERT KEY [ADDR]")
 		os.Exit(2)
 	}
 	srv := &http.Server{Handler: routes.NewMux()}
 	if err := http2.ConfigureServer(srv, &http2.Server{}); err != nil {
 		log.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:"+os.Args[1])
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		log.Fatal(err)
 	}

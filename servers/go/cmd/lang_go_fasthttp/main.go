@@ -18,6 +18,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"httplab/servers/go/lang"
+	"httplab/servers/go/listen"
 )
 
 var hello = []byte(lang.Hello)
@@ -59,11 +60,12 @@ func handle(ctx *fasthttp.RequestCtx) {
 }
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: lang_go_fasthttp PORT")
+	addr, ok := listen.Address(os.Args[1:], 1)
+	if !ok {
+		fmt.Fprintln(os.Stderr, "usage: lang_go_fasthttp PORT [ADDR]")
 		os.Exit(2)
 	}
-	ln, err := net.Listen("tcp4", "127.0.0.1:"+os.Args[1])
+	ln, err := net.Listen("tcp4", addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "lang_go_fasthttp:", err)
 		os.Exit(1)

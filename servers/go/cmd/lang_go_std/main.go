@@ -19,14 +19,16 @@ import (
 	"time"
 
 	"httplab/servers/go/lang"
+	"httplab/servers/go/listen"
 )
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: lang_go_std PORT")
+	addr, ok := listen.Address(os.Args[1:], 1)
+	if !ok {
+		fmt.Fprintln(os.Stderr, "usage: lang_go_std PORT [ADDR]")
 		os.Exit(2)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:"+os.Args[1])
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "lang_go_std:", err)
 		os.Exit(1)

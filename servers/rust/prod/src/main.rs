@@ -88,23 +88,26 @@ fn cpus() -> usize {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let port: u16 = match args.as_slice() {
-        [_, p] => p.parse().unwrap_or_else(|_| {
-            eprintln!("{NAME}: bad port {p:?}");
-            std::process::exit(2)
-        }),
+    // PORT [ADDR]: ADDR is 127.0.0.1, or the server host's address in the lab's netns host mode.
+    let (p, addr) = match args.as_slice() {
+        [_, p] => (p, "127.0.0.1".to_string()),
+        [_, p, a] => (p, a.clone()),
         _ => {
-            eprintln!("usage: {NAME} PORT");
+            eprintln!("usage: {NAME} PORT [ADDR]");
             std::process::exit(2)
         }
     };
+    let port: u16 = p.parse().unwrap_or_else(|_| {
+        eprintln!("{NAME}: bad port {p:?}");
+        std::process::exit(2)
+    });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(cpus())
         .enable_all()
         .build()
         .expect("tokio runtime");
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+        let listener = tokio::net::TcpListener::bind((addr.as_str(), port))
             .await
             .unwrap_or_else(|e| {
                 eprintln!("{NAME}: {e}");

@@ -412,17 +412,20 @@ fn worker(pool: Arc<Pool>) {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let port: u16 = match args.as_slice() {
-        [_, p] => p.parse().unwrap_or_else(|_| {
-            eprintln!("{NAME}: bad port {p:?}");
-            std::process::exit(2)
-        }),
+    // PORT [ADDR]: ADDR is 127.0.0.1, or the server host's address in the lab's netns host mode.
+    let (p, addr) = match args.as_slice() {
+        [_, p] => (p, "127.0.0.1".to_string()),
+        [_, p, a] => (p, a.clone()),
         _ => {
-            eprintln!("usage: {NAME} PORT");
+            eprintln!("usage: {NAME} PORT [ADDR]");
             std::process::exit(2)
         }
     };
-    let listener = TcpListener::bind(("127.0.0.1", port)).unwrap_or_else(|e| {
+    let port: u16 = p.parse().unwrap_or_else(|_| {
+        eprintln!("{NAME}: bad port {p:?}");
+        std::process::exit(2)
+    });
+    let listener = TcpListener::bind((addr.as_str(), port)).unwrap_or_else(|e| {
         eprintln!("{NAME}: {e}");
         std::process::exit(1)
     });
