@@ -22,7 +22,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from ..stats.frames import RunStats
-from ..tidy.servers import colour, display_name, short_name
+from ..tidy.servers import display_name, short_name
 from . import versus as V
 from .engine import ReportContext, open_group_report
 from .plots import DPI, FONT_MIN_PT, WIDTH_IN, cpu_bars, describe, legend_ncols, styled
@@ -30,6 +30,9 @@ from .scenarios import scenario_sort_key
 from .tables import CLIENT_BOUND_MARK, _with_meta, client_bound_words
 
 SUITES: tuple[str, ...] = ("backends",)
+# One colour per ratio in the forest plot (Okabe-Ito, readable by colour-blind readers): a ratio
+# is a pair of servers, so no server's own colour can stand for it.
+RATIO_COLOURS: tuple[str, ...] = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#d55e00", "#56b4e9")
 TARGETS_FILE = Path(__file__).resolve().parents[2] / "scripts" / "lib" / "backends_targets.toml"
 TABLES = ("target", "ratio")
 
@@ -191,6 +194,7 @@ def ratio_plot(ctx: ReportContext, ratios: tuple[Ratio, ...] | None = None, most
     metric = "cpu_us_per_req"
     targets = {(t.scenario, t.contestant, t.reference): t for t in load_targets() if t.metric == metric}
     rows = [(f, r) for r in chosen for f in pts]
+    hue = {r: RATIO_COLOURS[i % len(RATIO_COLOURS)] for i, r in enumerate(chosen)}
     fig, ax = plt.subplots(figsize=(WIDTH_IN, 1.6 + 0.32 * len(rows)), dpi=DPI, layout="constrained")
     vals = [1.0]
     for y, (f, r) in enumerate(rows):
@@ -201,7 +205,7 @@ def ratio_plot(ctx: ReportContext, ratios: tuple[Ratio, ...] | None = None, most
         row = ctx.stats.compare(metric, (f["suite"], f["scenario"], r.a), (f["suite"], f["scenario"], r.b))
         if row is None or not math.isfinite(row["ratio"]):
             continue
-        c = colour(r.a)
+        c = hue[r]
         if math.isfinite(row["lo"]) and math.isfinite(row["hi"]):
             ax.plot([row["lo"], row["hi"]], [y, y], color=c, lw=1.8, zorder=2)
             vals += [row["lo"], row["hi"]]
@@ -221,7 +225,7 @@ def ratio_plot(ctx: ReportContext, ratios: tuple[Ratio, ...] | None = None, most
     ax.set_ylim(len(rows) - 0.5, -0.5)
     ax.grid(axis="x", color="#eeeeee", lw=0.6)
     ax.set_xlabel("ratio of server CPU-µs per request (left of 1×: the first is cheaper)")
-    handles = [Line2D([], [], color=colour(r.a), marker="o", lw=1.8, label=r.what) for r in chosen]
+    handles = [Line2D([], [], color=hue[r], marker="o", lw=1.8, label=r.what) for r in chosen]
     handles += [Line2D([], [], color="#d62728", marker="|", ms=14, mew=2.2, ls="none", label="the issue's target"),
                 Line2D([], [], color="grey", marker="o", mfc="white", ls="none",
                        label=f"a side client-bound {CLIENT_BOUND_MARK}")]
