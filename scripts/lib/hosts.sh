@@ -44,7 +44,7 @@ hosts_json() {
     fi
     jq -n --arg mode "${HOSTS:-local}" --arg addr "$SERVER_ADDR" --arg sns "${SERVER_NETNS:-}" \
         --arg cns "${CLIENT_NETNS:-}" --arg scpu "$SERVER_CPUS" --arg ccpu "$CLIENT_CPUS" \
-        --arg caddr "$( [[ ${HOSTS:-local} == netns ]] && echo "$NETNS_NET.11" || echo 127.0.0.1)" \
+        --arg caddr "$( [[ ${HOSTS:-local} == netns ]] && netns_client_addr 1 || echo 127.0.0.1)" \
         --arg rate "$rate" --argjson netem "$netem" --arg kernel "$(uname -r)" \
         '{mode: $mode, server_addr: $addr, rate: (if $rate == "" then null else $rate end),
           netem_available: $netem, kernel: $kernel,

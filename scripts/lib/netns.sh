@@ -19,6 +19,8 @@ NETNS_SERVER_ADDR=$NETNS_NET.1
 netns_tag() { printf 'hl%s' "$(printf '%s' "$BUILD_DIR" | sha256sum | cut -c1-8)"; }
 netns_server() { printf '%s-srv' "$(netns_tag)"; }
 netns_client() { printf '%s-cli%s' "$(netns_tag)" "$1"; }
+# netns_client_addr N: client host N's address.
+netns_client_addr() { printf '%s.%s' "$NETNS_NET" "$((10 + $1))"; }
 
 # netns_list: this checkout's namespaces, one a line.
 netns_list() { ip netns list 2>/dev/null | awk '{ print $1 }' | grep -E "^$(netns_tag)-" || true; }
@@ -51,7 +53,7 @@ netns_up() {
         ip -n "$cli" link set lo up
         ip -n "$srv" link add "$veth" type veth peer name eth0 netns "$cli"
         ip -n "$srv" link set "$veth" master labbr0 up
-        ip -n "$cli" addr add "$NETNS_NET.$((10 + i))/24" dev eth0
+        ip -n "$cli" addr add "$(netns_client_addr "$i")/24" dev eth0
         ip -n "$cli" link set eth0 up
         if [[ -n ${NETNS_RATE:-} ]]; then
             netns_shape "$cli" eth0 "$NETNS_RATE"
