@@ -105,5 +105,5 @@ in_client_host() {
 
 # ---------------------------------------------------------------- the rest, by concern
 
-for _lib in servers proc gate run measure tool_oha hosts suite report; do source "$LAB_ROOT/scripts/lib/$_lib.sh"; done
+for _lib in servers proc gate run measure fanout tool_oha hosts suite report; do source "$LAB_ROOT/scripts/lib/$_lib.sh"; done
 unset _lib

@@ -10,8 +10,9 @@
 #                      [--duration S] [--warmup S] [--reps N] [--skip-setup]
 #                      [--servers a,b] [--scenarios glob,glob] [--aa | --no-aa]
 #                      [--order-seed N] [--no-reports]
-#                      [--hosts local|netns] [--netns-rate RATE]   (where server and load tool run:
-#                      this machine, or two network namespaces; see README "Host modes")
+#                      [--hosts local|netns] [--netns-rate RATE] [--clients N] [--inventory FILE]
+#                      (where server and load tool run: this machine, network namespaces with N
+#                      client hosts, or the machines of an Ansible inventory; README "Host modes")
 #   scripts/run_all.sh --reports-only --run-id ID   (notebooks and exports of a run again)
 #
 # An interrupted run resumes: rerun the same command and the newest unfinished
@@ -150,6 +151,8 @@ flag_values() {
         --scenarios) echo "a comma list of scenario id globs" ;;
         --hosts)     echo "one of ${HOST_MODES[*]}" ;;
         --netns-rate) echo "a rate as tc takes it, e.g. 1gbit" ;;
+        --clients)   echo "a number of client hosts" ;;
+        --inventory) echo "an Ansible inventory file (groups server and clients)" ;;
         *)           echo "a whole number" ;;
     esac
 }
@@ -176,7 +179,7 @@ main() {
     SUITES=("${ALL_SUITES[@]}") SUITE_FLAGS=() BUILD_FLAGS=()
     while (( $# )); do
         case $1 in
-            --suites|--run-id|--duration|--warmup|--reps|--servers|--scenarios|--order-seed|--hosts|--netns-rate)
+            --suites|--run-id|--duration|--warmup|--reps|--servers|--scenarios|--order-seed|--hosts|--netns-rate|--clients|--inventory)
                 need_value "$1" "$#" "$(flag_values "$1")" ;;&
             --quick)      profile=quick; SUITE_FLAGS+=(--quick) ;;
             --suites)     IFS=, read -ra SUITES <<<"$2"; shift ;;
@@ -188,6 +191,8 @@ main() {
             --servers)    SUITE_FLAGS+=("$1" "$2"); BUILD_FLAGS=(--servers "${2//"$AA_SUFFIX"/}"); shift ;;
             --scenarios|--order-seed|--netns-rate) SUITE_FLAGS+=("$1" "$2"); shift ;;
             --hosts)      check_host_mode "$2"; export HOSTS=$2; SUITE_FLAGS+=("$1" "$2"); shift ;;
+            --clients)    export CLIENT_HOSTS=$2 CLIENTS_GIVEN=1; SUITE_FLAGS+=("$1" "$2"); shift ;;
+            --inventory)  export HOSTS=inventory INVENTORY_FILE=$2; SUITE_FLAGS+=("$1" "$2"); shift ;;
             --aa)         export AA=1 ;;
             --no-aa)      export AA=0 ;;
             --skip-setup) skip_setup=true ;;
@@ -206,6 +211,8 @@ main() {
     [[ -z ${WARMUP:-} ]] || check_count --warmup "$WARMUP" 0
     [[ -z ${REPS:-} ]] || check_count --reps "$REPS" 1
     check_suite_flags "${SUITE_FLAGS[@]}"
+    hosts_read
+    check_client_hosts
     [[ -z $run_id || $run_id =~ ^[A-Za-z0-9._-]+$ ]] || die "--run-id takes a run id like 20261123T092401Z-vm (got '$run_id')"
     $new && [[ -n $run_id ]] && die "--new and --run-id exclude each other"
     t0=$(date +%s)
@@ -244,7 +251,10 @@ main() {
         [[ $was == "${HOSTS:-local}" ]] || die "run $(basename "$RUN_DIR") was started with --hosts $was; resume it with --hosts $was (or start another with --new)"
         export HOSTS=$was
         SUITE_FLAGS+=(--hosts "$was")
-        log "resuming run $(basename "$RUN_DIR") (${DURATION}s runs, $REPS reps, hosts $was)"
+        was=$(jq -r '.params.client_hosts // 1' "$RUN_DIR/meta.json")
+        [[ $was == "${CLIENT_HOSTS:-1}" ]] || die "run $(basename "$RUN_DIR") was started with --clients $was; resume it with --clients $was (or start another with --new)"
+        export CLIENT_HOSTS=$was
+        log "resuming run $(basename "$RUN_DIR") (${DURATION}s runs, $REPS reps, hosts $HOSTS, $CLIENT_HOSTS client host(s))"
     else
         RUN_DIR=${RUN_DIR:-$RAW_ROOT/$(new_run_id)}
         apply_profile "$profile"

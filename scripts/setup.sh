@@ -13,8 +13,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # chromium: tests/browser opens the exported reports in it headless (through Playwright, which
 # is pointed at /usr/bin/chromium: no `playwright install` download).
+# openssh: the inventory host mode reaches its hosts with ssh (Ansible); its test runs sshd in
+# network namespaces (the packaged sshd service is kept from starting, as the servers' are).
+# python3-numpy, python3-pandas: what a client host of an inventory needs for the h2load log
+# compactor (scripts/ansible/install.yml); here too, so that the namespaces standing in for
+# client hosts (which reach no mirror) have them.
 LAB_APT_PACKAGES=(wrk nghttp2-client build-essential jq curl ca-certificates time xz-utils strace iproute2 chromium
-                  linux-perf valgrind)
+                  linux-perf valgrind openssh-client openssh-server python3-numpy python3-pandas)
 # Toolchains that come with the machine image rather than apt (Debian's Go is too old).
 TOOLCHAINS=(gcc g++ make go cargo node npm python3)
 
@@ -51,7 +56,7 @@ install_apt() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     $ours && rm -f "$blocker"
     local svc
-    for svc in "${SERVER_SERVICES[@]}"; do service "$svc" stop >/dev/null 2>&1 || true; done
+    for svc in "${SERVER_SERVICES[@]}" ssh; do service "$svc" stop >/dev/null 2>&1 || true; done
 }
 
 check_toolchains() {

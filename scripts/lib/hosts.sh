@@ -3,14 +3,42 @@
 #   local  this machine: server and load tool on their CPU sets, over loopback (the default)
 #   netns  a server host and a client host as network namespaces joined by a veth pair through a
 #          bridge (scripts/lib/netns.sh): every request crosses a real TCP path between two stacks;
-#          --netns-rate RATE shapes the link with tc's tbf
+#          --netns-rate RATE shapes the link with tc's tbf; --clients N: N client hosts
+#   inventory  real machines from an Ansible inventory (--inventory FILE; scripts/lib/inventory.sh):
+#          the servers here, the load from every client host of the inventory at once
 # The mode and each host's facts are written to <suite>/hosts.json (once, as every raw file).
 
-HOST_MODES=(local netns)
+HOST_MODES=(local netns inventory)
 
 # check_host_mode MODE: dies unless MODE is a host mode this lab has.
 check_host_mode() {
     [[ " ${HOST_MODES[*]} " == *" $1 "* ]] || die "--hosts takes one of: ${HOST_MODES[*]} (got '$1')"
+}
+
+# check_client_hosts: dies unless CLIENT_HOSTS (--clients) fits the host mode and the suite's tool.
+check_client_hosts() {
+    [[ $CLIENT_HOSTS =~ ^[1-9][0-9]*$ ]] || die "--clients takes a number ≥ 1 (got '$CLIENT_HOSTS')"
+    (( CLIENT_HOSTS == 1 )) && return 0
+    [[ ${HOSTS:-local} != local ]] ||
+        die "--clients $CLIENT_HOSTS: the local host mode has one client (this machine); use --hosts netns"
+    (( CLIENT_HOSTS <= 8 )) || die "--clients: at most 8 client hosts (got $CLIENT_HOSTS)"
+    [[ -z ${SUITE_TOOL:-} ]] ||
+        die "--clients $CLIENT_HOSTS: suite $SUITE loads with $SUITE_TOOL at a set request rate, which is not split over client hosts; run it with one client host"
+}
+
+# hosts_read: what the host mode needs before a suite is planned (the inventory: its client hosts
+# are the point's client hosts). Dies naming what does not fit.
+hosts_read() {
+    if [[ ${HOSTS:-local} == inventory ]]; then
+        [[ -n ${INVENTORY_FILE:-} ]] || die "--hosts inventory needs --inventory FILE (an Ansible inventory)"
+        local asked=$CLIENT_HOSTS
+        source "$LAB_ROOT/scripts/lib/inventory.sh"
+        inventory_read "$INVENTORY_FILE"
+        [[ -z ${CLIENTS_GIVEN:-} || $asked == "$CLIENT_HOSTS" ]] ||
+            die "--clients $asked: the inventory $INVENTORY_FILE has $CLIENT_HOSTS client host(s); its hosts are the clients"
+    elif [[ -n ${INVENTORY_FILE:-} ]]; then
+        die "--inventory is the inventory host mode; it does not go with --hosts ${HOSTS:-local}"
+    fi
 }
 
 # hosts_up: the hosts of HOSTS (default local); sets SERVER_ADDR, and SERVER_NETNS / CLIENT_NETNS
@@ -20,10 +48,13 @@ hosts_up() {
         local) ;;
         netns)
             source "$LAB_ROOT/scripts/lib/netns.sh"
-            netns_up 1
+            netns_up "$CLIENT_HOSTS"
+            # probes and the verify gate run in the first client host; the load in all of them
             SERVER_NETNS=$(netns_server) CLIENT_NETNS=$(netns_client 1)
             export SERVER_NETNS CLIENT_NETNS
             ;;
+        # the servers, probes and verify gate run here; the load on the client hosts (fanout.sh)
+        inventory) inventory_up ;;
     esac
     [[ -z ${RUN_DIR:-} || -z ${SUITE:-} ]] || write_json_once "$RUN_DIR/$SUITE/hosts.json" "$(hosts_json)"
 }
@@ -36,18 +67,30 @@ hosts_down() {
 }
 
 # hosts_json: the mode, the address the load tools connect to, and per host its role, network
-# namespace (none in local mode), address and CPU set.
+# namespace (none in local mode), address and CPU set; in inventory mode each host's name and facts.
 hosts_json() {
-    local netem=null rate=${NETNS_RATE:-}
+    local netem=null rate=${NETNS_RATE:-} i clients=() facts=null
     if [[ ${HOSTS:-local} == netns ]]; then
         netem=false; netns_netem_available && netem=true
     fi
+    [[ ${HOSTS:-local} != inventory ]] || facts=$(cat "$INVENTORY_FACTS")
+    for (( i = 1; i <= CLIENT_HOSTS; i++ )); do
+        clients+=("$(jq -n --arg ns "$( [[ ${HOSTS:-local} == netns ]] && netns_client "$i")" \
+            --arg addr "$(client_addr "$i")" --arg cpus "$(client_cpus "$i")" \
+            --arg name "$( [[ ${HOSTS:-local} == inventory ]] && echo "${INVENTORY_CLIENTS[$i - 1]}")" \
+            '{role: "client", netns: (if $ns == "" then null else $ns end), addr: $addr, cpus: $cpus}
+             + (if $name == "" then {} else {name: $name} end)')")
+    done
     jq -n --arg mode "${HOSTS:-local}" --arg addr "$SERVER_ADDR" --arg sns "${SERVER_NETNS:-}" \
-        --arg cns "${CLIENT_NETNS:-}" --arg scpu "$SERVER_CPUS" --arg ccpu "$CLIENT_CPUS" \
-        --arg caddr "$( [[ ${HOSTS:-local} == netns ]] && netns_client_addr 1 || echo 127.0.0.1)" \
-        --arg rate "$rate" --argjson netem "$netem" --arg kernel "$(uname -r)" \
+        --arg scpu "$SERVER_CPUS" --arg rate "$rate" --argjson netem "$netem" --arg kernel "$(uname -r)" \
+        --argjson clients "$(printf '%s\n' "${clients[@]}" | jq -s .)" --argjson facts "$facts" \
+        --arg sname "${INVENTORY_SERVER:-}" \
         '{mode: $mode, server_addr: $addr, rate: (if $rate == "" then null else $rate end),
           netem_available: $netem, kernel: $kernel,
-          hosts: [{role: "server", netns: (if $sns == "" then null else $sns end), addr: $addr, cpus: $scpu},
-                  {role: "client", netns: (if $cns == "" then null else $cns end), addr: $caddr, cpus: $ccpu}]}'
+          hosts: ([{role: "server", netns: (if $sns == "" then null else $sns end), addr: $addr, cpus: $scpu}
+                   + (if $sname == "" then {} else {name: $sname} end)] + $clients)}
+         | if $facts == null then . else
+             .hosts |= map(. as $h | . + (([$facts[] | select(.name == $h.name)][0] // {})
+                                          | {cpu_model, cores, memory_mb, kernel, distro, machine_id, tools}))
+           end'
 }

@@ -41,9 +41,10 @@ tool_run() {
 
 # tool_stop: ends a tool run that is under way (the EXIT trap: Ctrl-C, an error).
 tool_stop() {
+    local pid
     [[ -n ${TOOL_PID:-} ]] || return 0
-    end_tree "$TOOL_KILL_AFTER" "$TOOL_PID"
-    wait "$TOOL_PID" 2>/dev/null || true
+    for pid in $TOOL_PID; do end_tree "$TOOL_KILL_AFTER" "$pid"; done   # (several with fanout_run)
+    for pid in $TOOL_PID; do wait "$pid" 2>/dev/null || true; done
     TOOL_PID=
 }
 
@@ -52,9 +53,12 @@ tool_stop() {
 # is not recorded, and the suite stops. A tool that exits with an error ended by itself: its run
 # is recorded and failed by the status rule (wrk that cannot connect, say).
 note_tool_fault() {
+    local host status
     case $TOOL_END in
         deadline) POINT_FAULT="$1 ran past its deadline ($( (( $2 )) && echo "$2 s run + $TOOL_MARGIN s margin" || echo "$TOOL_MARGIN s")) and was stopped" ;;
         signal*)  POINT_FAULT="$1 was killed by signal ${TOOL_END#signal } ($(kill -l "${TOOL_END#signal }"))" ;;
+        lost*)    read -r _ host status <<<"$TOOL_END"
+                  POINT_FAULT="$1 on client host $host left no record (its launcher exited with status $status; see its stderr: $TOOL_FILES)" ;;
     esac
     [[ -z $POINT_FAULT || $TOOL_FILES == /dev/null* ]] || POINT_FAULT_FILES=$TOOL_FILES
     TOOL_END=   # read once: a tool_run that never ran (its output file could not be made) is no fault
@@ -159,18 +163,29 @@ measure_point() {
     mv "$dir/.run.json.tmp" "$dir/r$rep.run.json"
 }
 
-# wrk: one thread per client CPU; the Lua script sets the method/body/pipelining
-# and its done() hook writes the JSON with the whole latency histogram.
+# wrk: one thread per client CPU (at most one per connection); the Lua script sets the
+# method/body/pipelining and its done() hook writes the JSON with the whole latency histogram.
+# wrk_args [CONNS [LUA_DIR]]: CONNS defaults to the scenario's (a client host's share with
+# several hosts), LUA_DIR to this checkout's.
 wrk_args() {
-    WRK_ARGS=(-t "$CLIENT_THREADS" -c "$SC_CONNS" --timeout "${WRK_TIMEOUT:-2s}" -s "$LUA_DIR/$SC_LUA" "$SC_URL")
+    local conns=${1:-$SC_CONNS}
+    WRK_ARGS=(-t "$(( CLIENT_THREADS < conns ? CLIENT_THREADS : conns ))" -c "$conns" --timeout "${WRK_TIMEOUT:-2s}"
+              -s "${2:-$LUA_DIR}/$SC_LUA" "$SC_URL")
 }
 
 wrk_env() {
-    echo "WRK_LUA_DIR=$LUA_DIR BODY_SIZE=$SC_SIZE PIPELINE_DEPTH=$SC_DEPTH"
+    echo "WRK_LUA_DIR=${1:-$LUA_DIR} BODY_SIZE=$SC_SIZE PIPELINE_DEPTH=$SC_DEPTH"
+}
+
+# wrk_host_cmd CONNS: one client host's wrk (fanout_run's builder), for DURATION_NOW seconds.
+wrk_host_cmd() {
+    wrk_args "$1" @LAB@/scripts/lua
+    TOOL_CMD=(env $(wrk_env @LAB@/scripts/lua) WRK_JSON=@PREFIX@.wrk.json wrk -d "${DURATION_NOW}s" "${WRK_ARGS[@]}")
 }
 
 wrk_warmup() {
     (( WARMUP > 0 )) || return 0
+    if multi_client; then fanout_warmup wrk_host_cmd; return 0; fi
     wrk_args
     tool_run "$(( WARMUP + TOOL_MARGIN ))" /dev/null /dev/null \
         env $(wrk_env) WRK_JSON=/dev/null wrk -d "${WARMUP}s" "${WRK_ARGS[@]}" || true
@@ -179,6 +194,12 @@ wrk_warmup() {
 
 wrk_measure() {
     local part=$3
+    if multi_client; then
+        DURATION_NOW=$DURATION wrk_host_cmd "$SC_CONNS"
+        LAST_TOOL_CMD="$CLIENT_HOSTS client hosts, each: ${TOOL_CMD[*]}"
+        DURATION_NOW=$DURATION fanout_run "$(( DURATION + TOOL_MARGIN ))" "$part" "" wrk_host_cmd
+        return
+    fi
     wrk_args
     LAST_TOOL_CMD="$(wrk_env) wrk -d ${DURATION}s ${WRK_ARGS[*]}"
     tool_run "$(( DURATION + TOOL_MARGIN ))" "$part.stdout.txt" "$part.stderr.txt" \
@@ -186,20 +207,41 @@ wrk_measure() {
         WRK_SNAPSHOT_PIDS="$SNAPSHOT_PIDS" wrk -d "${DURATION}s" "${WRK_ARGS[@]}"
 }
 
+# fanout_warmup BUILDER: the warm-up from every client host at once (the server is warmed as it
+# will be loaded); its files are thrown away.
+fanout_warmup() {
+    local tmp
+    tmp=$(mktemp -d)
+    DURATION_NOW=$WARMUP fanout_run "$(( WARMUP + TOOL_MARGIN ))" "$tmp/warm" "" "$1" || true
+    rm -rf "$tmp"
+    note_tool_fault "the warm-up" "$WARMUP"
+}
+
 # h2load: one thread per client CPU, -m streams per connection, -D seconds.
 # The warm-up is a separate unrecorded run, as for wrk, not h2load's own
 # --warm-up-time: that would put the warm-up inside the window over which the
 # server's CPU time is read, while h2load counts only the measured requests.
 h2load_args() {
-    H2_ARGS=(-t "$CLIENT_THREADS" -c "$SC_CONNS" -m "$SC_DEPTH" -D "$1")
-    [[ $SC_KIND == echo_post ]] && H2_ARGS+=(-d "$(payload_file "$SC_SIZE")")
+    local conns=${2:-$SC_CONNS}
+    H2_ARGS=(-t "$(( CLIENT_THREADS < conns ? CLIENT_THREADS : conns ))" -c "$conns" -m "$SC_DEPTH" -D "$1")
+    [[ $SC_KIND == echo_post ]] && H2_ARGS+=(-d "${3:-$(payload_file "$SC_SIZE")}")
     H2_ARGS+=("$SC_URL")
+}
+
+# h2load_host_cmd CONNS: one client host's h2load (fanout_run's builder) for DURATION_NOW seconds;
+# with H2_LOG=1, with the per-request log.
+h2load_host_cmd() {
+    h2load_args "$DURATION_NOW" "$1" "@PAYLOAD:$SC_SIZE@"
+    TOOL_CMD=(h2load)
+    [[ ${H2_LOG:-0} == 1 ]] && TOOL_CMD+=(--log-file=@LOG@)
+    TOOL_CMD+=("${H2_ARGS[@]}")
 }
 
 lat_duration() { echo $(( DURATION >= 2 ? DURATION / 2 : 1 )); }
 
 h2load_warmup() {
     (( WARMUP > 0 )) || return 0
+    if multi_client; then fanout_warmup h2load_host_cmd; return 0; fi
     h2load_args "$WARMUP"
     tool_run "$(( WARMUP + TOOL_MARGIN ))" /dev/null /dev/null h2load "${H2_ARGS[@]}" || true
     note_tool_fault "h2load's warm-up" "$WARMUP"
@@ -209,6 +251,12 @@ h2load_warmup() {
 # measurably (about 15 % at 400k req/s here).
 h2load_measure() {
     local part=$3
+    if multi_client; then
+        DURATION_NOW=$DURATION h2load_host_cmd "$SC_CONNS"
+        LAST_TOOL_CMD="$CLIENT_HOSTS client hosts, each: ${TOOL_CMD[*]}"
+        DURATION_NOW=$DURATION fanout_run "$(( DURATION + TOOL_MARGIN ))" "$part" "" h2load_host_cmd
+        return
+    fi
     h2load_args "$DURATION"
     LAST_TOOL_CMD="h2load ${H2_ARGS[*]}"
     tool_run "$(( DURATION + TOOL_MARGIN ))" "$part.stdout.txt" "$part.stderr.txt" h2load "${H2_ARGS[@]}"
@@ -218,11 +266,18 @@ h2load_measure() {
 # at once to a compact histogram by httplab.parse.h2log; the log itself is not kept
 # (tens of MB per run). Half the measured duration, rounded down (at least 1 s),
 # gives ≥ 10^4 samples at these rates and keeps the suite's time in bounds.
+# With several client hosts each host runs and compacts its own (client_run.sh --h2log).
 h2load_after() {
     local part=$3 log
+    LAT_EXIT_CODE=0
+    if multi_client; then
+        DURATION_NOW=$(lat_duration) H2_LOG=1 fanout_run "$(( $(lat_duration) + TOOL_MARGIN ))" \
+            "$part" .lat h2load_host_cmd h2log || LAT_EXIT_CODE=$?
+        note_tool_fault "h2load's latency run" "$(lat_duration)"
+        return 0
+    fi
     log=$(mktemp "${LAB_LOG_TMP:-/dev/shm}/h2load.XXXXXX.log" 2>/dev/null || mktemp)
     h2load_args "$(lat_duration)"
-    LAT_EXIT_CODE=0
     tool_run "$(( $(lat_duration) + TOOL_MARGIN ))" "$part.lat.stdout.txt" "$part.lat.stderr.txt" \
         h2load --log-file="$log" "${H2_ARGS[@]}" || LAT_EXIT_CODE=$?
     note_tool_fault "h2load's latency run" "$(lat_duration)"

@@ -112,11 +112,12 @@ write_scenario_json() {
         --argjson threads "$CLIENT_THREADS" --argjson dur "$DURATION" --argjson warm "$WARMUP" \
         --argjson latdur "$( [[ $SC_TOOL == h2load ]] && lat_duration || echo null)" \
         --arg tool "$SC_TOOL" --arg url "$SC_URL" --argjson extra "${SC_EXTRA_JSON:-"{}"}" \
+        --argjson hosts "$CLIENT_HOSTS" --arg layout "$(client_layout)" \
         '{suite: $suite, protocol: $proto, tls: $tls, server: $server, scenario: $id, route: $route,
           method: $method, size_bytes: $size, connections: $conns, streams: $streams,
           pipeline: $pipe, client_threads: $threads, duration_s: $dur, warmup_s: $warm,
           latency_run_duration_s: $latdur,
-          tool: $tool, url: $url} + $extra')"
+          tool: $tool, url: $url, client_hosts: $hosts, client_layout: $layout} + $extra')"
 }
 
 # eta_text T0 DONE LEFT: "ETA 3m05s" from the pace since T0 over DONE measured points.
@@ -338,8 +339,9 @@ suite_run() {
 # run_params_json: the profile's parameters as meta.json records them.
 run_params_json() {
     jq -n --argjson d "$DURATION" --argjson w "$WARMUP" --argjson r "$REPS" --argjson aa "${AA:-0}" \
-        --argjson lat "$(lat_duration)" --arg hosts "${HOSTS:-local}" \
-        '{duration_s: $d, warmup_s: $w, reps: $r, aa: $aa, latency_run_s: $lat, hosts: $hosts}'
+        --argjson lat "$(lat_duration)" --arg hosts "${HOSTS:-local}" --argjson clients "$CLIENT_HOSTS" \
+        '{duration_s: $d, warmup_s: $w, reps: $r, aa: $aa, latency_run_s: $lat, hosts: $hosts,
+          client_hosts: $clients}'
 }
 
 # apply_profile NAME: durations and reps. Flags given after it override.
@@ -372,6 +374,10 @@ usage: $(basename "$0") [--run-dir DIR] [--quick] [--duration S] [--warmup S] [-
   --hosts MODE    local (default: this machine, loopback) or netns (a server host and a client
                   host as network namespaces joined by a veth pair; root)
   --netns-rate R  in netns mode, shape the link with tc tbf at R (e.g. 1gbit; default: unshaped)
+  --clients N     in netns mode, N client hosts load every point at once, each with its share
+                  of the connections (default 1)
+  --inventory F   real machines from the Ansible inventory F (group server: this machine; group
+                  clients: the load-generating hosts, all loading every point at once)
 EOF
 }
 
@@ -380,7 +386,7 @@ parse_suite_flags() {
     suite_servers
     while (( $# )); do
         case $1 in
-            --run-dir|--duration|--warmup|--reps|--servers|--scenarios|--order-seed|--hosts|--netns-rate)
+            --run-dir|--duration|--warmup|--reps|--servers|--scenarios|--order-seed|--hosts|--netns-rate|--clients|--inventory)
                 need_value "$1" "$#" ;;&
             --run-dir)   RUN_DIR=$2; shift ;;
             --quick)     profile=quick ;;
@@ -394,6 +400,8 @@ parse_suite_flags() {
             --order-seed) ORDER_SEED=$2; shift ;;
             --hosts)     check_host_mode "$2"; HOSTS=$2; shift ;;
             --netns-rate) NETNS_RATE=$2; shift ;;
+            --clients)   CLIENT_HOSTS=$2; CLIENTS_GIVEN=1; shift ;;
+            --inventory) HOSTS=inventory INVENTORY_FILE=$2; shift ;;
             -h|--help)   suite_usage; exit 0 ;;
             *)           suite_usage; die "unknown flag '$1'" ;;
         esac
@@ -416,6 +424,8 @@ parse_suite_flags() {
         done
     fi
     [[ -z ${ORDER_SEED:-} || $ORDER_SEED =~ ^[0-9]+$ ]] || die "--order-seed takes a number (got '$ORDER_SEED')"
+    hosts_read
+    check_client_hosts
     add_aa_copy
     default_cpu_sets
     if [[ -z ${RUN_DIR:-} ]]; then
