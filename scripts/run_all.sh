@@ -10,7 +10,8 @@
 #                      [--duration S] [--warmup S] [--reps N] [--skip-setup]
 #                      [--servers a,b] [--scenarios glob,glob] [--aa | --no-aa]
 #                      [--order-seed N] [--no-reports]
-#                      [--hosts local|netns] [--netns-rate RATE] [--clients N] [--inventory FILE]
+#                      [--hosts local|netns] [--netns-rate RATE] [--clients N] [--rtt MS]
+#                      [--inventory FILE]
 #                      (where server and load tool run: this machine, network namespaces with N
 #                      client hosts, or the machines of an Ansible inventory; README "Host modes")
 #   scripts/run_all.sh --reports-only --run-id ID   (notebooks and exports of a run again)
@@ -153,6 +154,7 @@ flag_values() {
         --netns-rate) echo "a rate as tc takes it, e.g. 1gbit" ;;
         --clients)   echo "a number of client hosts" ;;
         --inventory) echo "an Ansible inventory file (groups server and clients)" ;;
+        --rtt)       echo "a round-trip time in milliseconds" ;;
         *)           echo "a whole number" ;;
     esac
 }
@@ -179,7 +181,7 @@ main() {
     SUITES=("${ALL_SUITES[@]}") SUITE_FLAGS=() BUILD_FLAGS=()
     while (( $# )); do
         case $1 in
-            --suites|--run-id|--duration|--warmup|--reps|--servers|--scenarios|--order-seed|--hosts|--netns-rate|--clients|--inventory)
+            --suites|--run-id|--duration|--warmup|--reps|--servers|--scenarios|--order-seed|--hosts|--netns-rate|--clients|--inventory|--rtt)
                 need_value "$1" "$#" "$(flag_values "$1")" ;;&
             --quick)      profile=quick; SUITE_FLAGS+=(--quick) ;;
             --suites)     IFS=, read -ra SUITES <<<"$2"; shift ;;
@@ -193,6 +195,7 @@ main() {
             --hosts)      check_host_mode "$2"; export HOSTS=$2; SUITE_FLAGS+=("$1" "$2"); shift ;;
             --clients)    export CLIENT_HOSTS=$2 CLIENTS_GIVEN=1; SUITE_FLAGS+=("$1" "$2"); shift ;;
             --inventory)  export HOSTS=inventory INVENTORY_FILE=$2; SUITE_FLAGS+=("$1" "$2"); shift ;;
+            --rtt)        export NETNS_RTT_MS=$2; SUITE_FLAGS+=("$1" "$2"); shift ;;
             --aa)         export AA=1 ;;
             --no-aa)      export AA=0 ;;
             --skip-setup) skip_setup=true ;;

@@ -16,7 +16,8 @@
 #      into a scratch raw/, data/ and reports/, then checks of the exported report; and one of the
 #      latency suites (oha's open model: capacity, fractions of it, a shared rate) on two servers,
 #      the backends suite (epoll against io_uring) on the C server's two loops and both floors,
-#      and the http1 and h2c suites in the netns host mode (server and client in two namespaces);
+#      the http1 and h2c suites in the netns host mode (a server and two client namespaces), and
+#      in the inventory host mode (Ansible over ssh to stand-in hosts: scripts/inventory_netns.sh);
 #   7. that run's index and reports opened in headless Chromium (tests/browser: images,
 #      legible figures, no horizontal scroll, TOC links, empty sections, missing-value cells);
 #      full-page screenshots are kept in build/screenshots/smoke/;
@@ -25,6 +26,21 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 step() { log "=== test: $*"; }
+
+# inventory_smoke DIR: a quick http1 and h2c run in the inventory host mode, two client hosts
+# reached by Ansible over ssh; the stand-in hosts are removed however it ends.
+inventory_smoke() {
+    local dir=$1 enter out rc=0
+    out=$("$LAB_ROOT/scripts/inventory_netns.sh" up "$dir/hosts" 2) ||
+        { "$LAB_ROOT/scripts/inventory_netns.sh" down "$dir/hosts"; die "the stand-in hosts of the inventory smoke run could not be made"; }
+    read -ra enter <<<"$out"
+    RAW_ROOT=$dir/raw DATA_ROOT=$dir/data REPORTS_ROOT=$dir/reports \
+        "${enter[@]}" "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick \
+        --inventory "$dir/hosts/inventory.ini" --suites http1,h2c --servers evloop \
+        --scenarios get_ping_c100,post_echo_b4096_c100 --reps 1 --duration 1 --warmup 0 || rc=$?
+    "$LAB_ROOT/scripts/inventory_netns.sh" down "$dir/hosts"
+    return "$rc"
+}
 
 main() {
     local py
@@ -78,12 +94,17 @@ main() {
     RAW_ROOT=$SCRATCH/backends/raw DATA_ROOT=$SCRATCH/backends/data REPORTS_ROOT=$SCRATCH/backends/reports \
         "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --suites backends \
         --servers evloop,evloop_uring,floor,floor_uring --reps 1 --duration 1 --warmup 0
-    # The netns host mode (a server host and a client host as network namespaces): http1 and h2c.
+    # The netns host mode (a server host and two client hosts as network namespaces, both loading
+    # every point at once): http1 and h2c.
     RAW_ROOT=$SCRATCH/netns/raw DATA_ROOT=$SCRATCH/netns/data REPORTS_ROOT=$SCRATCH/netns/reports \
-        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --hosts netns --suites http1,h2c \
+        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --hosts netns --clients 2 --suites http1,h2c \
         --servers evloop,go --reps 1 --duration 1 --warmup 0
+    # The inventory host mode through Ansible, against stand-in machines: namespaces with an sshd
+    # each (scripts/inventory_netns.sh), the lab run from the server host's namespace.
+    inventory_smoke "$SCRATCH/inventory"
     (cd "$LAB_ROOT" && LAB_SMOKE_DIR=$SCRATCH LAB_LATENCY_SMOKE_DIR=$SCRATCH/latency \
-        LAB_BACKENDS_SMOKE_DIR=$SCRATCH/backends LAB_NETNS_SMOKE_DIR=$SCRATCH/netns "$py" -m pytest -q tests/smoke)
+        LAB_BACKENDS_SMOKE_DIR=$SCRATCH/backends LAB_NETNS_SMOKE_DIR=$SCRATCH/netns \
+        LAB_INVENTORY_SMOKE_DIR=$SCRATCH/inventory "$py" -m pytest -q tests/smoke)
 
     step "the smoke run's reports in a browser (headless Chromium)"
     local browser_rc=0

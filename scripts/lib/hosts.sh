@@ -39,6 +39,11 @@ hosts_read() {
     elif [[ -n ${INVENTORY_FILE:-} ]]; then
         die "--inventory is the inventory host mode; it does not go with --hosts ${HOSTS:-local}"
     fi
+    if [[ -n ${NETNS_RTT_MS:-} ]]; then
+        [[ ${HOSTS:-local} == netns ]] || die "--rtt adds delay between network namespaces: it needs --hosts netns"
+        source "$LAB_ROOT/scripts/lib/netns.sh"
+        check_rtt "$NETNS_RTT_MS"
+    fi
 }
 
 # hosts_up: the hosts of HOSTS (default local); sets SERVER_ADDR, and SERVER_NETNS / CLIENT_NETNS
@@ -48,6 +53,7 @@ hosts_up() {
         local) ;;
         netns)
             source "$LAB_ROOT/scripts/lib/netns.sh"
+            [[ -z ${NETNS_RTT_MS:-} ]] || check_rtt "$NETNS_RTT_MS"
             netns_up "$CLIENT_HOSTS"
             # probes and the verify gate run in the first client host; the load in all of them
             SERVER_NETNS=$(netns_server) CLIENT_NETNS=$(netns_client 1)
@@ -84,9 +90,9 @@ hosts_json() {
     jq -n --arg mode "${HOSTS:-local}" --arg addr "$SERVER_ADDR" --arg sns "${SERVER_NETNS:-}" \
         --arg scpu "$SERVER_CPUS" --arg rate "$rate" --argjson netem "$netem" --arg kernel "$(uname -r)" \
         --argjson clients "$(printf '%s\n' "${clients[@]}" | jq -s .)" --argjson facts "$facts" \
-        --arg sname "${INVENTORY_SERVER:-}" \
+        --arg sname "${INVENTORY_SERVER:-}" --arg rtt "${NETNS_RTT_MS:-}" \
         '{mode: $mode, server_addr: $addr, rate: (if $rate == "" then null else $rate end),
-          netem_available: $netem, kernel: $kernel,
+          netem_available: $netem, kernel: $kernel, rtt_ms: (if $rtt == "" then null else ($rtt | tonumber) end),
           hosts: ([{role: "server", netns: (if $sns == "" then null else $sns end), addr: $addr, cpus: $scpu}
                    + (if $sname == "" then {} else {name: $sname} end)] + $clients)}
          | if $facts == null then . else

@@ -9,8 +9,9 @@
 #
 # The tag is per checkout (a hash of BUILD_DIR, as the runtime dir), so two checkouts never share
 # a namespace and a rerun removes what a killed run left. NETNS_RATE (e.g. 1gbit) shapes both
-# directions of every client's link with tc's tbf; empty: unshaped. netem (delay) is absent from
-# some kernels, this one's included: netns_netem_available says which.
+# directions of every client's link with tc's tbf; empty: unshaped. NETNS_RTT_MS adds that round-
+# trip time with netem, which is absent from some kernels, this one's included:
+# netns_netem_available says which, and --rtt is refused where it is absent.
 
 NETNS_NET=10.231.0
 NETNS_SERVER_ADDR=$NETNS_NET.1
@@ -55,7 +56,10 @@ netns_up() {
         ip -n "$srv" link set "$veth" master labbr0 up
         ip -n "$cli" addr add "$(netns_client_addr "$i")/24" dev eth0
         ip -n "$cli" link set eth0 up
-        if [[ -n ${NETNS_RATE:-} ]]; then
+        if [[ -n ${NETNS_RTT_MS:-} ]]; then
+            netns_delay "$cli" eth0
+            netns_delay "$srv" "$veth"
+        elif [[ -n ${NETNS_RATE:-} ]]; then
             netns_shape "$cli" eth0 "$NETNS_RATE"
             netns_shape "$srv" "$veth" "$NETNS_RATE"
         fi
@@ -69,6 +73,23 @@ netns_up() {
 netns_shape() {
     ip netns exec "$1" tc qdisc replace dev "$2" root tbf rate "$3" burst 256kb latency 50ms \
         || die "netns: tc tbf rate $3 on $2 in $1 failed (is the rate valid?)"
+}
+
+# netns_delay NS DEV: netem on DEV's egress, half of NETNS_RTT_MS each way (so a round trip
+# between the hosts gains NETNS_RTT_MS), at NETNS_RATE when set (netem's own rate: tbf and netem
+# are not stacked). Only where netns_netem_available: the lab never fakes delay in user space.
+netns_delay() {
+    local half rate=()
+    half=$(awk -v r="$NETNS_RTT_MS" 'BEGIN { printf "%.3f", r / 2 }')
+    [[ -z ${NETNS_RATE:-} ]] || rate=(rate "$NETNS_RATE")
+    ip netns exec "$1" tc qdisc replace dev "$2" root netem delay "${half}ms" limit 100000 "${rate[@]}" \
+        || die "netns: tc netem delay ${half}ms on $2 in $1 failed"
+}
+
+# check_rtt MS: dies unless MS is a round-trip time the netns mode can add on this kernel.
+check_rtt() {
+    [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--rtt takes milliseconds, e.g. 10 (got '$1')"
+    netns_netem_available || die "--rtt $1: this kernel has no netem qdisc ('tc qdisc add ... netem delay' fails), so no delay can be added between the hosts; the lab does not fake it in user space. Run on a kernel with netem (sch_netem) for an RTT sweep."
 }
 
 # netns_wait_forwarding N: until client host N's port on the bridge forwards (at once without STP,

@@ -340,8 +340,9 @@ suite_run() {
 run_params_json() {
     jq -n --argjson d "$DURATION" --argjson w "$WARMUP" --argjson r "$REPS" --argjson aa "${AA:-0}" \
         --argjson lat "$(lat_duration)" --arg hosts "${HOSTS:-local}" --argjson clients "$CLIENT_HOSTS" \
+        --arg rtt "${NETNS_RTT_MS:-}" \
         '{duration_s: $d, warmup_s: $w, reps: $r, aa: $aa, latency_run_s: $lat, hosts: $hosts,
-          client_hosts: $clients}'
+          client_hosts: $clients, rtt_ms: (if $rtt == "" then null else ($rtt | tonumber) end)}'
 }
 
 # apply_profile NAME: durations and reps. Flags given after it override.
@@ -378,6 +379,8 @@ usage: $(basename "$0") [--run-dir DIR] [--quick] [--duration S] [--warmup S] [-
                   of the connections (default 1)
   --inventory F   real machines from the Ansible inventory F (group server: this machine; group
                   clients: the load-generating hosts, all loading every point at once)
+  --rtt MS        in netns mode, add MS milliseconds of round-trip time between the hosts (tc
+                  netem; refused on a kernel without netem, as this one)
 EOF
 }
 
@@ -386,7 +389,7 @@ parse_suite_flags() {
     suite_servers
     while (( $# )); do
         case $1 in
-            --run-dir|--duration|--warmup|--reps|--servers|--scenarios|--order-seed|--hosts|--netns-rate|--clients|--inventory)
+            --run-dir|--duration|--warmup|--reps|--servers|--scenarios|--order-seed|--hosts|--netns-rate|--clients|--inventory|--rtt)
                 need_value "$1" "$#" ;;&
             --run-dir)   RUN_DIR=$2; shift ;;
             --quick)     profile=quick ;;
@@ -402,6 +405,7 @@ parse_suite_flags() {
             --netns-rate) NETNS_RATE=$2; shift ;;
             --clients)   CLIENT_HOSTS=$2; CLIENTS_GIVEN=1; shift ;;
             --inventory) HOSTS=inventory INVENTORY_FILE=$2; shift ;;
+            --rtt)       NETNS_RTT_MS=$2; shift ;;
             -h|--help)   suite_usage; exit 0 ;;
             *)           suite_usage; die "unknown flag '$1'" ;;
         esac

@@ -1,7 +1,8 @@
 """The netns host mode's smoke run of scripts/test.sh (LAB_NETNS_SMOKE_DIR: raw/, data/, reports/ of
-`run_all.sh --quick --hosts netns --suites http1,h2c`, two servers, one rep): both suites ran every
-point without an error across the two namespaces, recorded the mode and the hosts, said so in the
-report header, and left no namespace behind."""
+`run_all.sh --quick --hosts netns --clients 2 --suites http1,h2c`, two servers, one rep): both suites
+ran every point without an error from both client namespaces at once, the merged counts are the
+hosts' sums, the mode and the hosts are recorded and said in the report header, and no namespace is
+left behind."""
 from __future__ import annotations
 
 import json
@@ -13,6 +14,8 @@ import pytest
 
 from httplab.parse.hosts import suite_hosts
 from httplab.tidy.rawrun import load_run
+
+from client_hosts_checks import check_merged_counts  # (beside this file: pytest puts its dir on sys.path)
 
 SMOKE = os.environ.get("LAB_NETNS_SMOKE_DIR")
 pytestmark = pytest.mark.skipif(not SMOKE, reason="LAB_NETNS_SMOKE_DIR not set (scripts/test.sh sets it)")
@@ -32,10 +35,13 @@ def test_both_suites_ran_cleanly_across_the_namespaces(run_dir: Path) -> None:
     assert set(runs["suite"]) == {"http1", "h2c"}
     assert (runs["status"] == "ok").all(), runs[["suite", "server", "scenario", "fail_reason"]]
     assert (runs["req_per_s"] > 0).all() and runs["cpu_us_per_req"].notna().all()
+    assert meta["params"]["client_hosts"] == 2 and (runs["client_hosts"] == 2).all()
+    assert check_merged_counts(run_dir, runs, 2) == len(runs) >= 8
     for suite in ("http1", "h2c"):
         h = suite_hosts(run_dir, suite)
         assert h is not None and h.mode == "netns" and h.server_addr == "10.231.0.1"
-        assert [x.role for x in h.hosts] == ["server", "client"] and all(x.netns for x in h.hosts)
+        assert [x.role for x in h.hosts] == ["server", "client", "client"] and all(x.netns for x in h.hosts)
+        assert [x.addr for x in h.hosts[1:]] == ["10.231.0.11", "10.231.0.12"]
 
 
 def test_the_report_header_names_the_mode(run_dir: Path) -> None:
