@@ -39,8 +39,9 @@ fanout_run() {
     TOOL_FILES="$prefix.h*$suffix.stdout.txt, $prefix.h*$suffix.stderr.txt"
     for (( i = 1; i <= n; i++ )); do
         "$builder" "$(client_share "$SC_CONNS" "$i" "$n")"
-        # the TLS suite's client OpenSSL config (on_client's), for the tools on every host
-        [[ -z ${LAB_CLIENT_OPENSSL_CONF:-} ]] || TOOL_CMD=(env OPENSSL_CONF="$LAB_CLIENT_OPENSSL_CONF" "${TOOL_CMD[@]}")
+        # the TLS suite's client OpenSSL config (on_client's), from each host's own copy of the lab
+        [[ -z ${LAB_CLIENT_OPENSSL_CONF:-} ]] ||
+            TOOL_CMD=(env OPENSSL_CONF=@LAB@/scripts/lib/client-openssl.cnf "${TOOL_CMD[@]}")
         extra=()
         [[ -z $h2log ]] || extra=(--h2log "$prefix.h$i$suffix.h2log.json")
         # The launcher has its own deadline: a host that cannot be reached must not hang the suite.

@@ -116,19 +116,11 @@ make_run_certificate() {
 # negotiates the same cipher with its own default policy. The config used is
 # copied to raw/ beside the certificate's description.
 make_client_tls_config() {
+    # (one file, scripts/lib/client-openssl.cnf, which the client hosts of the other host modes
+    # also have: fanout.sh names it on each host)
     local conf=$BUILD_DIR/tls/client-openssl.cnf
     mkdir -p "$BUILD_DIR/tls"
-    cat >"$conf.tmp" <<'CNF'
-# OpenSSL config for the lab's load generators (OPENSSL_CONF), TLS suite only.
-openssl_conf = lab_client_conf
-[lab_client_conf]
-ssl_conf = lab_client_ssl
-[lab_client_ssl]
-system_default = lab_client_defaults
-[lab_client_defaults]
-MinProtocol = TLSv1.2
-Ciphersuites = TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256
-CNF
+    cp "$LAB_ROOT/scripts/lib/client-openssl.cnf" "$conf.tmp"
     mv "$conf.tmp" "$conf"
     export LAB_CLIENT_OPENSSL_CONF=$conf
     [[ -f $RUN_DIR/$SUITE/client-openssl.cnf ]] || cp "$conf" "$RUN_DIR/$SUITE/client-openssl.cnf"
