@@ -103,6 +103,17 @@ def _cpu_list(spec: str, path: Path, key: str) -> list[str]:
     return cpus
 
 
+def cpu_list(spec: str, path: Path, key: str = "cpus") -> list[str]:
+    """The CPU numbers of a list like "1" or "0-3,6", as strings; RawFormatError naming path and key."""
+    return _cpu_list(spec, path, key)
+
+
+def core_deltas(doc: dict, cpus: str, path: Path, key: str = "cpus") -> CoreDeltas:
+    """The summed deltas of doc's proc_stat_before/after over the CPU list `cpus` ("1", "0-3,6"),
+    e.g. of a client host's host.json (client_hosts.py); RawFormatError naming path and key."""
+    return _deltas(doc, _cpu_list(cpus, path, key), path)
+
+
 def _deltas(doc: dict, cpus: list[str], path: Path) -> CoreDeltas:
     before = require(doc, "proc_stat_before", path, dict)
     after = require(doc, "proc_stat_after", path, dict)
@@ -133,6 +144,47 @@ class WindowCpu:
     foreign_cpu_pct: float    # other processes' CPU, % of one core (the worse of the two sets)
 
 
+def _frac(x: int, total: int) -> float:
+    return x / total if total > 0 else math.nan
+
+
+def foreign_pct(d: CoreDeltas, own_s: float, clk: int) -> float:
+    """CPU of anything but the pinned processes on a set of cores, % of one core: the cores'
+    charged ticks less own_s seconds of the processes pinned there; NaN when unknown."""
+    if d.total <= 0 or math.isnan(own_s):
+        return math.nan
+    per_core_ticks = d.total / d.n_cpus
+    return 100.0 * max(0.0, d.charged - own_s * clk) / per_core_ticks
+
+
+@dataclass(frozen=True)
+class ServerWindowCpu:
+    server_busy: float        # busy fraction of the server cores
+    steal_pct: float          # worst server core's steal, % of its time
+    foreign_cpu_pct: float    # other processes' CPU on the server cores, % of one core
+
+
+def server_window_cpu(scenario_dir: Path, rep: int, server_cpu_s: float, tail_s: float = 0.0
+                      ) -> ServerWindowCpu | None:
+    """The server cores' figures of r<rep>.cpu.json alone, for a point loaded from several client
+    hosts: its client part (client_cpus, client_cpu_ticks, r<rep>.client.time.txt) is not read,
+    each host's own counters are in its r<rep>.h<I>.host.json (client_hosts.py). None when the
+    point has no r<rep>.cpu.json. tail_s as in window_cpu (there is no end-of-load snapshot)."""
+    path = scenario_dir / f"r{rep}.cpu.json"
+    if not path.is_file():
+        return None
+    doc = read_json_object(path)
+    clk = require(doc, "clk_tck", path, int)
+    if clk <= 0:
+        raise RawFormatError(path, f"clk_tck must be > 0, got {clk}", key="clk_tck")
+    server = _deltas(doc, _cpu_list(require(doc, "server_cpus", path, str), path, "server_cpus"), path)
+    if tail_s > 0:
+        server = server.without_tail(tail_s * clk, busy_cpus=0)
+    return ServerWindowCpu(server_busy=_frac(server.busy, server.total),
+                           steal_pct=100.0 * server.worst_steal_frac,
+                           foreign_cpu_pct=foreign_pct(server, server_cpu_s, clk))
+
+
 def window_cpu(scenario_dir: Path, rep: int, server_cpu_s: float, tail_s: float = 0.0
                ) -> WindowCpu | None:
     """The window's core figures for one point; None when the point has no r<rep>.cpu.json (runs
@@ -159,22 +211,13 @@ def window_cpu(scenario_dir: Path, rep: int, server_cpu_s: float, tail_s: float 
         client = client.without_tail(tail_s * clk, busy_cpus=1)
         client_cpu_s = max(0.0, client_cpu_s - tail_s)
 
-    def frac(x: int, total: int) -> float:
-        return x / total if total > 0 else math.nan
-
-    def foreign_pct(d: CoreDeltas, own_s: float) -> float:
-        if d.total <= 0 or math.isnan(own_s):
-            return math.nan
-        per_core_ticks = d.total / d.n_cpus
-        return 100.0 * max(0.0, d.charged - own_s * clk) / per_core_ticks
-
-    f_server = foreign_pct(server, server_cpu_s)
-    f_client = foreign_pct(client, client_cpu_s)
+    f_server = foreign_pct(server, server_cpu_s, clk)
+    f_client = foreign_pct(client, client_cpu_s, clk)
     foreign = max((f for f in (f_server, f_client) if not math.isnan(f)), default=math.nan)
     return WindowCpu(
         client_cpu_s=client_cpu_s,
-        client_busy=frac(client.busy, client.total),
-        server_busy=frac(server.busy, server.total),
+        client_busy=_frac(client.busy, client.total),
+        server_busy=_frac(server.busy, server.total),
         steal_pct=100.0 * max(server.worst_steal_frac, client.worst_steal_frac),
         foreign_cpu_pct=foreign,
     )

@@ -20,6 +20,11 @@ non-2xx statuses, a file is missing or h2load printed no report, the application
 h2c/h2 (exactly h2 when scenario.json has "tls": true: HTTPS/2 negotiated by ALPN), the log's line count differs from the latency run's `done`, or the latency run's exit code
 is non-zero. Log status 0 (h2load 1.52's mark for a request whose :status arrived during the
 warm-up) is not an error. A file that is present but malformed raises RawFormatError.
+
+With host=I (a point loaded from several client hosts at once) the same files of client host I are
+read, r<rep>.h<I>.stdout.txt, r<rep>.h<I>.lat.*; the latency run's exit code is then that host's, from
+r<rep>.h<I>.lat.host.json (client_hosts.py), not the rep's run.json (which holds the first non-zero
+code of all hosts: it would fail every host of the rep for one host's fault).
 """
 from __future__ import annotations
 
@@ -32,7 +37,7 @@ from .errors import RawFormatError
 from .h2load import H2loadText, check_consistency, has_summary, is_h2, parse_h2load_text
 from .h2log import H2Log, read_compact
 from .jsonio import read_json_object, read_utf8
-from .loadresult import LoadResult
+from .loadresult import LoadResult, point_stem
 from .percentiles import weighted_mean
 
 THROUGHPUT, LATENCY = "throughput run", "latency run"
@@ -87,12 +92,34 @@ def _text_errors(t: H2loadText | None, which: str, errors: dict[str, int]) -> in
     return t.failed + t.status_3xx
 
 
-def load_h2load_point(scenario_dir: Path, rep: int) -> LoadResult | None:
-    """LoadResult of the point (never None: missing files become notes that fail the run)."""
+def _lat_exit_code(scenario_dir: Path, rep: int, host: int | None, notes: list[str]) -> int | None:
+    """The latency run's exit code: run.json's lat_exit_code (one host), or host I's own from its
+    r<rep>.h<I>.lat.host.json (a missing file is a note); None when not recorded."""
+    if host is not None:
+        from .client_hosts import read_client_host
+
+        path = scenario_dir / f"{point_stem(rep, host)}.lat.host.json"
+        if not path.is_file():
+            notes.append(f"{LATENCY}: {path.name} missing")
+            return None
+        return read_client_host(path, host).exit_code
+    run_json = scenario_dir / f"r{rep}.run.json"
+    if not run_json.is_file():
+        return None
+    lat_exit = read_json_object(run_json).get("lat_exit_code")
+    if lat_exit is not None and (isinstance(lat_exit, bool) or not isinstance(lat_exit, int)):
+        raise RawFormatError(run_json, f"unexpected value {lat_exit!r}", key="lat_exit_code")
+    return lat_exit
+
+
+def load_h2load_point(scenario_dir: Path, rep: int, host: int | None = None) -> LoadResult | None:
+    """LoadResult of the point, or of client host `host`'s share of it (never None: missing files
+    become notes that fail the run)."""
     scenario_dir = Path(scenario_dir)
-    thr_path = scenario_dir / f"r{rep}.stdout.txt"
-    lat_path = scenario_dir / f"r{rep}.lat.stdout.txt"
-    log_path = scenario_dir / f"r{rep}.lat.h2log.json"
+    stem = point_stem(rep, host)
+    thr_path = scenario_dir / f"{stem}.stdout.txt"
+    lat_path = scenario_dir / f"{stem}.lat.stdout.txt"
+    log_path = scenario_dir / f"{stem}.lat.h2log.json"
     notes: list[str] = []
     errors: dict[str, int] = {}
 
@@ -111,17 +138,12 @@ def load_h2load_point(scenario_dir: Path, rep: int) -> LoadResult | None:
             notes.append(f"{LATENCY}: the log has {log.requests:,} requests but h2load reports "
                          f"{lat.done:,} done")
     else:
-        why = _h2log_error(scenario_dir / f"r{rep}.lat.stderr.txt")
+        why = _h2log_error(scenario_dir / f"{stem}.lat.stderr.txt")
         notes.append(f"{LATENCY}: {log_path.name} missing" + (f" ({why})" if why else ""))
 
-    run_json = scenario_dir / f"r{rep}.run.json"
-    if run_json.is_file():
-        lat_exit = read_json_object(run_json).get("lat_exit_code")
-        if lat_exit is not None:
-            if isinstance(lat_exit, bool) or not isinstance(lat_exit, int):
-                raise RawFormatError(run_json, f"unexpected value {lat_exit!r}", key="lat_exit_code")
-            if lat_exit != 0:
-                notes.append(f"{LATENCY}: h2load exited with code {lat_exit}")
+    lat_exit = _lat_exit_code(scenario_dir, rep, host, notes)
+    if lat_exit is not None and lat_exit != 0:
+        notes.append(f"{LATENCY}: h2load exited with code {lat_exit}")
 
     if log is not None and log.requests > 0:
         values = log.hist_values_us.astype(np.float64)

@@ -1,9 +1,12 @@
 """The tool-agnostic result of one measured point (one load-tool run), and the registry that maps
 scenario.json's `tool` to the function that reads that tool's raw files.
 
-A loader has the signature `loader(scenario_dir: Path, rep: int) -> LoadResult | None` and returns
-None when the tool left no machine-readable output (e.g. it died at start-up). Built in (loaders.py): "wrk"
-(wrk_loader.py), "h2load" (h2load_loader.py) and "oha" (oha_loader.py); more with `register_loader(tool, loader)`.
+A loader has the signature `loader(scenario_dir: Path, rep: int, host: int | None = None) -> LoadResult
+| None` and returns None when the tool left no machine-readable output (e.g. it died at start-up).
+host=None reads the single-host files r<rep>.*; host=I reads client host I's files r<rep>.h<I>.* of a
+point loaded from several client hosts at once (scenario.json "client_hosts" ≥ 2; merge.py puts the
+hosts together). Built in (loaders.py): "wrk" (wrk_loader.py), "h2load" (h2load_loader.py) and "oha"
+(oha_loader.py); more with `register_loader(tool, loader)`.
 """
 from __future__ import annotations
 
@@ -12,6 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
+
+
+def point_stem(rep: int, host: int | None = None) -> str:
+    """The file-name stem of one rep's load-tool files: r<rep>, or r<rep>.h<host> for client host
+    `host` of a several-host point (the shell's infix, scripts/lib/fanout.sh)."""
+    return f"r{rep}" if host is None else f"r{rep}.h{host}"
 
 
 @dataclass(frozen=True, eq=False)

@@ -15,6 +15,10 @@ the share of requests it stands for (per million), so that the lab's nearest-ran
 The run is failed (errors) on any client-side error (refused, reset, timeout: oha -t), any non-2xx
 status, or more requests aborted at the -z deadline than could have been in flight then
 (connections × streams): a few are the window's edge, more means answers stopped coming.
+
+host=I reads client host I's files (r<rep>.h<I>.oha.json, ...) the same way; the shell does not
+load the latency suites from several client hosts (their target rate is not split over hosts), and
+merge.py refuses to merge a "percentiles" histogram (oha's nine percentiles do not add up).
 """
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from .jsonio import read_json_object
-from .loadresult import LoadResult
+from .loadresult import LoadResult, point_stem
 from .oha import PERCENTILES, parse_oha_json
 from .oha_db import read_window
 from .percentiles import weighted_mean
@@ -46,10 +50,12 @@ def _number_or_nan(value: object) -> float:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
 
 
-def load_oha_point(scenario_dir: Path, rep: int) -> LoadResult | None:
-    """LoadResult of the point; None when oha wrote no report (it died at start-up)."""
+def load_oha_point(scenario_dir: Path, rep: int, host: int | None = None) -> LoadResult | None:
+    """LoadResult of the point (or of client host `host`'s files); None when oha wrote no report
+    (it died at start-up)."""
     scenario_dir = Path(scenario_dir)
-    path = scenario_dir / f"r{rep}.oha.json"
+    stem = point_stem(rep, host)
+    path = scenario_dir / f"{stem}.oha.json"
     if not path.is_file() or path.stat().st_size == 0:
         return None
     rep_ = parse_oha_json(path)
@@ -63,7 +69,7 @@ def load_oha_point(scenario_dir: Path, rep: int) -> LoadResult | None:
     notes: list[str] = []
     files = [str(path)]
     mean_us, max_us = rep_.average_s * 1e6, rep_.slowest_s * 1e6
-    window_path = scenario_dir / f"r{rep}.oha.hist.json"
+    window_path = scenario_dir / f"{stem}.oha.hist.json"
     if window_path.is_file():
         win = read_window(window_path)
         files.append(str(window_path))

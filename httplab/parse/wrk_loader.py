@@ -1,19 +1,21 @@
-"""Reads one wrk point (r<rep>.wrk.json + r<rep>.stdout.txt) into a LoadResult."""
+"""Reads one wrk point (r<rep>.wrk.json + r<rep>.stdout.txt) into a LoadResult; with host=I, client
+host I's share of a several-host point (r<rep>.h<I>.wrk.json + r<rep>.h<I>.stdout.txt)."""
 from __future__ import annotations
 
 import math
 from pathlib import Path
 
-from .loadresult import LoadResult
+from .loadresult import LoadResult, point_stem
 from .wrk import check_req_per_s, read_wrk_json, read_wrk_text
 
 
-def load_wrk_point(scenario_dir: Path, rep: int) -> LoadResult | None:
+def load_wrk_point(scenario_dir: Path, rep: int, host: int | None = None) -> LoadResult | None:
     """The hook JSON is the source of the numbers; the text report, when present, is parsed too
     and its Requests/sec must agree with the JSON within 1 % (RawConsistencyError otherwise).
     Returns None when wrk wrote no JSON (it died before done(), e.g. could not connect at start)."""
-    json_path = scenario_dir / f"r{rep}.wrk.json"
-    text_path = scenario_dir / f"r{rep}.stdout.txt"
+    stem = point_stem(rep, host)
+    json_path = scenario_dir / f"{stem}.wrk.json"
+    text_path = scenario_dir / f"{stem}.stdout.txt"
     if not json_path.is_file():
         return None
     hook = read_wrk_json(json_path)

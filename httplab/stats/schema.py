@@ -84,8 +84,9 @@ def all_frames() -> dict[str, tuple[Column, ...]]:
 def render_docs(text: str) -> str:
     """`text` (docs/data.md) with the table after each `<!-- schema:NAME -->` marker replaced by
     the current schema of frame NAME (up to the next blank line)."""
+    from ..tidy.schema import OPTIONAL_FRAMES
     out, lines, i = [], text.splitlines(), 0
-    frames = all_frames()
+    frames = {**all_frames(), **OPTIONAL_FRAMES}   # and the frames only some runs write
     while i < len(lines):
         out.append(lines[i])
         if lines[i].startswith("<!-- schema:") and lines[i].endswith("-->"):

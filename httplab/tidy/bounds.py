@@ -17,6 +17,10 @@ find them in one place:
   did not take were never timed, so the point's latency says nothing about that rate. Its status is
   "saturated": kept and shown, never averaged in.
 
+- **start skew** (several client hosts loading one point at once, issue 19): the hosts' tools must
+  start together, or the point's load was partly that of fewer hosts. Starts more than
+  max(START_SKEW_MIN_S, START_SKEW_SHARE × the nominal duration) apart fail the point.
+
 Busy fractions are of the cores' whole time over the window (user, nice, system, irq, softirq and
 steal over all ticks), from /proc/stat read around the window (httplab.parse.cpuwindow).
 """
@@ -40,6 +44,29 @@ makes a point noisy."""
 
 SATURATION_MARGIN = 0.05
 """An open-model point achieving less than (1 − this) × its target rate is saturated."""
+
+
+START_SKEW_MIN_S = 0.1
+"""Client hosts' tool starts at most this far apart (seconds) are together, however short the run."""
+
+START_SKEW_SHARE = 0.02
+"""... and up to this share of the nominal duration for longer runs."""
+
+
+def start_skew_limit_s(duration_s: float) -> float:
+    """The largest start skew of a several-host point's hosts that still counts as together."""
+    return max(START_SKEW_MIN_S, START_SKEW_SHARE * duration_s) if _known(duration_s) else START_SKEW_MIN_S
+
+
+def start_skew_reason(skew_s: float | None, duration_s: float, what: str = "client hosts") -> str:
+    """Words that fail a point whose client hosts started too far apart ('' when they did not)."""
+    if not _known(skew_s):
+        return ""
+    limit = start_skew_limit_s(duration_s)
+    if skew_s <= limit:
+        return ""
+    return (f"{what} started {skew_s * 1e3:,.0f} ms apart (limit {limit * 1e3:,.0f} ms): "
+            f"the loads did not overlap")
 
 
 def saturation_reason(achieved_rps: float | None, target_rps: float | None) -> str:

@@ -7,6 +7,10 @@ Layout (the contract with the shell scripts):
     raw/<run_id>/<suite>/<server>/<scenario>/scenario.json
     raw/<run_id>/<suite>/<server>/<scenario>/r<rep>.{stdout.txt,stderr.txt,wrk.json,server.json,run.json}
 A rep is finished when r<rep>.run.json exists (written last); unfinished reps are skipped.
+A point that several client hosts loaded at once (scenario.json "client_hosts" ≥ 2; "client_layout":
+"per_host", which an inventory's one client machine has too) has the load tool's files per host,
+r<rep>.h<I>.*, merged into its one runs row by httplab.tidy.multihost; each host's own figures are
+the client_hosts frame.
 """
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ import math
 import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +29,8 @@ from ..parse.errors import RawFormatError
 from ..parse.jsonio import read_json_object, require
 from ..parse.loaders import loader_for
 from ..parse.loadresult import LoadResult
-from . import bounds, schema
-from ..parse.cpuwindow import window_cpu
+from . import bounds, multihost, schema
+from ..parse.cpuwindow import WindowCpu, server_window_cpu, window_cpu
 from ..parse.percentiles import coarsen_histogram, weighted_percentiles
 from .rawpack import readable_view, relocate_error
 from .servers import aa_of
@@ -37,12 +41,18 @@ RUNS_COLUMNS: tuple[str, ...] = tuple(schema.columns(schema.RUNS))
 # Tool-specific float columns (LoadResult.extra), appended after RUNS_COLUMNS only when some run of
 # the frame comes from a tool that provides them (NaN in the other rows); text columns appended the
 # same way (None in the other rows): the negotiated TLS parameters of TLS points (tls_info.point_tls).
-EXTRA_COLUMNS: tuple[str, ...] = tuple(c.name for c in schema.RUNS if c.optional and c.type == "float")
+# Columns of points loaded through per-host files (several client hosts, or an inventory's client
+# machine: tidy.multihost), appended last only when a point of the frame was (1 and 0.0 in the
+# other rows).
+HOST_COLUMNS: tuple[str, ...] = ("client_hosts", "client_start_skew_ms")
+EXTRA_COLUMNS: tuple[str, ...] = tuple(c.name for c in schema.RUNS
+                                       if c.optional and c.type == "float" and c.name not in HOST_COLUMNS)
 TEXT_EXTRA_COLUMNS: tuple[str, ...] = tuple(c.name for c in schema.RUNS if c.optional and c.type == "str?")
 # text columns a tool's loader gives in LoadResult.text (the TLS ones come from tls_info instead)
 TOOL_TEXT_COLUMNS: tuple[str, ...] = ("load_model",)
 RUN_KEY: tuple[str, ...] = ("run_id", "suite", "server", "scenario", "rep")
 LATENCY_COLUMNS: tuple[str, ...] = tuple(schema.columns(schema.LATENCY))
+CLIENT_HOSTS_COLUMNS: tuple[str, ...] = tuple(schema.columns(schema.CLIENT_HOSTS))
 VERIFY_COLUMNS: tuple[str, ...] = ("run_id", "suite", "server", "rep", "passed", "n_pass", "n_fail",
                                    "failed_checks", "lines", "raw_path")
 SUITE_COLUMNS: tuple[str, ...] = ("run_id", "suite", "status", "message", "end_utc")
@@ -207,20 +217,43 @@ def iter_scenario_dirs(run_dir: Path) -> Iterator[Path]:
         yield path.parent
 
 
+def _cpu_columns(win: WindowCpu | None) -> dict[str, Any]:
+    """The runs row's core figures of a one-host point (r<rep>.cpu.json, cpuwindow.window_cpu)."""
+    steal = win.steal_pct if win else math.nan
+    foreign = win.foreign_cpu_pct if win else math.nan
+    return {
+        "client_cpu_s": win.client_cpu_s if win else math.nan,
+        "client_busy": win.client_busy if win else math.nan,
+        "server_busy": win.server_busy if win else math.nan,
+        "client_bound": bounds.client_bound(win.client_busy, win.server_busy) if win else None,
+        "steal_pct": steal, "foreign_cpu_pct": foreign,
+        "noisy": bounds.noisy(steal, foreign) if win else None,
+        "noisy_reason": bounds.noisy_reason(steal, foreign) if win else "",
+    }
+
+
 def _point_row(run_id: str, run_dir: Path, scenario_dir: Path, scen: dict[str, Any], rep: int
-               ) -> tuple[dict[str, Any], LoadResult | None]:
+               ) -> tuple[dict[str, Any], LoadResult | None, list[dict[str, Any]]]:
+    """The runs row of one rep of a point, its LoadResult (for the latency frame) and, when
+    several client hosts loaded it, its client_hosts rows (else [])."""
     run_json_path = scenario_dir / f"r{rep}.run.json"
     run_json = read_json_object(run_json_path)
     exit_code = run_json.get("exit_code")
     if exit_code is not None and (isinstance(exit_code, bool) or not isinstance(exit_code, int)):
         raise RawFormatError(run_json_path, f"unexpected value {exit_code!r}", key="exit_code")
     tool = scen["tool"]
-    result = loader_for(tool)(scenario_dir, rep)
+    scen_path = scenario_dir / "scenario.json"
+    n_hosts = multihost.client_hosts_of(scen, scen_path)
+    multi = (multihost.load_multi_point(scenario_dir, rep, scen, n_hosts)
+             if multihost.per_host_layout(scen, scen_path) else None)
+    result = multi.result if multi is not None else loader_for(tool)(scenario_dir, rep)
     cost = read_server_cost(scenario_dir / f"r{rep}.server.json")
     alive_flags = [run_json.get("server_alive"), cost.alive if cost else None]
     alive = False if any(a is False for a in alive_flags) else (
         True if any(a is True for a in alive_flags) else None)
     reasons = fail_reasons(exit_code, result, alive, tool)
+    if multi is not None:
+        reasons.extend(multi.reasons)
     tls_cols: dict[str, str | None] = {}
     if scen["tls"]:
         from ..parse.tls_info import point_tls
@@ -240,16 +273,18 @@ def _point_row(run_id: str, run_dir: Path, scenario_dir: Path, scen: dict[str, A
     else:
         p50 = p90 = p99 = p999 = math.nan
     cpu_s = cost.cpu_s if cost else math.nan
-    tail_s = window_tail_s(tool, cost, result)
+    tail_s = (window_tail_s(tool, cost, result) if multi is None
+              else multihost.outside_load_s(multi, tool, cost.wall_s if cost else math.nan))
     window_s = cost.wall_s - tail_s if cost else math.nan
     cpu_pct = 100.0 * cpu_s / window_s if cost and window_s > 0 else math.nan
     cpu_us_per_req = 1e6 * cpu_s / requests if requests and requests > 0 else math.nan
-    win = window_cpu(scenario_dir, rep, cpu_s, tail_s)
+    if multi is None:
+        cpu_cols = _cpu_columns(window_cpu(scenario_dir, rep, cpu_s, tail_s))
+    else:
+        cpu_cols = multihost.cpu_columns(multi, server_window_cpu(scenario_dir, rep, cpu_s, tail_s))
     position = run_json.get("position")
     if position is not None and (isinstance(position, bool) or not isinstance(position, int) or position < 1):
         raise RawFormatError(run_json_path, f"unexpected value {position!r}", key="position")
-    steal = win.steal_pct if win else math.nan
-    foreign = win.foreign_cpu_pct if win else math.nan
     server = scen["server"]
     rel = scenario_dir.relative_to(run_dir)
     row: dict[str, Any] = {
@@ -270,19 +305,19 @@ def _point_row(run_id: str, run_dir: Path, scenario_dir: Path, scen: dict[str, A
         "rss_peak_kb": cost.rss_peak_kb if cost else math.nan,
         "raw_path": f"{run_id}/{rel.as_posix()}/r{rep}",
         "position": position,
-        "client_cpu_s": win.client_cpu_s if win else math.nan,
-        "client_busy": win.client_busy if win else math.nan,
-        "server_busy": win.server_busy if win else math.nan,
-        "client_bound": bounds.client_bound(win.client_busy, win.server_busy) if win else None,
-        "steal_pct": steal, "foreign_cpu_pct": foreign,
-        "noisy": bounds.noisy(steal, foreign) if win else None,
+        "client_cpu_s": cpu_cols["client_cpu_s"],
+        "client_busy": cpu_cols["client_busy"],
+        "server_busy": cpu_cols["server_busy"],
+        "client_bound": cpu_cols["client_bound"],
+        "steal_pct": cpu_cols["steal_pct"], "foreign_cpu_pct": cpu_cols["foreign_cpu_pct"],
+        "noisy": cpu_cols["noisy"],
         "rss_start_kb": cost.rss_start_kb if cost else math.nan,
         "scenario": scen["scenario"], "pipeline": scen["pipeline"],
         "fail_reason": "; ".join(reasons), "hist_kind": result.hist_kind if result else "none",
         "capacity_rps": 1e6 / cpu_us_per_req if cpu_us_per_req and cpu_us_per_req > 0 else math.nan,
         "rss_warm_kb": cost.rss_warm_kb if cost else math.nan,
         "rss_peak_method": cost.rss_peak_method if cost else "none",
-        "noisy_reason": bounds.noisy_reason(steal, foreign) if win else "",
+        "noisy_reason": cpu_cols["noisy_reason"],
         "aa_of": aa_of(server),
         "start_utc": run_json.get("start_utc"),
         "window_s": window_s,
@@ -297,7 +332,12 @@ def _point_row(run_id: str, run_dir: Path, scenario_dir: Path, scen: dict[str, A
         if result is not None and col in result.extra:
             value = result.extra[col]
             row[col] = math.nan if value is None else float(value)
-    return row, result
+    host_rows: list[dict[str, Any]] = []
+    if multi is not None:
+        row["client_hosts"] = n_hosts
+        row["client_start_skew_ms"] = 1e3 * multi.skew_s
+        host_rows = multihost.host_rows(multi, row, cpu_cols["server_busy"])
+    return row, result, host_rows
 
 
 def infer_positions(rows: list[dict[str, Any]]) -> None:
@@ -321,16 +361,20 @@ def empty_runs_frame() -> pd.DataFrame:
     return _typed_runs(pd.DataFrame({c: [] for c in RUNS_COLUMNS}))
 
 
-def _typed_runs(df: pd.DataFrame, extras: tuple[str, ...] = (), text_extras: tuple[str, ...] = ()
-                ) -> pd.DataFrame:
+def _typed_runs(df: pd.DataFrame, extras: tuple[str, ...] = (), text_extras: tuple[str, ...] = (),
+                host_cols: tuple[str, ...] = ()) -> pd.DataFrame:
     for c in extras:
         if c not in df:
             df[c] = math.nan
     for c in text_extras:
         df[c] = df[c].astype(object).where(df[c].notna(), None) if c in df else None
-    df = df.loc[:, list(RUNS_COLUMNS) + list(extras) + list(text_extras)].copy()
+    df = df.loc[:, list(RUNS_COLUMNS) + list(extras) + list(text_extras) + list(host_cols)].copy()
     for c in extras:
         df[c] = df[c].astype("float64")
+    if "client_hosts" in host_cols:
+        df["client_hosts"] = df["client_hosts"].astype("int64")
+    if "client_start_skew_ms" in host_cols:
+        df["client_start_skew_ms"] = df["client_start_skew_ms"].astype("float64")
     for c in _INT_COLS:
         df[c] = df[c].astype("int64")
     for c in _NULLABLE_INT_COLS:
@@ -349,18 +393,55 @@ def _typed_runs(df: pd.DataFrame, extras: tuple[str, ...] = (), text_extras: tup
     return df.reset_index(drop=True)
 
 
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def typed_frame(rows: list[dict[str, Any]], cols: tuple[schema.Column, ...]) -> pd.DataFrame:
+    """rows as a frame of the schema's (required) columns, each of its declared type."""
+    if not rows:
+        return schema.empty_frame(cols)
+    df = pd.DataFrame({c.name: [r.get(c.name) for r in rows] for c in cols if not c.optional})
+    for c in cols:
+        if c.optional:
+            continue
+        values = list(df[c.name])
+        if c.type == "int?":
+            df[c.name] = pd.array([None if _missing(v) else int(v) for v in values], dtype="Int64")
+        elif c.type == "bool?":
+            df[c.name] = pd.array([None if _missing(v) else bool(v) for v in values], dtype="boolean")
+        elif c.type in ("str", "str?"):
+            df[c.name] = pd.Series([None if _missing(v) else str(v) for v in values], dtype=object)
+        else:
+            df[c.name] = df[c.name].astype(schema.DTYPES[c.type])
+    return df
+
+
+def empty_client_hosts_frame() -> pd.DataFrame:
+    return schema.empty_frame(schema.CLIENT_HOSTS)
+
+
 def build_frames(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(runs, latency) frames for one raw run. Failed runs are kept (status='failed')."""
+    runs, latency, _ = build_all_frames(run_dir)
+    return runs, latency
+
+
+def build_all_frames(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(runs, latency, client_hosts) frames for one raw run; client_hosts has one row per client
+    host of every point that several hosts loaded at once (no rows when none did)."""
     run_dir = Path(run_dir)
     meta = read_meta(run_dir)
     run_id = meta["run_id"]
     rows: list[dict[str, Any]] = []
+    host_rows: list[dict[str, Any]] = []
     lat_parts: list[pd.DataFrame] = []
     for scenario_dir in iter_scenario_dirs(run_dir):
         scen = read_scenario(scenario_dir)
         for rep in finished_reps(scenario_dir):
-            row, result = _point_row(run_id, run_dir, scenario_dir, scen, rep)
+            row, result, hosts = _point_row(run_id, run_dir, scenario_dir, scen, rep)
             rows.append(row)
+            host_rows += hosts
             if result is not None and len(result.hist_values_us):
                 # The stored curve is coarsened (≤ 0.5 % per value); the run's percentiles
                 # above were taken from the full histogram.
@@ -375,9 +456,13 @@ def build_frames(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
                 }))
     extras = tuple(c for c in EXTRA_COLUMNS if any(c in r for r in rows))
     text_extras = tuple(c for c in TEXT_EXTRA_COLUMNS if any(c in r for r in rows))
+    host_cols = HOST_COLUMNS if host_rows else ()
+    for r in rows if host_rows else ():
+        r.setdefault("client_hosts", 1)
+        r.setdefault("client_start_skew_ms", 0.0)
     if rows:
         infer_positions(rows)
-    runs = _typed_runs(pd.DataFrame(rows), extras, text_extras) if rows else empty_runs_frame()
+    runs = _typed_runs(pd.DataFrame(rows), extras, text_extras, host_cols) if rows else empty_runs_frame()
     runs = runs.sort_values(["suite", "scenario", "server", "rep"], kind="stable").reset_index(drop=True)
     if lat_parts:
         latency = pd.concat(lat_parts, ignore_index=True)
@@ -386,7 +471,9 @@ def build_frames(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
                                 "server": pd.Series([], dtype=object), "scenario": pd.Series([], dtype=object),
                                 "rep": pd.Series([], dtype="int64"), "latency_us": pd.Series([], dtype="float64"),
                                 "count": pd.Series([], dtype="int64")})
-    return runs, latency.loc[:, list(LATENCY_COLUMNS)]
+    clients = typed_frame(host_rows, schema.CLIENT_HOSTS)
+    clients = clients.sort_values(["suite", "scenario", "server", "rep", "host"], kind="stable").reset_index(drop=True)
+    return runs, latency.loc[:, list(LATENCY_COLUMNS)], clients
 
 
 # ---------------------------------------------------------------- verify gates and suites
@@ -449,14 +536,20 @@ class RawRun:
     latency: pd.DataFrame
     verify: pd.DataFrame
     suites: pd.DataFrame
+    # one row per client host of the points that several hosts loaded at once (no rows otherwise)
+    client_hosts: pd.DataFrame = field(default_factory=empty_client_hosts_frame)
 
     @property
     def run_id(self) -> str:
         return str(self.meta["run_id"])
 
     def frames(self) -> dict[str, pd.DataFrame]:
-        """The tidy frames of DESIGN §3, for write_tidy."""
-        return {"runs": self.runs, "latency": self.latency}
+        """The tidy frames of DESIGN §3, for write_tidy; client_hosts only when the run has rows for
+        it (a run of one-host points writes the same files as before several hosts existed)."""
+        frames = {"runs": self.runs, "latency": self.latency}
+        if len(self.client_hosts):
+            frames["client_hosts"] = self.client_hosts
+        return frames
 
     def suite(self, name: str) -> "RawRun":
         """The same run restricted to one suite."""
@@ -472,9 +565,12 @@ class RawRun:
         # tool-specific columns that carry nothing for this suite are dropped (so an http1 suite
         # of a run that also has an h2c suite keeps exactly RUNS_COLUMNS)
         empty_extras = [c for c in EXTRA_COLUMNS + TEXT_EXTRA_COLUMNS if c in runs and runs[c].isna().all()]
+        clients = pick(self.client_hosts)
+        if not len(clients):   # no point of these suites was loaded through per-host files
+            empty_extras += [c for c in HOST_COLUMNS if c in runs]
         runs = runs.drop(columns=empty_extras)
         return RawRun(self.run_dir, self.meta, runs, pick(self.latency),
-                      pick(self.verify), pick(self.suites))
+                      pick(self.verify), pick(self.suites), clients)
 
 
 def load_run(run_dir: str | Path) -> RawRun:
@@ -485,11 +581,11 @@ def load_run(run_dir: str | Path) -> RawRun:
     meta = read_meta(run_dir)
     view = readable_view(run_dir)
     try:
-        runs, latency = build_frames(view)
+        runs, latency, clients = build_all_frames(view)
         verify, suites = load_verify(view), load_suites(view)
     except RawFormatError as exc:
         raise relocate_error(exc, view, run_dir) from exc
-    return RawRun(run_dir, meta, runs, latency, verify, suites)
+    return RawRun(run_dir, meta, runs, latency, verify, suites, clients)
 
 
 def write_tidy(frames: Mapping[str, pd.DataFrame], out_dir: str | Path, csv: bool | None = None
@@ -506,7 +602,7 @@ def write_tidy(frames: Mapping[str, pd.DataFrame], out_dir: str | Path, csv: boo
     written: list[Path] = []
     for name, df in frames.items():
         pq, csv_path = out / f"{name}.parquet", out / f"{name}.csv"
-        if name in schema.FRAMES:
+        if name in schema.FRAMES or name in schema.OPTIONAL_FRAMES:
             schema.validate(df, name, str(pq))
         df.to_parquet(pq, index=False)
         written.append(pq)

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from .schema import DTYPES, FRAMES, SchemaError, columns, validate
+from .schema import DTYPES, SchemaError, columns, frame_schema, validate
 
 
 def _compat(df: pd.DataFrame, name: str) -> pd.DataFrame:
     """An older frame with the current schema's columns, in order, typed."""
-    cols = FRAMES[name]
+    cols = frame_schema(name)
     out = pd.DataFrame(index=df.index)
     for c in cols:
         if c.name in df:
@@ -44,7 +44,7 @@ def _compat(df: pd.DataFrame, name: str) -> pd.DataFrame:
 def _text_as_objects(df: pd.DataFrame, name: str) -> pd.DataFrame:
     """Text columns as Python objects, missing values None: pandas ≥ 3 reads parquet strings into
     its `str` dtype (missing = NaN), which the schema's str/str? checks do not take."""
-    for c in FRAMES[name]:
+    for c in frame_schema(name):
         if c.name in df and c.type in ("str", "str?") and isinstance(df[c.name].dtype, pd.StringDtype):
             s = df[c.name].astype(object)
             df[c.name] = s.where(s.notna(), None)
@@ -52,7 +52,8 @@ def _text_as_objects(df: pd.DataFrame, name: str) -> pd.DataFrame:
 
 
 def read_frame(data_dir: str | Path, name: str) -> pd.DataFrame:
-    """The run's `name` frame (runs or latency), from either layout (module docstring)."""
+    """The run's `name` frame (runs, latency, or client_hosts where the run has one), from either
+    layout (module docstring)."""
     d = Path(data_dir)
     main = d / f"{name}.parquet"
     older = sorted(d.glob(f"*_{name}.parquet"))

@@ -96,6 +96,8 @@ tls_cipher         | str?, optional  |             | TLS points: negotiated ciph
 alpn               | str?, optional  |             | TLS points: negotiated ALPN protocol
 alpn_source        | str?, optional  |             | TLS points: s_client or h2load (where ALPN was read)
 load_model         | str?, optional  |             | latency suites: closed (as fast as the connections allow), open (a fixed send schedule, latency from the intended send time) or open_uncorrected (the same schedule, timed from the actual send)
+client_hosts       | int, optional   |             | client hosts that loaded the point at once, each with its share of the connections (--clients; per host figures in the client_hosts frame); present when a point of the frame was loaded through per-host files (several client hosts, or the client machine of an inventory), 1 in the other rows
+client_start_skew_ms | float, optional | ms        | several client hosts: time between the first and the last host's tool start (the point fails above httplab.tidy.bounds.start_skew_limit_s); 0 for one host
 """)
 
 LATENCY: tuple[Column, ...] = table("""
@@ -106,6 +108,29 @@ scenario   | str   |          | as in runs
 rep        | int   |          | as in runs; (run_id, suite, server, scenario, rep) is a runs row
 latency_us | float | µs       | a latency value of the run's histogram
 count      | int   | requests | requests with that latency
+""")
+
+# One row per (run, client host) of the points that several client hosts loaded at once (issue 19),
+# or an inventory's one client machine:
+# each host's own share, beside the merged runs row (httplab.parse.merge, httplab.tidy.multihost).
+CLIENT_HOSTS: tuple[Column, ...] = table("""
+run_id          | str   |             | as in runs
+suite           | str   |             | as in runs
+server          | str   |             | as in runs
+scenario        | str   |             | as in runs
+rep             | int   |             | as in runs; (run_id, suite, server, scenario, rep) is a runs row
+host            | int   |             | client host number, 1-based (raw files r<rep>.h<host>.*)
+addr            | str?  |             | the host's address (None when its host.json is missing)
+requests        | int?  | requests    | requests the host completed (the runs row's requests is their sum)
+req_per_s       | float | 1/s         | the host's requests per second of its own tool's window
+errors          | int?  | requests    | the host's erroneous requests, as the runs column
+lat_p50_us      | float | µs          | median latency of the host's own histogram
+lat_p99_us      | float | µs          | 99th percentile latency of the host's own histogram
+client_cpu_s    | float | s           | the host's load tool CPU time (GNU time)
+client_busy     | float | fraction    | busy share of the host's load CPUs over its run (its /proc/stat)
+client_bound    | bool? |             | the host's CPUs were saturated and the server's were not (httplab.tidy.bounds.client_bound); the runs row is client-bound when any host is
+start_offset_ms | float | ms          | the host's tool start after the first host's
+exit_code       | int?  |             | the host's load tool exit status (None when its host.json is missing)
 """)
 
 # The idle-connection memory measurement (scripts/idle_memory.sh, httplab.tidy.idle_memory): one row
@@ -134,6 +159,9 @@ raw_path          | str   |             | the point's raw record: <run_id>/idle_
 """)
 
 FRAMES: dict[str, tuple[Column, ...]] = {"runs": RUNS, "latency": LATENCY, "idle_memory": IDLE_MEMORY}
+# Frames a run writes only when it has rows for them: a run whose points all had one client host
+# writes no client_hosts file, so its data/ folder is what it was before several hosts existed.
+OPTIONAL_FRAMES: dict[str, tuple[Column, ...]] = {"client_hosts": CLIENT_HOSTS}
 
 DTYPES = {"str": object, "str?": object, "int": "int64", "int?": "Int64", "float": "float64",
           "bool": bool, "bool?": "boolean"}
@@ -182,9 +210,14 @@ def check(df: pd.DataFrame, name: str, cols: tuple[Column, ...], where: str = ""
     return df
 
 
+def frame_schema(frame: str) -> tuple[Column, ...]:
+    """The columns of a tidy frame (FRAMES or OPTIONAL_FRAMES); KeyError for another name."""
+    return FRAMES[frame] if frame in FRAMES else OPTIONAL_FRAMES[frame]
+
+
 def validate(df: pd.DataFrame, frame: str, where: str = "") -> pd.DataFrame:
-    """check() against a tidy frame's schema (runs, latency)."""
-    return check(df, frame, FRAMES[frame], where)
+    """check() against a tidy frame's schema (runs, latency, client_hosts)."""
+    return check(df, frame, frame_schema(frame), where)
 
 
 def empty_frame(cols: tuple[Column, ...]) -> pd.DataFrame:

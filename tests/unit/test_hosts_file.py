@@ -50,3 +50,44 @@ def test_a_malformed_file_is_named(tmp_path, doc, says):
     with pytest.raises(RawFormatError) as e:
         read_hosts(p)
     assert str(p) in str(e.value) and says in str(e.value)
+
+
+def test_several_client_hosts_said_in_one_line(tmp_path):
+    two = NETNS | {"hosts": NETNS["hosts"] + [
+        {"role": "client", "netns": "hlx-cli2", "addr": "10.231.0.12", "cpus": "1"}]}
+    h = read_hosts(write(tmp_path, two))
+    assert [c.addr for c in h.clients] == ["10.231.0.11", "10.231.0.12"]
+    assert h.words() == ("netns: server host 10.231.0.1 (CPUs 0), 2 client hosts 10.231.0.11, 10.231.0.12 "
+                         "(CPUs 1), joined by veth pairs through a bridge; links unshaped; "
+                         "no netem in this kernel: no added delay")
+    shaped = read_hosts(write(tmp_path, two | {"rate": "1gbit"}))
+    assert "each client link shaped by tbf at 1gbit" in shaped.words()
+
+
+INVENTORY = {"mode": "inventory", "server_addr": "192.168.1.10", "rate": None, "netem_available": None,
+             "hosts": [{"role": "server", "netns": None, "addr": "192.168.1.10", "cpus": "0-3", "name": "srv1",
+                        "cpu_model": "Xeon E-2288G", "cores": 8, "kernel": "6.1.0-13-amd64", "distro": "Debian 12"},
+                       {"role": "client", "addr": "192.168.1.11", "cpus": "0-7", "name": "cli1",
+                        "cpu_model": "EPYC 7302P", "cores": 16},
+                       {"role": "client", "addr": "192.168.1.12", "cpus": "0-7", "name": "cli2",
+                        "cpu_model": "EPYC 7302P", "cores": 16}]}
+
+
+def test_inventory_hosts_with_their_facts(tmp_path):
+    h = read_hosts(write(tmp_path, INVENTORY))
+    assert h.mode == "inventory" and h.hosts[0].cores == 8 and h.hosts[1].netns is None
+    assert h.words() == ("inventory: server host srv1 192.168.1.10 (Xeon E-2288G, 8 cores, kernel "
+                         "6.1.0-13-amd64, Debian 12, CPUs 0-3), 2 client hosts cli1 192.168.1.11, "
+                         "cli2 192.168.1.12 (EPYC 7302P, 16 cores, CPUs 0-7)")
+    mixed = INVENTORY | {"hosts": INVENTORY["hosts"][:2] + [
+        {"role": "client", "addr": "192.168.1.13", "cpus": "0-3", "cores": 4}]}
+    assert read_hosts(write(tmp_path, mixed)).words().endswith(
+        "2 client hosts cli1 192.168.1.11 (EPYC 7302P, 16 cores, CPUs 0-7), 192.168.1.13 (4 cores, CPUs 0-3)")
+
+
+def test_a_bad_inventory_fact_is_named(tmp_path):
+    bad = INVENTORY | {"hosts": [INVENTORY["hosts"][0] | {"cores": "eight"}]}
+    p = write(tmp_path, bad)
+    with pytest.raises(RawFormatError) as e:
+        read_hosts(p)
+    assert str(p) in str(e.value) and "key 'hosts[0].cores'" in str(e.value)
