@@ -12,8 +12,8 @@
 # under GNU time and coreutils' timeout (S seconds, then SIGTERM; SIGKILL 2 s later), with
 #   P.stdout.txt, P.stderr.txt   CMD's output
 #   P.client.time.txt            its CPU time (GNU time; the client's own cost)
-#   P.host.json                  when it was asked to start and when it did start and end (this
-#                                host's clock), CMD's exit status, the /proc/stat counters of C
+#   P.host.json                  when it was reached, when it was asked to start and when it did
+#                                start and end (this host's clock), CMD's exit status, the /proc/stat counters of C
 #                                around the run, and the host's identity (name, address, machine id)
 # With --h2log OUT, h2load's per-request log (@LOG@ below) is compacted into OUT afterwards
 # (httplab.parse.h2log, outside the timed run) and removed.
@@ -64,6 +64,7 @@ cpu_lines() {
 }
 
 now() { echo "$EPOCHREALTIME"; }
+arrived=$(now)   # when this host was reached: start_at minus this is the lead's margin
 
 # The command's placeholders, so that one command line serves every host whatever its paths:
 #   @PREFIX@  the --prefix          @LAB@  this host's checkout of the lab (Lua scripts)
@@ -111,8 +112,9 @@ jq -n --argjson host "$host" --arg name "$(hostname)${NETNS_NAME:+/$NETNS_NAME}"
     --arg machine "$(cat /etc/machine-id 2>/dev/null || hostname)" --arg cpus "$cpus" \
     --argjson clk "$(getconf CLK_TCK)" --argjson start_at "$start_at" --argjson started "$started" \
     --argjson ended "$ended" --argjson rc "$rc" --argjson before "$stat0" --argjson after "$stat1" \
+    --argjson arrived "$arrived" \
     '{host: $host, name: $name, addr: $addr, machine: $machine, cpus: $cpus, clk_tck: $clk,
-      start_at: $start_at, started: $started, ended: $ended, exit_code: $rc,
+      arrived: $arrived, start_at: $start_at, started: $started, ended: $ended, exit_code: $rc,
       proc_stat_before: $before, proc_stat_after: $after}' >"$prefix.host.json.tmp"
 mv "$prefix.host.json.tmp" "$prefix.host.json"
 exit "$rc"

@@ -33,6 +33,7 @@ up() {
     netns_up "$n"
     default_cpu_sets
     rm -f "$dir/ssh_host_key" "$dir/ssh_host_key.pub" "$dir/id_lab" "$dir/id_lab.pub"
+    mkdir -p "$(control_dir "$dir")" && chmod 700 "$(control_dir "$dir")"
     ssh-keygen -q -t ed25519 -N '' -C "httplab host key" -f "$dir/ssh_host_key"
     ssh-keygen -q -t ed25519 -N '' -C "httplab controller" -f "$dir/id_lab"
     cp "$dir/id_lab.pub" "$dir/authorized_keys"
@@ -67,7 +68,7 @@ EOF
 [clients:vars]
 ansible_user=root
 ansible_ssh_private_key_file=$dir/id_lab
-ansible_ssh_common_args='-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR'
+ansible_ssh_common_args='-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o ControlMaster=auto -o ControlPersist=60s -o ControlPath=$(control_dir "$dir")/%C'
 ansible_python_interpreter=/usr/bin/python3
 EOF
     for (( i = 1; i <= n; i++ )); do wait_sshd "$(netns_client_addr "$i")"; done
@@ -85,8 +86,19 @@ wait_sshd() {
     die "the sshd at $1 does not answer"
 }
 
+# control_dir DIR: where ssh keeps its connections to DIR's stand-ins (short: a socket's path has
+# a limit of about 100 bytes).
+control_dir() { printf '/tmp/httplab-ssh-%s' "$(printf '%s' "$1" | sha256sum | cut -c1-10)"; }
+
 down() {
     local dir=$1 pid f
+    # Ansible's ssh connections to these hosts (kept open 60 s to be reused) end with them: their
+    # sockets are these stand-ins' own, so stand-ins made again later never reach through old ones.
+    for f in "$(control_dir "$dir")"/*; do
+        [[ -S $f ]] && ssh -o ControlPath="$f" -O exit lab-stand-in >/dev/null 2>&1 || true
+        rm -f "$f"
+    done
+    rmdir "$(control_dir "$dir")" 2>/dev/null || true
     for f in "$dir"/sshd.*.pid; do
         [[ -f $f ]] || continue
         pid=$(cat "$f")

@@ -23,8 +23,9 @@ client_layout() { multi_client && echo per_host || echo single; }
 client_share() { echo $(( $1 / $3 + ($2 <= $1 % $3 ? 1 : 0) )); }
 
 # fanout_lead: seconds between deciding the start time and the start: enough for every launcher to
-# reach its host (a namespace: at once; a machine through Ansible: connection and module start-up).
-fanout_lead() { echo "${LAB_START_LEAD:-$( [[ ${HOSTS:-local} == inventory ]] && echo 8 || echo 0.5)}"; }
+# reach its host (a namespace: at once; a machine through Ansible: connection and module start-up,
+# about 1.5 s on the netns stand-ins; each host.json's start_at − arrived is the margin it left).
+fanout_lead() { echo "${LAB_START_LEAD:-$( [[ ${HOSTS:-local} == inventory ]] && echo 5 || echo 0.5)}"; }
 
 # fanout_run LIMIT PREFIX SUFFIX BUILDER [h2log]: BUILDER CONNS sets TOOL_CMD, the tool's command
 # for a host's share (with client_run.sh's placeholders: @PREFIX@, @LAB@, @LOG@, @PAYLOAD:N@); it
