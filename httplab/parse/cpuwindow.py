@@ -157,6 +157,19 @@ def foreign_pct(d: CoreDeltas, own_s: float, clk: int) -> float:
     return 100.0 * max(0.0, d.charged - own_s * clk) / per_core_ticks
 
 
+def _read_cpu_json(scenario_dir: Path, rep: int) -> tuple[Path, dict, int, CoreDeltas] | None:
+    """r<rep>.cpu.json, its clock rate and the server cores' deltas; None when there is no file."""
+    path = scenario_dir / f"r{rep}.cpu.json"
+    if not path.is_file():
+        return None
+    doc = read_json_object(path)
+    clk = require(doc, "clk_tck", path, int)
+    if clk <= 0:
+        raise RawFormatError(path, f"clk_tck must be > 0, got {clk}", key="clk_tck")
+    server = _deltas(doc, _cpu_list(require(doc, "server_cpus", path, str), path, "server_cpus"), path)
+    return path, doc, clk, server
+
+
 @dataclass(frozen=True)
 class ServerWindowCpu:
     server_busy: float        # busy fraction of the server cores
@@ -170,14 +183,10 @@ def server_window_cpu(scenario_dir: Path, rep: int, server_cpu_s: float, tail_s:
     hosts: its client part (client_cpus, client_cpu_ticks, r<rep>.client.time.txt) is not read,
     each host's own counters are in its r<rep>.h<I>.host.json (client_hosts.py). None when the
     point has no r<rep>.cpu.json. tail_s as in window_cpu (there is no end-of-load snapshot)."""
-    path = scenario_dir / f"r{rep}.cpu.json"
-    if not path.is_file():
+    read = _read_cpu_json(scenario_dir, rep)
+    if read is None:
         return None
-    doc = read_json_object(path)
-    clk = require(doc, "clk_tck", path, int)
-    if clk <= 0:
-        raise RawFormatError(path, f"clk_tck must be > 0, got {clk}", key="clk_tck")
-    server = _deltas(doc, _cpu_list(require(doc, "server_cpus", path, str), path, "server_cpus"), path)
+    path, doc, clk, server = read
     if tail_s > 0:
         server = server.without_tail(tail_s * clk, busy_cpus=0)
     return ServerWindowCpu(server_busy=_frac(server.busy, server.total),
@@ -190,14 +199,10 @@ def window_cpu(scenario_dir: Path, rep: int, server_cpu_s: float, tail_s: float 
     """The window's core figures for one point; None when the point has no r<rep>.cpu.json (runs
     made before it was recorded). tail_s: seconds at the end of an old window that followed the
     load (the tool's own post-processing); ignored when the window ended with the load."""
-    path = scenario_dir / f"r{rep}.cpu.json"
-    if not path.is_file():
+    read = _read_cpu_json(scenario_dir, rep)
+    if read is None:
         return None
-    doc = read_json_object(path)
-    clk = require(doc, "clk_tck", path, int)
-    if clk <= 0:
-        raise RawFormatError(path, f"clk_tck must be > 0, got {clk}", key="clk_tck")
-    server = _deltas(doc, _cpu_list(require(doc, "server_cpus", path, str), path, "server_cpus"), path)
+    path, doc, clk, server = read
     client = _deltas(doc, _cpu_list(require(doc, "client_cpus", path, str), path, "client_cpus"), path)
     ct = read_client_time(scenario_dir / f"r{rep}.client.time.txt")
     client_cpu_s = ct.cpu_s if ct else math.nan
