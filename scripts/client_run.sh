@@ -93,8 +93,15 @@ wait_s=$(awk -v a="$start_at" -v b="$(now)" 'BEGIN { d = a - b; printf "%.6f", (
 stat0=$(cpu_lines)
 started=$(now)
 rc=0
-/usr/bin/time -o "$prefix.client.time.txt" -f "$TIME_FORMAT" \
-    taskset -c "$cpus" timeout -k 2 "$limit" "$@" >"$prefix.stdout.txt" 2>"$prefix.stderr.txt" || rc=$?
+# The tool runs in a session of its own, waited for in the background: stopped
+# from outside (scripts/ansible/stop.yml, a suite's Ctrl-C) this script ends the whole session, so no
+# load outlives the suite on any host.
+setsid -w /usr/bin/time -o "$prefix.client.time.txt" -f "$TIME_FORMAT" \
+    taskset -c "$cpus" timeout -k 2 "$limit" "$@" >"$prefix.stdout.txt" 2>"$prefix.stderr.txt" &
+child=$!
+trap 'pkill -TERM -s "$child" 2>/dev/null; exit 143' TERM INT HUP   # (timeout is a group of its own, not a session)
+wait "$child" || rc=$?
+trap - TERM INT HUP
 ended=$(now)
 stat1=$(cpu_lines)
 

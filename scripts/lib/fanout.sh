@@ -53,6 +53,7 @@ fanout_run() {
         pids+=("$!")
     done
     TOOL_PID="${pids[*]}"
+    INVENTORY_STOP_NEEDED=1   # until every host is done: a suite stopped now stops the hosts' loads
     TOOL_END=ok
     for i in "${!pids[@]}"; do
         r=0
@@ -64,7 +65,7 @@ fanout_run() {
         elif [[ $TOOL_END == ok ]]; then TOOL_END="exit $r"
         fi
     done
-    TOOL_PID=
+    TOOL_PID= INVENTORY_STOP_NEEDED=
     # A host that left no record did not run the load (unreachable, a launcher that failed): the
     # point measured less than it says, so it is a fault, not a failed run (note_tool_fault).
     for (( i = 1; i <= n; i++ )); do

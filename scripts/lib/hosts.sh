@@ -65,11 +65,30 @@ hosts_up() {
     [[ -z ${RUN_DIR:-} || -z ${SUITE:-} ]] || write_json_once "$RUN_DIR/$SUITE/hosts.json" "$(hosts_json)"
 }
 
+# run_hosts_json: the run's hosts for meta.json: the mode and the number of client hosts; in
+# inventory mode the inventory and every host's facts (gathered now: scripts/ansible/facts.yml).
+run_hosts_json() {
+    local facts=null
+    if [[ ${HOSTS:-local} == inventory ]]; then
+        facts=$(inventory_facts_json)
+    fi
+    jq -n --arg mode "${HOSTS:-local}" --argjson n "$CLIENT_HOSTS" --arg inv "${LAB_INVENTORY:-}" \
+        --argjson facts "$facts" \
+        '{mode: $mode, client_hosts: $n} + (if $inv == "" then {} else {inventory: $inv} end)
+         + (if $facts == null then {} else {facts: $facts} end)'
+}
+
 # hosts_down: removes what hosts_up made (safe to call twice, and from a trap).
 hosts_down() {
-    [[ ${HOSTS:-local} == netns ]] || return 0
-    declare -F netns_down >/dev/null && netns_down
-    unset SERVER_NETNS CLIENT_NETNS
+    case ${HOSTS:-local} in
+        netns)
+            declare -F netns_down >/dev/null && netns_down
+            unset SERVER_NETNS CLIENT_NETNS
+            ;;
+        # a load still running on a client host (the suite was stopped mid-point) is ended there
+        inventory) declare -F inventory_down >/dev/null && inventory_down ;;
+    esac
+    return 0
 }
 
 # hosts_json: the mode, the address the load tools connect to, and per host its role, network

@@ -97,6 +97,23 @@ inventory_up() {
         die "inventory: gathering the hosts' facts failed:"$'\n'"$(ansible_failure "$out")"
 }
 
+# inventory_facts_json: every host's facts as a JSON list (facts.yml), for meta.json.
+inventory_facts_json() {
+    local tmp out
+    tmp=$(mktemp)
+    out=$(inventory_playbook facts.yml -e "lab_facts_out=$tmp" 2>&1) ||
+        { rm -f "$tmp"; die "inventory: gathering the hosts' facts failed:"$'\n'"$(ansible_failure "$out")"; }
+    cat "$tmp"
+    rm -f "$tmp"
+}
+
+# inventory_down: ends any load of this lab still running on the client hosts (stop.yml), when the
+# suite stopped while one was under way; quiet, and never fatal (a host may be gone).
+inventory_down() {
+    [[ -n ${INVENTORY_JSON:-} && -n ${INVENTORY_STOP_NEEDED:-} ]] || return 0
+    inventory_playbook stop.yml >/dev/null 2>&1 || log "inventory: could not reach every client host to stop its load"
+}
+
 client_addr_inventory() { inventory_addr "$INVENTORY_JSON" "${INVENTORY_CLIENTS[$1 - 1]}"; }
 # A client host's load CPUs: its lab_cpus, else all of its CPUs (from its facts).
 client_cpus_inventory() {

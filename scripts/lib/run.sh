@@ -32,7 +32,9 @@ create_run_meta() {
     state=$("$(lab_python)" -m httplab.parse.hoststate --exclude-pid $$ 2>/dev/null) || state=null
     # each server's own version line (its manifest's `version` command)
     versions=$(manifest_tool versions 2>/dev/null) || versions=null
-    jq -n --arg run_id "$(basename "$dir")" --arg profile "$profile" --arg start "$(utc_now)" \
+    local hosts
+    hosts=$(run_hosts_json)   # the host mode, and in inventory mode every host's facts
+    jq -n --argjson hosts "$hosts" --arg run_id "$(basename "$dir")" --arg profile "$profile" --arg start "$(utc_now)" \
         --argjson host_state "$state" --argjson versions "$versions" \
         --arg suites "$suites" --arg scpu "$SERVER_CPUS" --arg ccpu "$CLIENT_CPUS" \
         --argjson cthreads "$CLIENT_THREADS" --argjson params "$params" --argjson tools "$tools" \
@@ -43,7 +45,8 @@ create_run_meta() {
           suites: ($suites | split(" ")), server_cpus: $scpu, client_cpus: $ccpu,
           client_threads: $cthreads, params: $params,
           host: {cpu_model: $cpu, cores: $cores, kernel: $kernel, hostname: $host},
-          host_state: $host_state, tools: $tools, servers: $versions, git: {commit: $commit, dirty: $dirty}}' >"$dir/meta.json.tmp"
+          host_state: $host_state, tools: $tools, servers: $versions, git: {commit: $commit, dirty: $dirty},
+          hosts: $hosts}' >"$dir/meta.json.tmp"
     mv "$dir/meta.json.tmp" "$dir/meta.json"
 }
 

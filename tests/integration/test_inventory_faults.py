@@ -50,3 +50,36 @@ def test_an_unreachable_client_host_stops_the_suite_naming_it(stand_ins, tmp_pat
     assert not list(runs[0].rglob("r*.run.json"))         # nothing measured
     meta = json.loads((runs[0] / "meta.json").read_text())
     assert meta["params"]["hosts"] == "inventory" and meta["params"]["client_hosts"] == 2
+
+
+def test_a_suite_stopped_mid_point_ends_the_load_on_every_client_host(stand_ins, tmp_path: Path) -> None:
+    """Ctrl-C while both client hosts are loading: the suite stops, and stop.yml ends each host's
+    client_run.sh, which ends its tool's whole session: no wrk is left on any host."""
+    import time
+    hosts, enter = stand_ins
+    env = {**os.environ, "RAW_ROOT": str(tmp_path / "raw")}
+    p = subprocess.Popen([*enter, str(ROOT / "scripts" / "bench_http1.sh"), "--quick", "--servers", "evloop",
+                          "--scenarios", "get_ping_c100", "--duration", "40", "--warmup", "0",
+                          "--inventory", str(hosts / "inventory.ini")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                         start_new_session=True)
+
+    def loads() -> list[str]:
+        out = subprocess.run(["pgrep", "-af", "wrk -d 40s"], capture_output=True, text=True).stdout
+        return [ln for ln in out.splitlines() if str(hosts) in ln or "10.231.0.1" in ln]
+
+    try:
+        deadline = time.monotonic() + 120
+        while len([ln for ln in loads() if ln.split()[1] == "wrk"]) < 2:
+            assert time.monotonic() < deadline, "the two hosts' loads never started"
+            assert p.poll() is None, p.communicate()
+            time.sleep(0.2)
+        os.killpg(p.pid, signal.SIGINT)
+        _, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    assert p.returncode != 0
+    assert "interrupted" in err, err
+    time.sleep(1)
+    assert loads() == [], loads()

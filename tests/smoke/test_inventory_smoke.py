@@ -33,6 +33,10 @@ def test_both_suites_ran_cleanly_from_both_client_hosts(run_dir: Path) -> None:
     meta = json.loads((run_dir / "meta.json").read_text())
     assert meta["complete"] is True
     assert meta["params"]["hosts"] == "inventory" and meta["params"]["client_hosts"] == 2
+    facts = meta["hosts"]["facts"]          # every host's facts, gathered when the run began
+    assert meta["hosts"]["mode"] == "inventory" and meta["hosts"]["inventory"].endswith("inventory.ini")
+    assert sorted(f["name"] for f in facts) == ["client1", "client2", "labserver"]
+    assert all(f["cores"] >= 1 and f["kernel"] and f["memory_mb"] > 0 for f in facts), facts
     runs = load_run(run_dir).runs
     assert set(runs["suite"]) == {"http1", "h2c"}
     assert (runs["status"] == "ok").all(), runs[["suite", "server", "scenario", "fail_reason"]]
