@@ -18,6 +18,8 @@ check_host_mode() {
 # check_client_hosts: dies unless CLIENT_HOSTS (--clients) fits the host mode and the suite's tool.
 check_client_hosts() {
     [[ $CLIENT_HOSTS =~ ^[1-9][0-9]*$ ]] || die "--clients takes a number ≥ 1 (got '$CLIENT_HOSTS')"
+    [[ ${HOSTS:-local} != inventory || -z ${SUITE_TOOL:-} ]] ||
+        die "suite $SUITE loads with $SUITE_TOOL, which the inventory's client hosts do not get (it is built from crates.io, not a Debian package): run it with --hosts local or netns"
     (( CLIENT_HOSTS == 1 )) && return 0
     [[ ${HOSTS:-local} != local ]] ||
         die "--clients $CLIENT_HOSTS: the local host mode has one client (this machine); use --hosts netns"

@@ -109,3 +109,10 @@ def test_a_missing_inventory_and_a_mode_mismatch_are_refused(tmp_path: Path) -> 
     r = run("bench_http1.sh", "--quick", "--inventory", str(ok), "--clients", "3", tmp=tmp_path)
     refused(r, "--clients 3", "has 2 client host(s)")
     no_run_made(tmp_path)
+
+
+def test_the_latency_suites_are_refused_in_the_inventory_mode(tmp_path: Path) -> None:
+    ok = inventory(tmp_path, f"[server]\na {LOCAL} lab_addr=127.0.0.1\n[clients]\nc1 ansible_host=192.0.2.20\n")
+    r = run("bench_latency_h1.sh", "--quick", "--inventory", str(ok), tmp=tmp_path)
+    refused(r, "loads with oha", "--hosts local or netns")
+    no_run_made(tmp_path)
