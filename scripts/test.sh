@@ -98,7 +98,8 @@ main() {
     # every point at once): http1 and h2c.
     RAW_ROOT=$SCRATCH/netns/raw DATA_ROOT=$SCRATCH/netns/data REPORTS_ROOT=$SCRATCH/netns/reports \
         "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --hosts netns --clients 2 --suites http1,h2c \
-        --servers evloop,go --reps 1 --duration 1 --warmup 0
+        --servers evloop,go --scenarios get_ping_c100,get_ping_pipe16_c100,post_echo_b4096_c100 \
+        --reps 1 --duration 1 --warmup 0
     # The inventory host mode through Ansible, against stand-in machines: namespaces with an sshd
     # each (scripts/inventory_netns.sh), the lab run from the server host's namespace.
     inventory_smoke "$SCRATCH/inventory"
