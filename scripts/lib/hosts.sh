@@ -72,7 +72,7 @@ hosts_up() {
 run_hosts_json() {
     local facts=null
     if [[ ${HOSTS:-local} == inventory ]]; then
-        facts=$(inventory_facts_json)
+        facts=$(inventory_facts_json) || return 1   # (it said why)
     fi
     jq -n --arg mode "${HOSTS:-local}" --argjson n "$CLIENT_HOSTS" --arg inv "${LAB_INVENTORY:-}" \
         --argjson facts "$facts" \

@@ -33,7 +33,9 @@ create_run_meta() {
     # each server's own version line (its manifest's `version` command)
     versions=$(manifest_tool versions 2>/dev/null) || versions=null
     local hosts
-    hosts=$(run_hosts_json)   # the host mode, and in inventory mode every host's facts
+    # the host mode, and in inventory mode every host's facts: a host that cannot be reached stops
+    # the run here, before it begins (the reason is on stderr)
+    hosts=$(run_hosts_json) || exit 1
     jq -n --argjson hosts "$hosts" --arg run_id "$(basename "$dir")" --arg profile "$profile" --arg start "$(utc_now)" \
         --argjson host_state "$state" --argjson versions "$versions" \
         --arg suites "$suites" --arg scpu "$SERVER_CPUS" --arg ccpu "$CLIENT_CPUS" \
