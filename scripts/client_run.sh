@@ -46,22 +46,10 @@ done
 [[ $host =~ ^[0-9]+$ && -n $prefix && -n $cpus ]] || die "--host N, --prefix and --cpus are required"
 [[ $limit =~ ^[1-9][0-9]*$ ]] || die "--limit takes whole seconds ≥ 1 (got '$limit')"
 
-# cpu_lines: the cpuN lines of /proc/stat for the CPUs of $cpus, as a JSON object {"N": [ticks...]}.
-cpu_lines() {
-    local want=" " part
-    IFS=, read -ra parts <<<"$cpus"
-    for part in "${parts[@]}"; do
-        if [[ $part == *-* ]]; then want+="$(seq -s ' ' "${part%-*}" "${part#*-}") "
-        else want+="$part "; fi
-    done
-    awk -v cpus="$want" '
-        $1 ~ /^cpu[0-9]+$/ && index(cpus, " " substr($1, 4) " ") {
-            printf "%s\"%s\": [", (n++ ? ", " : "{"), substr($1, 4)
-            for (i = 2; i <= NF; i++) printf "%s%s", (i > 2 ? ", " : ""), $i
-            printf "]"
-        }
-        END { print (n ? "}" : "{}") }' /proc/stat
-}
+# cpu_lines: the /proc/stat counters of the CPUs of $cpus, as a JSON object {"N": [ticks...]}
+# (proc.sh's reader, which every host has in its copy of scripts/, given only this host's CPUs).
+source "$LAB_ROOT/scripts/lib/proc.sh"
+cpu_lines() { SERVER_CPUS='' CLIENT_CPUS=$cpus proc_stat_json; }
 
 now() { echo "$EPOCHREALTIME"; }
 arrived=$(now)   # when this host was reached: start_at minus this is the lead's margin

@@ -92,9 +92,7 @@ inventory_up() {
     out=$(inventory_playbook install.yml -e "lab_tarball=$work/lab-client.tgz" 2>&1) ||
         die "inventory: installing the client side failed:"$'\n'"$(ansible_failure "$out")"
     INVENTORY_FACTS=$work/facts.json
-    rm -f "$INVENTORY_FACTS"
-    out=$(inventory_playbook facts.yml -e "lab_facts_out=$INVENTORY_FACTS" 2>&1) ||
-        die "inventory: gathering the hosts' facts failed:"$'\n'"$(ansible_failure "$out")"
+    inventory_facts_json >"$INVENTORY_FACTS"
 }
 
 # inventory_facts_json: every host's facts as a JSON list (facts.yml), for meta.json.
