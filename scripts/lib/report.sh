@@ -5,15 +5,16 @@
 # notebooks/templates (nbconvert's lab and markdown templates, extended to write each figure's alt
 # text). Both exports extract the figures into the one folder <stem>_files/ beside them (the same
 # names, so each figure is stored once and the HTML links it rather than embedding base64),
-# emptied first so that no figure of an earlier export is left behind.
+# emptied first so that no figure of an earlier export is left behind. The HTML links nbconvert's CSS
+# as one stylesheet, $REPORTS_ROOT/assets/report.css (written there by httplab.report.export_html),
+# instead of inlining the same 260 KB in every page.
 export_report() {
     local nb=$1 out=$2 jupyter stem
     jupyter=$(dirname "$(lab_python)")/jupyter
     stem=$(basename "$nb" .ipynb)
     rm -rf "${out:?}/${stem}_files"
-    "$jupyter" nbconvert --log-level WARN --to html --no-input --ExtractOutputPreprocessor.enabled=True \
-        --TemplateExporter.extra_template_basedirs="$LAB_ROOT/notebooks/templates" --template alt_lab \
-        "$nb" --output-dir "$out"
+    "$(lab_python)" -m httplab.report.export_html page "$nb" "$out" --reports-root "$REPORTS_ROOT" \
+        --templates "$LAB_ROOT/notebooks/templates" >/dev/null
     "$jupyter" nbconvert --log-level WARN --to markdown --no-input \
         --TemplateExporter.extra_template_basedirs="$LAB_ROOT/notebooks/templates" --template alt_markdown \
         "$nb" --output-dir "$out"
