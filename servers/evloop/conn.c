@@ -1,11 +1,15 @@
+/* conn: a connection's lifecycle -- created on accept, its protocol chosen,
+ * input read and handed to the handler, flushed once per turn, timed out,
+ * lingered and closed -- and the set that holds them. How bytes move (the
+ * transports of a plain socket, the output queue) is conn_io.c. */
 #include "conn.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
+#include "conn_io.h"
 
 #define F_CLOSE_AFTER_FLUSH 1u /* handler is done: close once drained */
 #define F_PAUSED 2u            /* handler stopped on a full output queue */
@@ -21,43 +25,6 @@
  * can destroy the response the peer has not read yet (e.g. a 413 sent while
  * the client is still uploading). */
 #define CONN_LINGER_MS 1000
-
-/* ---- plain TCP transport ---- */
-
-static ssize_t plain_read(conn *c, char *buf, size_t len) {
-    return read(c->fd, buf, len);
-}
-
-static ssize_t plain_writev(conn *c, const struct iovec *iov, int iovcnt) {
-    return writev(c->fd, iov, iovcnt);
-}
-
-static void plain_shutdown_write(conn *c) { shutdown(c->fd, SHUT_WR); }
-
-static const transport plain_transport = {
-    .read = plain_read,
-    .writev = plain_writev,
-    .shutdown_write = plain_shutdown_write,
-};
-
-/* The same over a loop with completion I/O (io_uring): the loop receives
- * into its buffers and sends from a copy, and the calls below only move
- * bytes (ae_backend.h). Chosen when the loop adopts the fd. */
-static ssize_t loop_read(conn *c, char *buf, size_t len) {
-    return aeRecv(c->set->el, c->fd, buf, len);
-}
-
-static ssize_t loop_writev(conn *c, const struct iovec *iov, int iovcnt) {
-    return aeSendv(c->set->el, c->fd, iov, iovcnt);
-}
-
-static void loop_shutdown_write(conn *c) { aeShutdownWrite(c->set->el, c->fd); }
-
-static const transport loop_transport = {
-    .read = loop_read,
-    .writev = loop_writev,
-    .shutdown_write = loop_shutdown_write,
-};
 
 /* ---- protocol selection (the table is conn_config.protocols) ---- */
 
@@ -129,26 +96,6 @@ static void trim_rbuf(conn *c) {
     c->rstart = c->rend = 0;
 }
 
-/* The output queue is empty: its buffers go back (a grown obuf is freed,
- * so a burst does not stay with the connection). */
-static void release_out(conn *c) {
-    if (c->obuf) {
-        if (c->ocap == CONN_OBUF_SIZE) bufpool_give(&c->set->obufs, c->obuf);
-        else free(c->obuf);
-    }
-    bufpool_give(&c->set->segbufs, c->segs);
-    c->obuf = NULL;
-    c->segs = NULL;
-    c->ocap = c->olen = 0;
-    c->nsegs = c->seg_head = 0;
-    c->seg_off = 0;
-}
-
-static int take_segs(conn *c) {
-    if (c->segs) return 0;
-    c->segs = bufpool_take(&c->set->segbufs);
-    return c->segs ? 0 : -1;
-}
 
 conn *conn_create(conn_set *s, int fd) {
     conn *c = calloc(1, sizeof(*c));
@@ -156,16 +103,16 @@ conn *conn_create(conn_set *s, int fd) {
     c->fd = fd;
     c->set = s;
     c->cfg = s->cfg;
-    c->tp = &plain_transport;
+    c->tp = &conn_plain_transport;
     int ok = !s->cfg->setup || s->cfg->setup(c, s->cfg->setup_arg) == 0;
     /* Plain TCP on a completion loop: its I/O goes through the loop. (TLS
      * reads and writes the socket itself, so it stays on readiness.) */
-    if (ok && c->tp == &plain_transport && aeAdopt(s->el, fd) == 0)
-        c->tp = &loop_transport;
+    if (ok && c->tp == &conn_plain_transport && aeAdopt(s->el, fd) == 0)
+        c->tp = &conn_loop_transport;
     if (!ok ||
         aeCreateFileEvent(s->el, fd, AE_READABLE, conn_event, c) != AE_OK) {
         if (ok && c->tp->close) c->tp->close(c);
-        if (c->tp == &loop_transport) aeRelease(s->el, fd);
+        if (c->tp == &conn_loop_transport) aeRelease(s->el, fd);
         free(c);
         return NULL;
     }
@@ -256,11 +203,10 @@ void conn_close(conn *c) {
 
     if (c->mask) aeDeleteFileEvent(s->el, c->fd, c->mask);
     if (c->tp->close) c->tp->close(c); /* TLS close_notify needs the fd */
-    if (c->tp == &loop_transport) aeRelease(s->el, c->fd);
+    if (c->tp == &conn_loop_transport) aeRelease(s->el, c->fd);
     close(c->fd);
     if (c->proto && c->proto->detach) c->proto->detach(c);
-    for (int i = c->seg_head; i < c->nsegs; i++) free(c->segs[i].owned);
-    release_out(c);
+    conn_io_discard(c);
     bufpool_give(&s->rbufs, c->rbuf);
     dirty_remove(c);
     rpending_remove(c);
@@ -301,132 +247,6 @@ long long conn_body_deadline(const conn *c, long long start,
 
 long long conn_now(const conn *c) { return aeNowMs(c->set->el); }
 
-/* ---- output queue ---- */
-
-char *conn_out_reserve(conn *c, size_t n) {
-    if (!c->obuf) {
-        if (!(c->obuf = bufpool_take(&c->set->obufs))) return NULL;
-        c->ocap = CONN_OBUF_SIZE;
-        c->olen = 0;
-    }
-    if (c->ocap - c->olen < n) {
-        size_t cap = c->ocap * 2;
-        while (cap - c->olen < n) cap *= 2;
-        /* Segments address obuf by offset, so moving it is safe. */
-        char *nb = realloc(c->obuf, cap);
-        if (!nb) return NULL;
-        c->obuf = nb;
-        c->ocap = cap;
-    }
-    return c->obuf + c->olen;
-}
-
-int conn_out_commit(conn *c, size_t n) {
-    if (n == 0) return 0;
-    if (take_segs(c) < 0) return -1;
-    out_seg *last = c->nsegs > c->seg_head ? &c->segs[c->nsegs - 1] : NULL;
-    if (last && !last->ptr && last->off + last->len == c->olen) {
-        /* Adjacent to the previous obuf range: grow it, one iovec fewer. */
-        last->len += n;
-    } else {
-        if (c->nsegs == CONN_MAX_SEGS) return -1;
-        c->segs[c->nsegs++] = (out_seg){NULL, c->olen, n, NULL};
-    }
-    c->olen += n;
-    c->out_pending += n;
-    return 0;
-}
-
-int conn_out_copy(conn *c, const void *p, size_t n) {
-    char *dst = conn_out_reserve(c, n);
-    if (!dst) return -1;
-    memcpy(dst, p, n);
-    return conn_out_commit(c, n);
-}
-
-static int out_push(conn *c, void *mem, const void *p, size_t n) {
-    if (c->nsegs == CONN_MAX_SEGS || take_segs(c) < 0) {
-        free(mem);
-        return -1;
-    }
-    c->segs[c->nsegs++] = (out_seg){p, 0, n, mem};
-    c->out_pending += n;
-    return 0;
-}
-
-int conn_out_ref(conn *c, const void *p, size_t n) {
-    return n ? out_push(c, NULL, p, n) : 0;
-}
-
-int conn_out_give(conn *c, void *mem, const void *p, size_t n) {
-    if (n == 0 && c->out_pending == 0) {
-        free(mem); /* nothing queued can still point into it */
-        return 0;
-    }
-    return out_push(c, mem, p, n);
-}
-
-int conn_out_full(const conn *c) {
-    /* Keep room for one more response (head + body + interim segments). */
-    return c->out_pending >= CONN_OUT_HIGH_WATER ||
-           c->nsegs + 4 > CONN_MAX_SEGS;
-}
-
-/* One writev of everything queued. Returns 1 when drained, 0 when output
- * remains (socket buffer full), -1 on a fatal error. A short write means the
- * kernel buffer is full, so we wait for EPOLLOUT instead of trying again. */
-static int conn_flush(conn *c) {
-    if (c->out_pending == 0) return 1;
-
-    long long now = aeNowMs(c->set->el);
-    /* The stall clock starts at the first attempt, not at queueing: output
-     * queued this turn (e.g. right after a TLS handshake) is flushed in
-     * before-sleep, after the sweep timer may already have looked. */
-    if (!c->wdeadline) c->wdeadline = now + c->cfg->send_timeout_ms;
-
-    struct iovec *iov = c->set->iov;
-    int n = 0;
-    size_t skip = c->seg_off;
-    for (int i = c->seg_head; i < c->nsegs; i++, n++) {
-        const out_seg *sg = &c->segs[i];
-        const char *base = sg->ptr ? sg->ptr : c->obuf + sg->off;
-        iov[n].iov_base = (void *)(base + skip);
-        iov[n].iov_len = sg->len - skip;
-        skip = 0;
-    }
-    ssize_t w;
-    do {
-        w = c->tp->writev(c, iov, n);
-    } while (w < 0 && errno == EINTR);
-    if (w < 0) return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
-
-    c->wdeadline = now + c->cfg->send_timeout_ms;
-    c->out_pending -= (size_t)w;
-    size_t left = (size_t)w;
-    while (left) {
-        out_seg *sg = &c->segs[c->seg_head];
-        size_t rest = sg->len - c->seg_off;
-        if (left < rest) {
-            c->seg_off += left;
-            break;
-        }
-        left -= rest;
-        free(sg->owned);
-        sg->owned = NULL;
-        c->seg_head++;
-        c->seg_off = 0;
-    }
-    if (c->out_pending) return 0;
-
-    /* Zero-length segments left at the tail only carry memory to free. */
-    for (int i = c->seg_head; i < c->nsegs; i++) free(c->segs[i].owned);
-    release_out(c);
-    c->wdeadline = 0; /* disarmed until output is attempted again */
-    /* The idle timeout counts from when the last response left. */
-    if (c->phase == CONN_PHASE_IDLE)
-        c->deadline = now + c->cfg->idle_timeout_ms;
-    return 1;
-}
 
 /* ---- event handling ---- */
 
@@ -532,7 +352,7 @@ static void conn_end(conn *c) {
  * with the pipelined input it left behind. May free c. */
 static void conn_service(conn *c) {
     for (;;) {
-        int r = conn_flush(c);
+        int r = conn_io_flush(c);
         if (r < 0) {
             conn_close(c);
             return;
