@@ -1,7 +1,8 @@
 """The exported reports as a reader sees them: the index and every HTML report of a run, opened in
 headless Chromium (Debian's `chromium`, driven by Playwright for Python) at 1280×800.
 
-Checked on each page: every image loads and has a real alt text; figures are shown at (about) their
+Checked on each page: every linked stylesheet loads (the reports share reports/assets/report.css);
+every image loads and has a real alt text; figures are shown at (about) their
 natural width and fit the viewport (text in them stays legible); no horizontal scrolling; every
 in-page link ('#…', the table of contents) lands on a heading; no empty section; no missing-value
 marker ('nan', 'None', …) as a table cell. On the index: it links to every report and each link
@@ -204,9 +205,15 @@ MEASURE_JS = r"""
     });
   });
   const tableSections = [...document.querySelectorAll('table')].map(headingOf);
+  // Linked stylesheets (reports/assets/report.css): loaded when the browser parsed rules from them.
+  const stylesheets = [...document.querySelectorAll('link[rel="stylesheet"]')].map((l) => {
+    let rules = null;
+    try { rules = l.sheet ? l.sheet.cssRules.length : null; } catch (e) { rules = null; }
+    return {href: l.getAttribute('href'), rules};
+  });
   return {url: location.href, title: document.title, innerWidth: vw,
           scrollWidth: document.scrollingElement.scrollWidth, images, overflowing, anchors, seq,
-          cells, tableSections,
+          cells, tableSections, stylesheets, notebookPage: document.body.classList.contains('jp-Notebook'),
           links: [...document.querySelectorAll('a[href]')].map((a) => ({href: a.getAttribute('href'), abs: a.href}))};
 }
 """
@@ -249,6 +256,16 @@ def _fail(name: str, problems: list[str], what: str):
 
 def test_pages_found():
     assert len(PAGES) > 1, f"no reports found under {_reports_root()} (pages: {PAGES})"
+
+
+def test_stylesheets_load(measured, page_name):
+    """A report links nbconvert's CSS as one shared file (reports/assets/report.css, by a relative
+    href): it must be reachable from the page and hold rules."""
+    m = measured(page_name)
+    problems = [f"stylesheet {s['href']!r}: did not load (no rules)" for s in m["stylesheets"] if not s["rules"]]
+    if m["notebookPage"] and not m["stylesheets"]:
+        problems.append("an nbconvert page that links no stylesheet (its CSS is in reports/assets/report.css)")
+    _fail(page_name, problems, "linked stylesheet(s) not loaded")
 
 
 def test_images_load_and_have_alt_text(measured, page_name):

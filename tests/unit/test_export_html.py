@@ -133,3 +133,16 @@ def test_report_sh_exports_through_the_module():
     text = (ROOT / "scripts" / "lib" / "report.sh").read_text()
     assert "-m httplab.report.export_html page" in text and '--reports-root "$REPORTS_ROOT"' in text
     assert "--to html" not in text   # the stock, inlining export is gone
+
+
+def test_committed_reports_link_the_one_stylesheet():
+    """Every committed nbconvert page links reports/assets/report.css at its depth and inlines none of it."""
+    reports = ROOT / "reports"
+    pages = [p for p in sorted(reports.rglob("*.html")) if 'class="jp-Notebook"' in p.read_text(encoding="utf-8")]
+    assert pages and (reports / X.STYLESHEET).is_file()
+    bad = []
+    for p in pages:
+        text = p.read_text(encoding="utf-8")
+        if X.link_tag(X.stylesheet_href(p.parent, reports)) not in text or X.inlined_css(text) is not None:
+            bad.append(p.relative_to(reports).as_posix())
+    assert not bad, f"pages not linking {X.STYLESHEET} (run python -m httplab.report.export_html convert reports): {bad}"
