@@ -10,8 +10,8 @@
 #include <sys/resource.h>
 
 #include "ae.h"
+#include "app.h"
 #include "protocols.h"
-#include "routes.h"
 
 /* The loop's fd table is sized from RLIMIT_NOFILE, capped so an "unlimited"
  * hard limit does not cost a huge table. */
@@ -189,6 +189,6 @@ int cli_process_setup(void) {
      * (OpenSSL's socket BIO writes with write(2), not send(MSG_NOSIGNAL)). */
     signal(SIGPIPE, SIG_IGN);
     int setsize = raise_fd_limit();
-    routes_init();
+    app_init();
     return setsize;
 }

@@ -1,7 +1,7 @@
 /* h2_conn: the per-connection HTTP/2 state of the lab's own codec, shared by
  * h2.c (lifecycle, deadlines, upgrade), h2_input.c (frames in), h2_stream.c
- * (request state, flow-control credit) and h2_out.c (frames out). Internal
- * to the h2 handler; everything else uses h2.h.
+ * (request state), h2_credit.c (flow-control credit) and h2_out.c (frames
+ * out). Internal to the h2 handler; everything else uses h2.h.
  *
  * Why our own codec: nghttp2's session was ~70 % of the server's user-space
  * instructions on h2c GET /ping (docs/evidence/issue17), for bookkeeping a
@@ -152,6 +152,8 @@ int h2_stream_append(h2_stream *st, const uint8_t *p, size_t n,
                      uint64_t max_body);
 /* The route request for a complete stream. */
 void h2_stream_request(h2_stream *st, route_request *rq);
+
+/* ---- h2_credit.c ---- */
 /* DATA bytes consumed: their credit goes back to the peer (WINDOW_UPDATE
  * once half a window is owed), or is withheld while the connection holds
  * --h2-conn-memory of bodies. st may be NULL (connection credit only).
@@ -159,6 +161,7 @@ void h2_stream_request(h2_stream *st, route_request *rq);
 int h2_credit(h2_conn *h, h2_stream *st, size_t n);
 /* Gives every stream its withheld credit once under the budget again. */
 int h2_return_credit(h2_conn *h);
+int h2_send_window_update(h2_conn *h, uint32_t id, uint32_t increment);
 
 /* ---- h2_out.c ---- */
 /* Our SETTINGS and the connection window's first WINDOW_UPDATE. */
@@ -182,7 +185,6 @@ int h2_reset_id(h2_conn *h, uint32_t id, uint32_t code);
 /* GOAWAY(code) naming the last stream we opened; later streams are
  * ignored. fatal: stop reading, close once it is written. */
 int h2_goaway(h2_conn *h, uint32_t code, int fatal);
-int h2_send_window_update(h2_conn *h, uint32_t id, uint32_t increment);
 
 /* ---- h2_input.c ---- */
 /* The request cannot be served (413 body too large, 431 headers too large,

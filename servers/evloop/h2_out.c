@@ -33,11 +33,6 @@ static int out_frame(h2_conn *h, const uint8_t *p, size_t n) {
     return conn_out_copy(h->c, p, n);
 }
 
-int h2_send_window_update(h2_conn *h, uint32_t id, uint32_t increment) {
-    uint8_t f[13];
-    return out_frame(h, f, h2_write_window_update(f, id, increment));
-}
-
 int h2_send_preface(h2_conn *h) {
     uint8_t f[9 + 3 * 6 + 13];
     const uint32_t iv[][2] = {

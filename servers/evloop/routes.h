@@ -1,21 +1,18 @@
-/* routes: the benchmark application, as a pure function from a request to a
- * response description. It does no I/O; the protocol layer turns the
- * description into bytes. Static answers allocate nothing. Generated ones
- * (the shoot-out's /something) are written into a scratch buffer that the
- * protocol layer owns per connection (HTTP/1) or per stream (h2) and reuses,
- * so they allocate only while that buffer is still growing. */
+/* routes: the router between the protocol handlers and the application.
+ * The application installs its table at start-up (routes_set); a request
+ * is answered by the route whose path equals its own, and a path in no
+ * route is 404. A route is a pure function from a request to a response
+ * description: it does no I/O, and the protocol layer turns the description
+ * into bytes. Static answers allocate nothing. Generated ones are written
+ * into a scratch buffer that the protocol layer owns per connection
+ * (HTTP/1) or per stream (h2) and reuses, so they allocate only while that
+ * buffer is still growing. */
 #ifndef ROUTES_H
 #define ROUTES_H
 
 #include <stddef.h>
 
 #include "sbuf.h"
-
-/* GET /echo?size=N answers N bytes of 'x'. N is capped at 1 MiB so that one
- * static buffer, filled once at start, backs every such response by
- * reference (writev), with no per-request fill or allocation. */
-#define ROUTES_ECHO_MAX 1048576
-#define ROUTES_ECHO_DEFAULT 64
 
 /* Where generated bodies go: `out` holds the response body, `work` is
  * scratch for decoding and JSON bookkeeping. Both start out empty (zeroed)
@@ -57,11 +54,23 @@ typedef struct route_response {
     int body_in_scratch;
 } route_response;
 
-void routes_init(void);
+typedef void (*route_fn)(const route_request *req, route_response *res);
+
+/* One path and what answers it (every method: the route decides). */
+typedef struct route {
+    const char *path;
+    route_fn handle;
+} route;
+
+/* The table routes_handle looks paths up in, in order; it must outlive
+ * every request. Until one is set every path is 404. */
+void routes_set(const route *table, size_t n);
+/* Zeroes res and lets the route for req->path fill it. */
 void routes_handle(const route_request *req, route_response *res);
 
-/* Finds "size" in a query string. Absent: ROUTES_ECHO_DEFAULT. Returns -1 if
- * its value is empty, not all digits, or above ROUTES_ECHO_MAX. */
-int routes_parse_size(const char *query, size_t query_len, size_t *size);
+/* For routes: whether the request's method is exactly `method`, and a
+ * text/plain answer from a static string. */
+int route_method_is(const route_request *req, const char *method);
+void route_text(route_response *res, int status, const char *body);
 
 #endif

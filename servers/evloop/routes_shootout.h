@@ -1,5 +1,5 @@
 /* routes_shootout: the generated answers of the five-language shoot-out's
- * /something route (internal to routes.c; exposed for the unit tests).
+ * /something route (registered by app.c; exposed for the unit tests).
  *
  *   GET /something?q          text/plain, "name=value\n" per parameter
  *   GET /something?json=true  application/json {"message":..,"query":{..}}

@@ -42,6 +42,7 @@
 #include "gather.h"
 #include "date_cache.h"
 #include "h2_wire.h"
+#include "app.h"
 #include "routes.h"
 #include "server.h"
 
@@ -257,7 +258,7 @@ void fuzz_conn_init(void) {
                      "--h2-flood-rate", "0", NULL};
     config(&cfg_default, none);
     config(&cfg_tight, tight);
-    routes_init();
+    app_init();
     date_cache_update(0);
     /* server_init without the socket, the signalfd and the timers. */
     cfg_now = cfg_default.conn;

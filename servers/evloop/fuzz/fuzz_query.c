@@ -15,17 +15,27 @@
  *     (or, for the JSON answer, decodes to non-UTF-8); the text answer is
  *     the decoded "name=value\n" lines; the JSON answer has the fixed frame
  *     and re-serializes to itself;
- *   - routes_parse_size accepts only sizes up to ROUTES_ECHO_MAX. */
+ *   - app_parse_size accepts only sizes up to APP_ECHO_MAX. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "app.h"
 #include "json.h"
 #include "query.h"
 #include "routes.h"
 #include "utf8.h"
 
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The application's routes, installed once. */
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+    (void)argc;
+    (void)argv;
+    app_init();
+    return 0;
+}
 
 #define CHECK(c)                                                            \
     do {                                                                    \
@@ -155,6 +165,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     free(expect);
 
     size_t n;
-    if (routes_parse_size(q, size, &n) == 0) CHECK(n <= ROUTES_ECHO_MAX);
+    if (app_parse_size(q, size, &n) == 0) CHECK(n <= APP_ECHO_MAX);
     return 0;
 }

@@ -11,7 +11,7 @@
 #include "cli.h"
 #include "date_cache.h"
 #include "gather.h"
-#include "routes.h"
+#include "app.h"
 
 /* Turns without progress after which the connections count as idle
  * (MEMCONN_WRITE_EAGAIN makes every other turn a quiet one). */
@@ -184,7 +184,7 @@ int memconn_env_init(memconn_env *e, const conn_config *cfg) {
     else memconn_config(&e->cfg, NULL);
     e->cfg.setup = mc_setup;
     e->cfg.setup_arg = e;
-    routes_init();
+    app_init();
     date_cache_update(0);
     e->el = aeCreateEventLoop(1024, NULL);
     if (!e->el) return -1;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app.h"
 #include "json.h"
 #include "routes.h"
 #include "test.h"
@@ -319,6 +320,7 @@ static void post_no_body(route_scratch *s, sbuf *work) {
 }
 
 void test_json(void) {
+    app_init();
     sbuf out = {0}, work = {0};
     route_scratch s = {0};
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)

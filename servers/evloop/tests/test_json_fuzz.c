@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app.h"
 #include "json.h"
 #include "routes.h"
 #include "test.h"
@@ -362,6 +363,7 @@ static void fuzz_query(void) {
 }
 
 void test_json_fuzz(void) {
+    app_init();
     fuzz_json();
     fuzz_query();
 }

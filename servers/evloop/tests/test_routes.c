@@ -2,6 +2,7 @@
  * generated /something answers are in test_query.c and test_json.c). */
 #include <string.h>
 
+#include "app.h"
 #include "routes.h"
 #include "test.h"
 
@@ -44,7 +45,7 @@ static const size_case sizes[] = {
 static void run_size(const size_case *sc) {
     T_BEGIN;
     size_t n = 12345;
-    int r = routes_parse_size(sc->query, sc->query ? strlen(sc->query) : 0, &n);
+    int r = app_parse_size(sc->query, sc->query ? strlen(sc->query) : 0, &n);
     T_CHECK((r == 0) == sc->ok);
     if (sc->ok) T_CHECK(n == sc->size);
     T_END("size", sc->query ? sc->query : "(no query)");
@@ -111,7 +112,7 @@ static void run_route(const route_case *rc, route_scratch *s) {
 }
 
 void test_routes(void) {
-    routes_init();
+    app_init();
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
         run_size(&sizes[i]);
     route_scratch s = {0};
