@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "ae.h"
-#include "app.h"
+#include "app/app.h"
+#include "loop/ae.h"
 #include "protocols.h"
 
 /* The loop's fd table is sized from RLIMIT_NOFILE, capped so an "unlimited"

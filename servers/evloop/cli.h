@@ -4,7 +4,7 @@
 #ifndef CLI_H
 #define CLI_H
 
-#include "server.h"
+#include "net/server.h"
 
 typedef struct cli_args {
     server_config cfg;

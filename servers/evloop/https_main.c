@@ -2,9 +2,9 @@
  * by ALPN on one port. Same flags as http_bench_server, plus CERT and KEY
  * (PEM files) after PORT and --handshake-timeout. */
 #include "cli.h"
+#include "net/tls.h"
+#include "net/workers.h"
 #include "protocols.h"
-#include "workers.h"
-#include "tls.h"
 
 int main(int argc, char **argv) {
     cli_args a;

@@ -2,9 +2,9 @@
 
 #include <string.h>
 
-#include "h1.h"
-#include "h2.h"
-#include "h2_wire.h"
+#include "http1/h1.h"
+#include "http2/h2.h"
+#include "http2/h2_wire.h"
 
 /* Prior-knowledge h2 (RFC 9113 3.3) starts with the client preface. */
 static int sniff_h2(const char *buf, size_t len) {

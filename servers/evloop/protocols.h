@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "conn.h"
+#include "net/conn.h"
 
 extern const protocol protocols_table[];
 extern const size_t protocols_count;

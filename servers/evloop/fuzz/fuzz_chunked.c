@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chunked.h"
+#include "http1/chunked.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

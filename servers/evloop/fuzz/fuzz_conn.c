@@ -36,15 +36,15 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "ae.h"
+#include "app/app.h"
 #include "cli.h"
-#include "conn.h"
-#include "gather.h"
-#include "date_cache.h"
-#include "h2_wire.h"
-#include "app.h"
-#include "routes.h"
-#include "server.h"
+#include "http/routes.h"
+#include "http2/h2_wire.h"
+#include "loop/ae.h"
+#include "net/conn.h"
+#include "net/date_cache.h"
+#include "net/gather.h"
+#include "net/server.h"
 
 /* Far more loop turns than any input can need (each turn reads or writes
  * at least one byte while there is progress): more is a livelock. */

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "fuzz_conn.h"
-#include "h2_wire.h"
+#include "http2/h2_wire.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -75,7 +75,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "h2_hpack_dec.h"
+#include "http2/h2_hpack_dec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http1_parser.h"
+#include "http1/http1_parser.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

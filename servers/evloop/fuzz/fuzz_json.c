@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "utf8.h"
+#include "app/json.h"
+#include "app/utf8.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

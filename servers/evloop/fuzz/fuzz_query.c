@@ -20,11 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
-#include "json.h"
-#include "query.h"
-#include "routes.h"
-#include "utf8.h"
+#include "app/app.h"
+#include "app/json.h"
+#include "app/query.h"
+#include "app/utf8.h"
+#include "http/routes.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -8,10 +8,10 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "app/app.h"
 #include "cli.h"
-#include "date_cache.h"
-#include "gather.h"
-#include "app.h"
+#include "net/date_cache.h"
+#include "net/gather.h"
 
 /* Turns without progress after which the connections count as idle
  * (MEMCONN_WRITE_EAGAIN makes every other turn a quiet one). */

@@ -26,8 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ae.h"
-#include "conn.h"
+#include "loop/ae.h"
+#include "net/conn.h"
 
 enum {
     MEMCONN_WRITE_ALL,    /* writev takes everything offered */

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chunked.h"
+#include "http1/chunked.h"
 #include "test.h"
 
 #define SUITE "chunked"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gather.h"
+#include "net/gather.h"
 #include "test.h"
 
 static void test_gathers_in_order(void) {

@@ -3,7 +3,7 @@
  * frames' exact bytes. */
 #include <string.h>
 
-#include "h2_frame.h"
+#include "http2/h2_frame.h"
 #include "test.h"
 
 static h2_frame_fault check(uint32_t len, uint8_t type, uint8_t flags,

@@ -5,7 +5,7 @@
 
 #include <nghttp2/nghttp2.h>
 
-#include "h2_head.h"
+#include "http2/h2_head.h"
 #include "test.h"
 
 /* Feeds "name", "value" pairs (NULL-terminated); returns the first non-OK

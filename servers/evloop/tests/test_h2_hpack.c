@@ -3,7 +3,7 @@
 #include <nghttp2/nghttp2.h>
 #include <string.h>
 
-#include "h2_hpack.h"
+#include "http2/h2_hpack.h"
 #include "test.h"
 
 typedef struct field {

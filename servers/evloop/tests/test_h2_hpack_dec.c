@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "h2_hpack_dec.h"
+#include "http2/h2_hpack_dec.h"
 #include "test.h"
 
 #define MAX_GOT 64

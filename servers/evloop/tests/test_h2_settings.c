@@ -2,8 +2,8 @@
  * order, and window arithmetic at its edges (6.9.1, 6.9.2). */
 #include <string.h>
 
-#include "h2_frame.h"
-#include "h2_settings.h"
+#include "http2/h2_frame.h"
+#include "http2/h2_settings.h"
 #include "test.h"
 
 static size_t setting(uint8_t *p, uint16_t id, uint32_t v) {

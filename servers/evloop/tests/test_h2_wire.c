@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "h2_wire.h"
+#include "http2/h2_wire.h"
 #include "test.h"
 
 /* Classifies an exactly-sized heap copy, so ASan catches over-reads. */

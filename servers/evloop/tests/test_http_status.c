@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "http_status.h"
+#include "http/http_status.h"
 #include "test.h"
 
 static int reason_is(int code, const char *want) {

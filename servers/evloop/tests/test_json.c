@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
-#include "json.h"
-#include "routes.h"
+#include "app/app.h"
+#include "app/json.h"
+#include "app/utf8.h"
+#include "http/routes.h"
 #include "test.h"
-#include "utf8.h"
 
 typedef struct json_case {
     const char *in;

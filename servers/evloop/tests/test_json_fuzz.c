@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
-#include "json.h"
-#include "routes.h"
+#include "app/app.h"
+#include "app/json.h"
+#include "http/routes.h"
 #include "test.h"
 
 #define FUZZ_JSON_RUNS 200000

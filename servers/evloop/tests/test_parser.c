@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http1_parser.h"
+#include "http1/http1_parser.h"
 #include "test.h"
 
 #define SUITE "parser"

@@ -2,8 +2,8 @@
  * answers of GET /something built from them. */
 #include <string.h>
 
-#include "query.h"
-#include "routes.h"
+#include "app/query.h"
+#include "http/routes.h"
 #include "test.h"
 
 /* Parameters of a query, rendered "name|value;" per parameter (raw). */

@@ -2,8 +2,8 @@
  * generated /something answers are in test_query.c and test_json.c). */
 #include <string.h>
 
-#include "app.h"
-#include "routes.h"
+#include "app/app.h"
+#include "http/routes.h"
 #include "test.h"
 
 typedef struct size_case {

@@ -16,8 +16,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "net/tls.h"
 #include "test.h"
-#include "tls.h"
 
 static char cert_path[64], key_path[64], dir_path[32];
 

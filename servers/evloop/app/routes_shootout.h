@@ -11,7 +11,7 @@
 #ifndef ROUTES_SHOOTOUT_H
 #define ROUTES_SHOOTOUT_H
 
-#include "routes.h"
+#include "http/routes.h"
 
 void shootout_get_something(const route_request *req, route_response *res);
 void shootout_post_something(const route_request *req, route_response *res);

@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "ae.h"
 #include "conn.h"
+#include "loop/ae.h"
 
 typedef struct server_config {
     const char *prog; /* for messages; NULL: "http_bench_server" */

@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#include "sbuf.h"
+#include "http/sbuf.h"
 
 /* Records a member whose name starts (at its '"') at offset off of the
  * output. JSON_OK or JSON_NOMEM. */

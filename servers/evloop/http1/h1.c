@@ -5,10 +5,10 @@
 #include <strings.h>
 
 #include "chunked.h"
-#include "date_cache.h"
+#include "http/http_status.h"
+#include "http/routes.h"
 #include "http1_parser.h"
-#include "http_status.h"
-#include "routes.h"
+#include "net/date_cache.h"
 
 /* Static bodies up to this size are copied next to their head: a few bytes
  * of memcpy are cheaper than an extra iovec, and keep a pipelined batch of

@@ -13,11 +13,11 @@
 
 #include <stdint.h>
 
-#include "conn.h"
 #include "h2_head.h"
 #include "h2_hpack_dec.h"
 #include "h2_settings.h"
-#include "routes.h"
+#include "http/routes.h"
+#include "net/conn.h"
 
 /* Advertised SETTINGS_MAX_CONCURRENT_STREAMS. */
 #define H2_MAX_STREAMS 128

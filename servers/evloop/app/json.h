@@ -20,8 +20,8 @@
 
 #include <stddef.h>
 
+#include "http/sbuf.h"
 #include "json_str.h"
-#include "sbuf.h"
 
 #define JSON_MAX_DEPTH 64
 

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "sbuf.h"
+#include "http/sbuf.h"
 
 /* Results shared by the json_* modules. */
 enum { JSON_OK = 0, JSON_INVALID = -1, JSON_TOO_DEEP = -2, JSON_NOMEM = -3 };

@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "http_status.h"
+#include "http/http_status.h"
 #include "json.h"
 #include "json_members.h"
 #include "query.h"

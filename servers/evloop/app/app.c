@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "routes.h"
+#include "http/routes.h"
 #include "routes_shootout.h"
 
 static char echo_fill[APP_ECHO_MAX];

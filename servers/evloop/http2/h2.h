@@ -8,8 +8,8 @@
 
 #include <stddef.h>
 
-#include "conn.h"
-#include "routes.h"
+#include "http/routes.h"
+#include "net/conn.h"
 
 extern const proto_handler h2_handler;
 

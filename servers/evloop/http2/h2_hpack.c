@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "http_status.h"
+#include "http/http_status.h"
 
 size_t hpack_put_int(uint8_t *p, uint8_t first, int prefix_bits, uint32_t v) {
     uint32_t max = (1u << prefix_bits) - 1;

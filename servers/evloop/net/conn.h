@@ -22,8 +22,8 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
-#include "ae.h"
 #include "bufpool.h"
+#include "loop/ae.h"
 
 #define CONN_RBUF_SIZE (32 * 1024)
 #define CONN_OBUF_SIZE (16 * 1024)

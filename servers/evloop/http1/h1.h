@@ -4,7 +4,7 @@
 #ifndef H1_H
 #define H1_H
 
-#include "conn.h"
+#include "net/conn.h"
 
 /* A request head may be at most this long (431 beyond). */
 #define H1_MAX_HEAD (16 * 1024)

@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "date_cache.h"
 #include "h2_conn.h"
 #include "h2_frame.h"
 #include "h2_hpack.h"
-#include "http_status.h"
+#include "http/http_status.h"
+#include "net/date_cache.h"
 
 /* DATA payloads at least this big go out by reference; smaller ones are
  * copied, since an extra iovec costs more than a short memcpy and copies
