@@ -413,7 +413,8 @@ def corpora() -> dict[str, dict[str, bytes]]:
         h2[name] = knobs(end=i % 4, writes=(i // 2) % 4, limits=2 if "large" in name else 0,
                          stall=1 if i % 5 == 4 else 0, chunk_bits=15 if i % 3 else 5, seed=i % 16) + data
     h2["preface_settings_only"] = knobs(settings=1)
-    # The attacks of issue 15, against the tight limits (knob limits=2).
+    # Resource attacks (rapid reset, CONTINUATION and PING floods, a header list over the
+    # limit), against the tight limits (knob limits=2).
     h2["rapid_reset_tight"] = knobs(limits=2) + SETTINGS_CLIENT + b"".join(
         frame(HEADERS, END_HEADERS, sid, req("POST", "/echo")) + frame(RST_STREAM, 0, sid, struct.pack(">I", 8))
         for sid in range(1, 12, 2))

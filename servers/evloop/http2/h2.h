@@ -1,8 +1,11 @@
-/* h2: the HTTP/2 (h2c, cleartext) protocol handler, on libnghttp2.
+/* h2: the HTTP/2 protocol handler, on the server's own codec (h2_*.c:
+ * frames, HPACK, flow control); libnghttp2 supplies only the field-syntax
+ * checks (nghttp2_check_*).
  *
- * Chosen by conn.c when a connection starts with the client preface (prior
- * knowledge), or entered from HTTP/1.1 through "Upgrade: h2c". Requests go
- * to the same routes as HTTP/1.1. */
+ * Chosen by conn.c when a cleartext connection starts with the client
+ * preface (prior knowledge) or TLS agreed on "h2" (ALPN), or entered from
+ * HTTP/1.1 through "Upgrade: h2c". Requests go to the same routes as
+ * HTTP/1.1. */
 #ifndef H2_H
 #define H2_H
 

@@ -4,7 +4,7 @@
  * out). Internal to the h2 handler; everything else uses h2.h.
  *
  * Why our own codec: nghttp2's session was ~70 % of the server's user-space
- * instructions on h2c GET /ping (docs/evidence/issue17), for bookkeeping a
+ * instructions on h2c GET /ping (docs/evidence/issue17/), for bookkeeping a
  * server that answers every request at once does not need (a priority tree,
  * an outbound item queue, a deflater's dynamic table). nghttp2 stays for
  * its public field-syntax checks (nghttp2_check_*). */

@@ -2,8 +2,9 @@
  * state: reading a frame header, the per-type rules a header alone can
  * break, stripping padding, and writing the frames a server sends that
  * carry no header block. The first layer of the lab's own HTTP/2 codec
- * (issue 17: nghttp2's session is ~70 % of the server's user-space time on
- * h2c GET /ping), kept pure so every rule is unit-tested byte by byte. */
+ * (written because libnghttp2's session, which the server ran on before,
+ * took ~70 % of its user-space time on h2c GET /ping: docs/evidence/issue17/),
+ * kept pure so every rule is unit-tested byte by byte. */
 #ifndef H2_FRAME_H
 #define H2_FRAME_H
 

@@ -1,11 +1,12 @@
 /* h2_head: the HTTP/2 rules for a request's header fields (RFC 9113 8.2,
  * 8.3), one decoded field at a time, and what the routes need from them.
  *
- * The codec decodes a header block with nghttp2's HPACK inflater and hands
- * each field here. A field that breaks the rules makes the request
- * malformed: a stream error PROTOCOL_ERROR (RST_STREAM), not a connection
- * error. The inflater's field buffers are valid only until its next call, so
- * :method and :path are copied (inline up to H2_HEAD_INLINE bytes). */
+ * The codec decodes a header block with its own HPACK decoder
+ * (h2_hpack_dec.h) and hands each field here. A field that breaks the rules
+ * makes the request malformed: a stream error PROTOCOL_ERROR (RST_STREAM),
+ * not a connection error. A decoded field is valid only during the
+ * decoder's callback, so :method and :path are copied (inline up to
+ * H2_HEAD_INLINE bytes). */
 #ifndef H2_HEAD_H
 #define H2_HEAD_H
 

@@ -7,7 +7,7 @@
  * response costs a few memcpys instead of a run of nghttp2's deflater (which
  * hashes every field against its dynamic table). Values go out without
  * Huffman coding: ours are short, and decoding them is cheaper for the
- * peer. Request blocks are decoded with nghttp2's inflater (h2 codec). */
+ * peer. Request blocks are decoded by h2_hpack_dec.c. */
 #ifndef H2_HPACK_H
 #define H2_HPACK_H
 

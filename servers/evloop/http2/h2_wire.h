@@ -1,7 +1,7 @@
-/* h2_wire: the few byte-level pieces of HTTP/2 that live outside nghttp2 --
- * recognising the client connection preface (to pick the handler) and
- * decoding the HTTP2-Settings of an Upgrade request (RFC 7540 3.2). Pure functions, so
- * they are unit-tested without a socket. */
+/* h2_wire: the byte-level pieces of HTTP/2 needed before any frame is read
+ * -- recognising the client connection preface (to pick the handler) and
+ * decoding the HTTP2-Settings of an Upgrade request (RFC 7540 3.2). Pure
+ * functions, so they are unit-tested without a socket. */
 #ifndef H2_WIRE_H
 #define H2_WIRE_H
 

@@ -82,11 +82,11 @@ typedef struct conn_config {
     uint64_t h2_conn_memory;
     /* HTTP/2: the decoded header list a stream may send (431 above). */
     uint32_t h2_max_header_list;
-    /* HTTP/2: CONTINUATION frames after one HEADERS (nghttp2 enforces). */
+    /* HTTP/2: CONTINUATION frames after one HEADERS (h2_input.c enforces). */
     uint32_t h2_max_continuations;
     /* HTTP/2 token buckets (burst, then per second): RST_STREAM from the
-     * client (rapid reset; nghttp2 enforces) and the frames that cost us
-     * work but carry no request -- PING, SETTINGS, PRIORITY, empty DATA. */
+     * client (rapid reset) and the frames that cost us work but carry no
+     * request -- PING, SETTINGS, PRIORITY, empty DATA (h2_input.c). */
     uint32_t h2_reset_burst, h2_reset_rate;
     uint32_t h2_flood_burst, h2_flood_rate;
     /* A connection whose transport has a handshake (TLS) must finish it
