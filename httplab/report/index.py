@@ -10,11 +10,16 @@ CPU sets or tools.
 
 Run facts come from raw/<run_id>/meta.json when it exists (raw and data default to the folders
 beside the reports folder).
+
+Current runs come first; the runs that reports/runs.toml marks superseded follow in a section of
+their own, each with the reason in one sentence and links to the reports of the run that replaced
+it (read_run_status; a run the file does not name is current).
 """
 from __future__ import annotations
 
 import argparse
 import html
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,6 +67,37 @@ SCENARIO_WORDS = {"get_ping_c100": "GET /ping, 100 conns", "h2_get_ping_c100": "
                   "keepalive_score": "keep-alive score"}
 
 
+RUNS_FILE = "runs.toml"   # reports/runs.toml: which committed runs are superseded, and why
+RUN_STATES = ("current", "superseded")
+
+
+@dataclass(frozen=True)
+class RunStatus:
+    status: str = "current"        # RUN_STATES
+    superseded_by: str = ""        # the run that replaced this one (superseded runs)
+    reason: str = ""               # one sentence: why
+
+
+def read_run_status(path: Path) -> dict[str, RunStatus]:
+    """The runs file ([runs."<run_id>"] tables: status, superseded_by, reason): run id -> its status
+    ({} when the file is absent). ValueError, naming the run, for an unknown status or a superseded
+    run without the run that replaced it or without a reason."""
+    if not path.is_file():
+        return {}
+    with path.open("rb") as f:
+        runs = tomllib.load(f).get("runs", {})
+    out = {}
+    for run_id, row in runs.items():
+        status = RunStatus(str(row.get("status", "current")), str(row.get("superseded_by", "")),
+                           " ".join(str(row.get("reason", "")).split()))
+        if status.status not in RUN_STATES:
+            raise ValueError(f"{path}: run {run_id}: status {status.status!r} is not one of {', '.join(RUN_STATES)}")
+        if status.status == "superseded" and not (status.superseded_by and status.reason):
+            raise ValueError(f"{path}: run {run_id}: a superseded run needs superseded_by and reason")
+        out[run_id] = status
+    return out
+
+
 @dataclass(frozen=True)
 class ReportEntry:
     run_id: str
@@ -73,6 +109,7 @@ class ReportEntry:
     run_suites: tuple[str, ...] = ()
     reference: bool = False
     headlines: tuple[str, ...] = ()
+    status: RunStatus = RunStatus()
 
 
 def headlines(data_dir: Path, suites: tuple[str, ...]) -> tuple[str, ...]:
@@ -171,8 +208,12 @@ def render_comparisons(comparisons: list[ComparisonEntry]) -> str:
 
 
 def collect(reports_dir: Path, raw_root: Path, data_root: Path | None = None) -> list[ReportEntry]:
+    """Every run with a report under reports_dir, newest first, with its status from the runs file
+    (ValueError when that file names a run without reports, or a superseded run replaced by a run
+    without reports or by one that is itself superseded)."""
     data_root = data_root if data_root is not None else reports_dir.resolve().parent / "data"
     ref = reference_run(raw_root)
+    statuses = read_run_status(reports_dir / RUNS_FILE)
     entries = []
     for run_dir in sorted(p for p in reports_dir.iterdir() if p.is_dir() and p.name != COMPARE_DIR):
         stems = sorted({p.stem for p in run_dir.iterdir() if p.suffix in (".html", ".md")})
@@ -194,20 +235,71 @@ def collect(reports_dir: Path, raw_root: Path, data_root: Path | None = None) ->
             except RawFormatError:
                 pass
         entries.append(ReportEntry(run_dir.name, profile, date, complete, suites, machine, run_suites,
-                                   run_dir.name == ref, headlines(data_root / run_dir.name, run_suites)))
+                                   run_dir.name == ref, headlines(data_root / run_dir.name, run_suites),
+                                   statuses.get(run_dir.name, RunStatus())))
     entries.sort(key=lambda e: (e.date or "", e.run_id), reverse=True)
+    known = {e.run_id: e for e in entries}
+    for run_id, st in statuses.items():
+        if run_id not in known:
+            raise ValueError(f"{reports_dir / RUNS_FILE}: run {run_id} has no reports in {reports_dir}")
+        if st.status == "superseded" and (st.superseded_by not in known
+                                          or known[st.superseded_by].status.status != "current"):
+            raise ValueError(f"{reports_dir / RUNS_FILE}: run {run_id} is superseded by {st.superseded_by}, "
+                             "which is not a current run with reports here")
     return entries
+
+
+def _report_links(e: ReportEntry, only: set[str] | None = None) -> str:
+    """A run's reports as links (only those named in `only`, when it names any of them)."""
+    links = []
+    picked = [x for x in e.suites if x[0] in only] if only else []
+    for suite, h, m in picked or e.suites:
+        parts = [f'<a href="{html.escape(h)}">{html.escape(suite)}</a>' if h else html.escape(suite)]
+        if m:
+            parts.append(f'(<a href="{html.escape(m)}">md</a>)')
+        links.append(" ".join(parts))
+    return " · ".join(links)
+
+
+def policy(any_superseded: bool) -> str:
+    """The sentence on which runs stay and how a superseded one is marked."""
+    where = '<a href="#superseded-runs">Superseded runs</a>' if any_superseded else "Superseded runs"
+    return ("Committed runs that back a published report stay in the repository. A run that a later run of "
+            f"the same suites and profile replaced is listed under {where}, after the current ones, with the "
+            "reason and the run that replaced it; its raw files stay, so any report can be rebuilt. Which runs "
+            f"are superseded is declared in <code>{RUNS_FILE}</code> beside this page; a run it does not name "
+            "is current.")
+
+
+def render_superseded(entries: list[ReportEntry]) -> str:
+    """The 'Superseded runs' section ('' when no run is superseded), newest first."""
+    by_id = {e.run_id: e for e in entries}
+    rows = []
+    for e in entries:
+        if e.status.status != "superseded":
+            continue
+        new = by_id.get(e.status.superseded_by)
+        replaced = f"<code>{html.escape(e.status.superseded_by)}</code>"
+        if new is not None:   # its reports of the same suites, else all of them
+            replaced += f"<br>{_report_links(new, {s for s, _, _ in e.suites})}"
+        rows.append(f"<tr><td><code>{html.escape(e.run_id)}</code></td>"
+                    f"<td>{html.escape(e.date.replace('T', ' ') or '—')}</td>"
+                    f"<td>{html.escape(', '.join(e.run_suites) or '—')}</td>"
+                    f"<td>{replaced}</td><td>{html.escape(e.status.reason)}</td>"
+                    f"<td>{_report_links(e)}</td></tr>")
+    if not rows:
+        return ""
+    return ('<h2 id="superseded-runs">Superseded runs</h2>\n<p>Kept because a published report or comparison '
+            "was made from them; read the run that replaced each for current figures.</p>\n"
+            "<table><thead><tr><th>Run</th><th>Start (UTC)</th><th>Suites</th><th>Superseded by</th>"
+            "<th>Why</th><th>Reports</th></tr></thead>\n<tbody>\n" + "\n".join(rows) + "\n</tbody></table>")
 
 
 def render(entries: list[ReportEntry], comparisons: list[ComparisonEntry] | None = None) -> str:
     rows = []
     for e in entries:
-        links = []
-        for suite, h, m in e.suites:
-            parts = [f'<a href="{html.escape(h)}">{html.escape(suite)}</a>' if h else html.escape(suite)]
-            if m:
-                parts.append(f'(<a href="{html.escape(m)}">md</a>)')
-            links.append(" ".join(parts))
+        if e.status.status == "superseded":
+            continue
         state = "" if e.complete is None else ("complete" if e.complete else "partial")
         ref = ' <strong>reference run</strong>' if e.reference else ""
         heads = "".join(f"<li>{html.escape(h)}</li>" for h in e.headlines)
@@ -217,13 +309,16 @@ def render(entries: list[ReportEntry], comparisons: list[ComparisonEntry] | None
                     f"<td>{html.escape(e.profile or '—')}{', ' + state if state else ''}</td>"
                     f"<td>{html.escape(', '.join(e.run_suites) or '—')}</td>"
                     f"<td>{'<ul>' + heads + '</ul>' if heads else '—'}</td>"
-                    f"<td>{' · '.join(links)}</td></tr>")
+                    f"<td>{_report_links(e)}</td></tr>")
     body = "\n".join(rows) or '<tr><td colspan="7">no reports yet</td></tr>'
+    superseded = render_superseded(entries)
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>HTTP server benchmark reports</title>
 <style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}
 td,th{{border:1px solid #ccc;padding:4px 10px;text-align:left;vertical-align:top}}ul{{margin:0;padding-left:1.2em}}</style></head>
 <body><h1>HTTP server benchmark reports</h1>
+<p>{policy(bool(superseded))}</p>
+<h2>Current runs</h2>
 <p>Runs newest first; the reference run is the one raw/REFERENCE names. Headlines: the contestant's
 req/s on each suite's headline scenario (geometric mean with its 95 % interval, n runs) and its Δ against
 the suite's baseline (ratio of geometric means − 1, t interval on the log scale, paired by rep; from
@@ -234,6 +329,7 @@ its Markdown export.</p>
 <tbody>
 {body}
 </tbody></table>
+{superseded}
 {render_comparisons(comparisons or [])}</body></html>
 """
 
