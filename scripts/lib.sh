@@ -4,9 +4,10 @@
 # (the registry read from the manifests, starting and stopping servers), proc.sh
 # (/proc accounting), gate.sh (the verify gate), run.sh (the raw run directory and
 # its TLS material), measure.sh (one measured point, wrk and h2load), tool_oha.sh (the
-# open-model tool oha), suite.sh (the suite driver, flags and profiles) and report.sh
-# (exporting an executed notebook). Suites (bench_*.sh) only declare their
-# scenario matrix and call suite_run.
+# open-model tool oha), suite.sh (the suite driver, flags and profiles), suites.sh (the
+# suite registry: suites/<name>/ folders and their parts) and report.sh (exporting an
+# executed notebook). A suite's part (suites/<name>/<part>.sh) only declares its scenario
+# matrix; scripts/bench.sh runs it.
 
 LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$LAB_ROOT/build}
@@ -105,5 +106,5 @@ in_client_host() {
 
 # ---------------------------------------------------------------- the rest, by concern
 
-for _lib in servers proc gate run measure fanout tool_oha hosts suite report; do source "$LAB_ROOT/scripts/lib/$_lib.sh"; done
+for _lib in servers proc gate run measure fanout tool_oha hosts suite suites report; do source "$LAB_ROOT/scripts/lib/$_lib.sh"; done
 unset _lib

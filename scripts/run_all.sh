@@ -2,18 +2,16 @@
 # run_all.sh: the lab's main job. setup → build → every suite → pack raw/ →
 # papermill → nbconvert → reports/index.html.
 #
-#   scripts/run_all.sh [--quick] [--suites http1,...] [--run-id ID | --new]
-#                      (suites: http1 h2c https languages, and latency = latency_h1,
-#                      latency_h2c, latency_https: open-model latency curves with oha;
-#                      versus = versus_h2c, versus_tls: the C server against h2o and nginx;
-#                      backends: epoll against io_uring, the C server's loops and the floors)
+#   scripts/run_all.sh [--quick] [--suites NAME,...] [--run-id ID | --new]
+#                      (NAME: a suite, i.e. a folder of suites/, or one of its parts; default:
+#                      every suite, in the order their suite.toml gives; docs/suites.md)
 #                      [--duration S] [--warmup S] [--reps N] [--skip-setup]
 #                      [--servers a,b] [--scenarios glob,glob] [--aa | --no-aa]
 #                      [--order-seed N] [--no-reports]
 #                      [--hosts local|netns] [--netns-rate RATE] [--clients N] [--rtt MS]
 #                      [--inventory FILE]
 #                      (where server and load tool run: this machine, network namespaces with N
-#                      client hosts, or the machines of an Ansible inventory; README "Host modes")
+#                      client hosts, or the machines of an Ansible inventory; docs/host-modes.md)
 #   scripts/run_all.sh --reports-only --run-id ID   (notebooks and exports of a run again)
 #
 # An interrupted run resumes: rerun the same command and the newest unfinished
@@ -21,25 +19,6 @@
 # ones redone). --new starts a fresh run instead; --run-id names one.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-
-# suite name → the notebook (and report) that reads it; one notebook may read several suites.
-declare -A NOTEBOOK_OF=([http1]=http1 [h2c]=http2 [https]=https [languages]=languages
-                        [latency_h1]=latency [latency_h2c]=latency [latency_https]=latency
-                        [versus_h2c]=versus [versus_tls]=versus [backends]=backends)
-# a name --suites takes for several suites (one per protocol: a server starts in one mode a suite)
-declare -A SUITE_GROUP=([latency]="latency_h1 latency_h2c latency_https" [versus]="versus_h2c versus_tls")
-ALL_SUITES=(http1 h2c https languages latency_h1 latency_h2c latency_https versus_h2c versus_tls backends)
-
-# expand_suites: SUITES with every group name replaced by its suites, each suite once.
-expand_suites() {
-    local s out=() seen=" "
-    for s in "${SUITES[@]}"; do
-        for s in ${SUITE_GROUP[$s]:-$s}; do
-            [[ $seen == *" $s "* ]] || { out+=("$s"); seen+="$s "; }
-        done
-    done
-    SUITES=("${out[@]}")
-}
 
 usage() { header_usage "${BASH_SOURCE[0]}"; }
 
@@ -58,8 +37,8 @@ newest_unfinished() {
 count_points() {
     local suite total=0 n
     for suite in "${SUITES[@]}"; do
-        n=$(LAB_COUNT_POINTS=1 "$LAB_ROOT/scripts/bench_$suite.sh" --run-dir "$RUN_DIR" "${SUITE_FLAGS[@]}" 2>/dev/null) \
-            || die "could not count the points of suite $suite (run scripts/bench_$suite.sh --help)"
+        n=$(LAB_COUNT_POINTS=1 "$LAB_ROOT/scripts/bench.sh" "$suite" --run-dir "$RUN_DIR" "${SUITE_FLAGS[@]}" 2>/dev/null) \
+            || die "could not count the points of suite $suite (run scripts/bench.sh $suite --help)"
         total=$(( total + n ))
     done
     echo "$total"
@@ -83,7 +62,7 @@ run_suites() {
     for suite in "${SUITES[@]}"; do
         log "=== suite $suite → $RUN_DIR"
         rc=0
-        "$LAB_ROOT/scripts/bench_$suite.sh" --run-dir "$RUN_DIR" "${SUITE_FLAGS[@]}" &
+        "$LAB_ROOT/scripts/bench.sh" "$suite" --run-dir "$RUN_DIR" "${SUITE_FLAGS[@]}" &
         SUITE_PID=$!
         wait "$SUITE_PID" || rc=$?
         SUITE_PID=
@@ -117,10 +96,10 @@ pack_raw() {
         || log "warning: packing $RUN_DIR failed (see above); its raw files stay unpacked"
 }
 
-# make_reports: one executed notebook per suite (reports/<run>/<nb>.ipynb, not
-# committed), exported without code to Markdown and HTML (export_report, lib/report.sh).
+# make_reports: one executed notebook per suite whose parts the run has (reports/<run>/<suite>.ipynb,
+# not committed), exported without code to Markdown and HTML (export_report, lib/report.sh).
 make_reports() {
-    local suite nb out py run_id
+    local part suite nb out py run_id done_suites=" "
     py=$(lab_python)
     run_id=$(basename "$RUN_DIR")
     out=$REPORTS_ROOT/$run_id
@@ -128,16 +107,17 @@ make_reports() {
     # Each notebook writes the whole run's frames to data/<run_id>/ (runs, latency, estimates,
     # comparisons: httplab.stats.write.write_run); a statistics error fails the notebook and stops
     # here. `python -m httplab.stats.write raw/<run_id>` writes them without the reports.
-    local done_nbs=" "
-    for suite in "${SUITES[@]}"; do
-        nb=${NOTEBOOK_OF[$suite]}
-        [[ -f $RUN_DIR/$suite/suite.json ]] || log "note: suite $suite is not complete; its report shows what was finished"
-        [[ $done_nbs == *" $nb "* ]] && continue   # a notebook that reads several suites runs once
-        done_nbs+="$nb "
-        log "papermill notebooks/$nb.ipynb (run $run_id)"
+    for part in "${SUITES[@]}"; do
+        [[ -f $RUN_DIR/$part/suite.json ]] || log "note: suite $part is not complete; its report shows what was finished"
+        suite=$(part_suite "$part")
+        [[ -n $suite ]] || { log "note: part $part of run $run_id belongs to no suite of suites/; not reported"; continue; }
+        [[ $done_suites == *" $suite "* ]] && continue   # a suite of several parts is reported once
+        done_suites+="$suite "
+        nb=$(suite_notebook "$suite")
+        log "papermill ${nb#"$LAB_ROOT"/} (suite $suite, run $run_id)"
         (cd "$LAB_ROOT" && "$(dirname "$py")/papermill" -k httplab --cwd "$LAB_ROOT" \
-            "notebooks/$nb.ipynb" "$out/$nb.ipynb" -p run_dir "$RUN_DIR" -p out_dir "$DATA_ROOT/$run_id" >/dev/null)
-        export_report "$out/$nb.ipynb" "$out"
+            "$nb" "$out/$suite.ipynb" -p suite "$suite" -p run_dir "$RUN_DIR" -p out_dir "$DATA_ROOT/$run_id" >/dev/null)
+        export_report "$out/$suite.ipynb" "$out"
     done
     "$py" -m httplab.report.index "$REPORTS_ROOT" --raw "$RAW_ROOT"
     log "reports: $out/ and $REPORTS_ROOT/index.html"
@@ -146,7 +126,7 @@ make_reports() {
 # flag_values FLAG: what a flag takes, for the error when its value is missing.
 flag_values() {
     case $1 in
-        --suites)    echo "a comma list of ${ALL_SUITES[*]} ${!SUITE_GROUP[*]}" ;;
+        --suites)    echo "a comma list of suites ($(lab_suites | paste -sd' ')) or parts ($(lab_parts | paste -sd' '))" ;;
         --run-id)    echo "a run under $RAW_ROOT" ;;
         --servers)   load_servers; echo "a comma list of ${LAB_SERVERS[*]}" ;;
         --scenarios) echo "a comma list of scenario id globs" ;;
@@ -178,7 +158,8 @@ main() {
     trap 'run_interrupted INT' INT
     trap 'run_interrupted TERM' TERM
     local profile=full run_id="" new=false skip_setup=false reports_only=false reports=true t0 s
-    SUITES=("${ALL_SUITES[@]}") SUITE_FLAGS=() BUILD_FLAGS=()
+    mapfile -t SUITES < <(lab_suites)
+    SUITE_FLAGS=() BUILD_FLAGS=()
     while (( $# )); do
         case $1 in
             --suites|--run-id|--duration|--warmup|--reps|--servers|--scenarios|--order-seed|--hosts|--netns-rate|--clients|--inventory|--rtt)
@@ -207,9 +188,9 @@ main() {
         shift
     done
     # Every flag is checked here, before setup and build take minutes.
-    (( ${#SUITES[@]} )) || die "--suites names no suite (known: ${ALL_SUITES[*]} ${!SUITE_GROUP[*]})"
-    expand_suites
-    for s in "${SUITES[@]}"; do [[ -n ${NOTEBOOK_OF[$s]:-} ]] || die "unknown suite '$s' (known: ${ALL_SUITES[*]} ${!SUITE_GROUP[*]})"; done
+    (( ${#SUITES[@]} )) || die "--suites names no suite (suites: $(lab_suites | paste -sd' '))"
+    s=$(expand_suites "${SUITES[@]}") || exit 1
+    mapfile -t SUITES <<<"$s"
     [[ -z ${DURATION:-} ]] || check_count --duration "$DURATION" 1
     [[ -z ${WARMUP:-} ]] || check_count --warmup "$WARMUP" 0
     [[ -z ${REPS:-} ]] || check_count --reps "$REPS" 1

@@ -1,7 +1,7 @@
-"""Tables, figure and notebook glue of the backends report (notebooks/backends.ipynb; issue 18, item
-4): epoll against io_uring, measured by the backends suite (scripts/bench_backends.sh) on HTTP/1.1
-GET /ping at several connection counts and pipelined. What the report divides by what is data,
-declared beside the suite in scripts/lib/backends_targets.toml: the issue's targets ([[target]],
+"""Tables, figure and notebook glue of the backends report (suites/backends/report.ipynb): epoll
+against io_uring, measured by the backends suite on HTTP/1.1 GET /ping at several connection counts
+and pipelined. What the report divides by what is data, declared in the suite's folder
+(targets.toml): its targets ([[target]],
 read and decided as the versus report's, report.versus) and the ratios shown on every point
 ([[ratio]], read here). No server is named in this module.
 
@@ -21,6 +21,7 @@ from matplotlib import ticker
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from ..lab.suites import suite as lab_suite
 from ..stats.frames import RunStats
 from ..tidy.servers import display_name, short_name
 from . import versus as V
@@ -29,11 +30,11 @@ from .plots import DPI, FONT_MIN_PT, WIDTH_IN, cpu_bars, describe, legend_ncols,
 from .scenarios import scenario_sort_key
 from .tables import CLIENT_BOUND_MARK, _with_meta, client_bound_words
 
-SUITES: tuple[str, ...] = ("backends",)
+SUITES: tuple[str, ...] = lab_suite("backends").parts
 # One colour per ratio in the forest plot (Okabe-Ito, readable by colour-blind readers): a ratio
 # is a pair of servers, so no server's own colour can stand for it.
 RATIO_COLOURS: tuple[str, ...] = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#d55e00", "#56b4e9")
-TARGETS_FILE = Path(__file__).resolve().parents[2] / "scripts" / "lib" / "backends_targets.toml"
+TARGETS_FILE = lab_suite("backends").file("targets.toml")
 TABLES = ("target", "ratio")
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..lab.suites import suite as lab_suite
 from ..tidy.paths import repo_root, resolve
 from ..tidy.servers import contestants, display_name
 from .quality import NoiseFloor, floor_sentence, noise_floor
@@ -96,6 +97,29 @@ def open_group_report(suites: tuple[str, ...], run_dir: str | Path | None = None
     object.__setattr__(ctx, "run", full.suites_named(present))
     object.__setattr__(ctx, "suite", present[0])
     return ctx
+
+
+def open_suite_report(suite: str, run_dir: str | Path | None = None, out_dir: str | Path | None = None,
+                      raw_root: str | Path = "raw", data_root: str | Path = "data", confidence: float = 0.95,
+                      baseline: str | None = None, write: bool = True) -> ReportContext:
+    """open_report for a suite by its name (a folder of suites/): its one part, or all of its parts
+    as a group. baseline: the notebook's, else the suite's (suite.toml), else none (Δ cells say
+    'no data')."""
+    s = lab_suite(suite)
+    base = baseline or s.baseline or ""
+    if len(s.parts) == 1:
+        return open_report(s.parts[0], run_dir, out_dir, raw_root, data_root, confidence, baseline=base, write=write)
+    return open_group_report(s.parts, run_dir, out_dir, raw_root, data_root, confidence, baseline=base, write=write)
+
+
+def suite_title(suite: str) -> str:
+    """The suite's title (suite.toml)."""
+    return lab_suite(suite).title
+
+
+def declared_section_keys(ctx: ReportContext) -> list[tuple[str, str, str]]:
+    """(key, title, note) of every section of the context's layout, in order."""
+    return [(s.key, s.title, s.note) for s in sections(ctx).values()]
 
 
 def _fmt_utc(value: Any) -> str:

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..lab.suites import suite_of_part
 from ..parse.errors import RawFormatError
 from ..stats import format_delta
 from ..stats import compare_io
@@ -34,25 +35,22 @@ from ..tidy.servers import contestants, short_name
 from .cells import mean_ci_of, ratio_ci_of
 from .fmt import fmt_mean_ci
 
-# Per suite: its report (notebook) and its headline scenario. The baseline a headline compares with
-# is the one its report compares with: the notebook's `baseline` parameter (notebook_parameter).
-HEADLINES: dict[str, tuple[str, str]] = {
-    "http1": ("http1", "get_ping_c100"),
-    "h2c": ("http2", "get_ping_c100"),
-    "https": ("https", "h2_get_ping_c100"),
-    "languages": ("languages", "keepalive_score"),
-    "versus_h2c": ("versus", "get_ping_c100"),
-    "versus_tls": ("versus", "h2_get_ping_c100"),
-}
-NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+def headline_of(part: str) -> tuple[Path | None, str] | None:
+    """(the report notebook of the part's suite, its headline scenario on this part: suite.toml's
+    `headline`), None for a part without one. The baseline a headline compares with is the one its
+    report compares with: the notebook's `baseline` parameter (notebook_parameter)."""
+    s = suite_of_part(part)
+    if s is None or part not in s.headline:
+        return None
+    return s.notebook, s.headline[part]
 
 
-def notebook_parameter(notebook: str, name: str, notebooks: Path = NOTEBOOKS) -> str | None:
+def notebook_parameter(notebook: Path | None, name: str) -> str | None:
     """A string parameter's default in a notebook's papermill parameters cell (None when absent)."""
     import ast
     import json
     try:
-        cells = json.loads((notebooks / f"{notebook}.ipynb").read_text(encoding="utf-8"))["cells"]
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"] if notebook else []
     except (OSError, ValueError, KeyError):
         return None
     for cell in cells:
@@ -123,10 +121,11 @@ def headlines(data_dir: Path, suites: tuple[str, ...]) -> tuple[str, ...]:
     stats = RunStats(est, cmp)
     out = []
     for suite in suites:
-        if suite not in HEADLINES:
+        head = headline_of(suite)
+        if head is None:
             continue
-        nb, scen = HEADLINES[suite]
-        base = notebook_parameter(nb, "baseline") or ""
+        nb, scen = head
+        base = notebook_parameter(nb, "baseline") or suite_of_part(suite).baseline or ""  # type: ignore[union-attr]
         present = set(est.loc[(est["suite"] == suite) & (est["scenario"] == scen), "server"])
         for c in contestants(present):
             ci = mean_ci_of(stats.estimate((suite, scen, c), "req_per_s"))

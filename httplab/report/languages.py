@@ -38,7 +38,8 @@ from .tables import CLIENT_BOUND_MARK, client_bound_words, delta_cell
 from .method_words import ci_words, delta_words
 from ..stats.frames import RunStats
 from ..stats.multiple import rank
-from ..stats.write import COMPOSITES, KEEPALIVE_SCORE, run_stats
+from ..lab import suites
+from ..stats.write import KEEPALIVE_SCORE, run_stats
 from .cells import comparison, mean_ci_of, ratio_ci_of
 from ..stats import (MIN_RUNS, MINUS, MeanCI, RatioCI, format_delta, mean_ci, ratio_by_rep,
                     tail_ratio)
@@ -47,7 +48,7 @@ from .tables import _with_meta
 SUITE = "languages"
 ROOT, QUERY, JSON, POST, CLOSE = ("get_root_c100", "get_query_c100", "get_json_c100", "post_json_c100",
                                   "get_root_close_c100")
-KEEPALIVE: tuple[str, ...] = COMPOSITES[(SUITE, KEEPALIVE_SCORE)]  # seed 003's four endpoints, its order
+KEEPALIVE: tuple[str, ...] = suites.composites()[(SUITE, KEEPALIVE_SCORE)]  # seed 003's four endpoints, its order
 ENDPOINT_SHORT = {ROOT: "Root", POST: "POST", JSON: "JSON", QUERY: "Query", CLOSE: "Root, Connection: close"}
 TAIL_THRESHOLD = 10.0
 LANGUAGE_ORDER = ("Go", "Rust", "JavaScript", "C++", "Python", "C")

@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..lab.suites import suite_of_part
 from ..stats.select import Where, select
 from .fmt import fmt_size
 
@@ -182,12 +183,27 @@ SUITE_SECTIONS = {"http1": http1_sections, "h2c": h2c_sections, "https": https_s
                   "languages": languages_sections}
 
 
+def declared_sections(part: str) -> list[Section]:
+    """The [[sections]] of the suite that `part` belongs to (its suite.toml): fixed filters, as a
+    suite without layout code of its own declares them."""
+    s = suite_of_part(part)
+    if s is None:
+        return []
+    return [Section(str(d["key"]), str(d["title"]), dict(d["where"]), str(d["vary"]),
+                    str(d.get("vary_label", d["vary"])), transfer=bool(d.get("transfer", False)),
+                    note=str(d.get("note", ""))) for d in s.sections]
+
+
 def suite_sections(suite: str, runs: pd.DataFrame) -> list[Section]:
-    """The table layout of a suite ("http1", "h2c"); ValueError for a suite without one."""
-    try:
+    """The table layout of a suite's part ("http1", "h2c"): its layout code, else the sections its
+    suite.toml declares; ValueError for a part with neither."""
+    if suite in SUITE_SECTIONS:
         return SUITE_SECTIONS[suite](runs)
-    except KeyError:
-        raise ValueError(f"no table layout for suite {suite!r} (known: {sorted(SUITE_SECTIONS)})") from None
+    declared = declared_sections(suite)
+    if declared:
+        return declared
+    raise ValueError(f"no table layout for suite {suite!r} (known: {sorted(SUITE_SECTIONS)}; "
+                     "or declare [[sections]] in its suite.toml)")
 
 
 def uncovered(runs: pd.DataFrame, sections: list[Section]) -> pd.DataFrame:

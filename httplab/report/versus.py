@@ -1,10 +1,9 @@
-"""Tables, figure and notebook glue of the versus report (notebooks/versus.ipynb; issue 17, item 4):
-the contestant (the run's server of tier contestant in its manifest) against the reference servers
-(tier reference) on cleartext HTTP/2, HTTPS/2 and HTTPS/1.1 (suites versus_h2c and versus_tls,
-scripts/bench_versus_*.sh), as ratios contestant / reference of server CPU-µs per request and of
-req/s, each with its interval, beside the issue's targets. The targets are data, declared beside the
-suites in scripts/lib/versus_targets.toml (TARGETS_FILE) and read by load_targets; no server is
-named here.
+"""Tables, figure and notebook glue of the versus report (suites/versus/report.ipynb): the
+contestant (the run's server of tier contestant in its manifest) against the reference servers
+(tier reference) on cleartext HTTP/2, HTTPS/2 and HTTPS/1.1 (the versus suite's two parts), as
+ratios contestant / reference of server CPU-µs per request and of req/s, each with its interval,
+beside the suite's targets. The targets are data, declared in the suite's folder (targets.toml,
+TARGETS_FILE) and read by load_targets; no server is named here.
 
 Every ratio is a row of the run's comparisons frame (stats.frames: every server pair of a scenario,
 paired by rep), read through RunStats.compare; nothing here computes an interval. A target is
@@ -29,6 +28,7 @@ from matplotlib import ticker
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from ..lab.suites import suite as lab_suite
 from ..stats.frames import RunStats
 from ..stats.methods import MIN_RUNS
 from ..tidy.servers import (colour, contestants, display_name, is_aa_copy, is_reference, manifests, short_name,
@@ -40,9 +40,9 @@ from .plots import DPI, FONT_MIN_PT, WIDTH_IN, describe, legend_ncols, log_ticks
 from .scenarios import scenario_sort_key
 from .tables import CLIENT_BOUND_MARK, _with_meta, client_bound_words
 
-VERSUS_SUITES: tuple[str, ...] = ("versus_h2c", "versus_tls")
-# The issue's targets, declared beside the suites that measure their points.
-TARGETS_FILE = Path(__file__).resolve().parents[2] / "scripts" / "lib" / "versus_targets.toml"
+VERSUS_SUITES: tuple[str, ...] = lab_suite("versus").parts
+# The targets, declared beside the parts that measure their points.
+TARGETS_FILE = lab_suite("versus").file("targets.toml")
 METRIC_WORDS: dict[str, str] = {"cpu_us_per_req": "CPU-µs/req", "req_per_s": "req/s"}
 RATIO_METRICS: tuple[str, ...] = ("cpu_us_per_req", "req_per_s")
 

@@ -1,17 +1,16 @@
-"""Each suite's wording, declared as data in one place: what its tables' captions say about where a
-figure comes from (wrk or h2load; the throughput or the latency run). report.engine reads it; a new
-suite with the defaults needs no entry.
+"""Each suite's wording: what its tables' captions say about where a figure comes from (wrk or
+h2load; the throughput or the latency run). Declared as data in the suite's own suite.toml
+([wording]); report.engine reads it. A suite with the defaults declares nothing.
 
-Per suite: `sections` maps a section-key prefix to caption arguments of tables.comparison_table
-(the longest matching prefix wins, "" matches every key), `latency_note` is the last sentence of
-its latency table's caption.
+`sections` maps a section-key prefix to caption arguments of tables.comparison_table (the longest
+matching prefix wins, "" matches every key); `latency_note` is the last sentence of its latency
+table's caption.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-_H2LOAD_RUNS = ("from the rep's latency run, h2load with --log-file; req/s, Transfer/s and Δ from its "
-                "throughput run, without the log")
+from ..lab.suites import suite_of_part
 
 
 @dataclass(frozen=True)
@@ -25,24 +24,12 @@ class Wording:
         return dict(self.sections[best]) if best is not None else {}
 
 
-WORDING: dict[str, Wording] = {
-    "h2c": Wording(
-        sections={"": {"transfer_source": "h2load's traffic total, i.e. bodies, headers and HTTP/2 framing; "
-                                          "binary units",
-                       "latency_source": _H2LOAD_RUNS}},
-        latency_note=("Latency = duration of each request (stream), from the latency run's h2load log; with "
-                      "-m streams per connection a request's time includes waiting behind the other "
-                      "streams of its connection.")),
-    "https": Wording(
-        sections={"h2": {"transfer_source": "h2load's traffic total over TLS, i.e. decrypted bodies, headers "
-                                            "and HTTP/2 framing as h2load counts them (not TLS record "
-                                            "overhead); binary units",
-                         "latency_source": _H2LOAD_RUNS}},
-        latency_note=("HTTPS/1.1: wrk's per-request latency (one request in flight per connection); HTTPS/2: "
-                      "the duration of each stream from the latency run's h2load log, which includes waiting "
-                      "behind the other streams of its connection.")),
-}
-
-
-def wording(suite: str) -> Wording:
-    return WORDING.get(suite, Wording())
+def wording(part: str) -> Wording:
+    """The wording of the suite that `part` (a suite's part, as runs' `suite` column names it)
+    belongs to; the defaults for a part no suite declares."""
+    s = suite_of_part(part)
+    declared = s.wording if s is not None else {}
+    sections = {k: {a: str(v) for a, v in args.items()} for k, args in declared.get("sections", {}).items()}
+    if "latency_note" in declared:
+        return Wording(sections, str(declared["latency_note"]))
+    return Wording(sections)

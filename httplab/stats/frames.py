@@ -4,7 +4,7 @@ Every figure the reports print comes from a row of these frames: an estimate per
 server, metric), and a comparison per pair of cells and metric. Failed runs never enter them.
 
 A cell is (suite, scenario, server); its values are rep -> value maps of the ok runs. Besides the
-scenarios that ran, a suite can have composite cells (COMPOSITES in stats.write): per rep, the mean
+scenarios that ran, a suite can have composite cells (declared in its suite.toml): per rep, the mean
 req/s of several scenarios, for the reps in which all of them are ok (the languages suite's score).
 
 Comparisons of kind "server" cover every pair of servers of a suite's scenario, each pair once,

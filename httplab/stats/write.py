@@ -3,8 +3,8 @@ comparisons.{parquet,csv} (schema: stats.schema, docs/data.md), and read them ba
 
     python -m httplab.stats.write raw/<run_id> [data/<run_id>]
 
-The cross-scenario and cross-suite pairs below are the ones the reports discuss; every server pair
-of every scenario is always compared.
+Every server pair of every scenario is always compared; the cross-scenario and cross-suite pairs and
+the composite cells are the ones the suites declare (suites/<name>/suite.toml, httplab.lab.suites).
 """
 from __future__ import annotations
 
@@ -14,39 +14,21 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..lab import suites
 from .frames import Cells, RunStats, comparisons_frame, estimates_frame
-from .latency_curves import CONTRAST_PAIR, LATENCY_SUITES
 from .schema import validate
 from ..tidy.rawrun import RawRun, load_run, write_tidy
 
-# (suite, scenario A, scenario B): one server's two scenarios, paired by rep (same server process).
-SCENARIO_PAIRS: tuple[tuple[str, str, str], ...] = (
-    ("languages", "post_json_c100", "get_root_c100"),
-    ("languages", "get_json_c100", "get_root_c100"),
-    ("languages", "get_query_c100", "get_root_c100"),
-    ("languages", "get_root_close_c100", "get_root_c100"),
-) + tuple((suite, *CONTRAST_PAIR) for suite in LATENCY_SUITES)  # the same schedule timed two ways
-# (suite A, suite B, scenario A, scenario B): between-suite comparisons (TLS cost, HTTP/2 vs 1.1).
-SUITE_PAIRS: tuple[tuple[str, str, str, str], ...] = (
-    ("https", "http1", "h1_get_ping_c100", "get_ping_c100"),
-    ("https", "h2c", "h2_get_ping_c100", "get_ping_c100"),
-    ("h2c", "http1", "get_ping_c100", "get_ping_c100"),
-)
-# (suite, name) -> scenarios: a composite cell whose value per rep is the mean req/s of these
-# scenarios, for the reps in which all of them are ok (seed 003's score: its four keep-alive
-# endpoints, its order).
+# The languages suite's composite: seed 003's score (suites/languages/suite.toml declares it).
 KEEPALIVE_SCORE = "keepalive_score"
-COMPOSITES: dict[tuple[str, str], tuple[str, ...]] = {
-    ("languages", KEEPALIVE_SCORE): ("get_root_c100", "post_json_c100", "get_json_c100", "get_query_c100"),
-}
 FRAME_NAMES = ("estimates", "comparisons")
 
 
 def run_stats(runs: pd.DataFrame, confidence: float = 0.95) -> RunStats:
     """The estimates and comparisons of a runs frame (all suites of a run, or any part of one)."""
-    cells = Cells(runs, COMPOSITES)
+    cells = Cells(runs, suites.composites())
     return RunStats(estimates_frame(cells, confidence),
-                    comparisons_frame(cells, SCENARIO_PAIRS, SUITE_PAIRS, confidence))
+                    comparisons_frame(cells, suites.scenario_pairs(), suites.suite_pairs(), confidence))
 
 
 def write_run(run: RawRun, out_dir: str | Path, stats: RunStats | None = None,

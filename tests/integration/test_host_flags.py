@@ -1,5 +1,5 @@
 """The host-mode flags are checked before anything runs (scripts/lib/hosts.sh, lib/inventory.sh,
-lib/netns.sh; issue 19): each mistake is refused with its reason, and no run directory is made.
+lib/netns.sh): each mistake is refused with its reason, and no run directory is made.
 - several client hosts need a mode with more than one (netns or an inventory), and a tool that
   splits its load (not the latency suites' set request rate);
 - --rtt needs the netns mode and a kernel with netem (refused here when it has none: no delay is
@@ -35,26 +35,26 @@ def no_run_made(tmp: Path) -> None:
 
 
 def test_several_clients_in_the_local_mode_are_refused(tmp_path: Path) -> None:
-    r = run("bench_http1.sh", "--quick", "--clients", "2", tmp=tmp_path)
+    r = run("bench.sh", "http1", "--quick", "--clients", "2", tmp=tmp_path)
     refused(r, "--clients 2", "the local host mode has one client", "--hosts netns")
     no_run_made(tmp_path)
 
 
 @pytest.mark.parametrize("value", ["0", "x", "-1"])
 def test_a_bad_client_count_is_refused(tmp_path: Path, value: str) -> None:
-    r = run("bench_http1.sh", "--quick", "--hosts", "netns", "--clients", value, tmp=tmp_path)
+    r = run("bench.sh", "http1", "--quick", "--hosts", "netns", "--clients", value, tmp=tmp_path)
     refused(r, "--clients takes a number")
     no_run_made(tmp_path)
 
 
 def test_the_latency_suites_rate_is_not_split_over_client_hosts(tmp_path: Path) -> None:
-    r = run("bench_latency_h1.sh", "--quick", "--hosts", "netns", "--clients", "2", tmp=tmp_path)
+    r = run("bench.sh", "latency_h1", "--quick", "--hosts", "netns", "--clients", "2", tmp=tmp_path)
     refused(r, "oha", "not split over client hosts")
     no_run_made(tmp_path)
 
 
 def test_rtt_needs_the_netns_mode(tmp_path: Path) -> None:
-    r = run("bench_http1.sh", "--quick", "--rtt", "10", tmp=tmp_path)
+    r = run("bench.sh", "http1", "--quick", "--rtt", "10", tmp=tmp_path)
     refused(r, "--rtt", "--hosts netns")
     no_run_made(tmp_path)
 
@@ -68,7 +68,7 @@ def netem_available() -> bool:
 def test_rtt_is_refused_with_its_reason_where_the_kernel_has_no_netem(tmp_path: Path) -> None:
     if netem_available():
         pytest.skip("this kernel has netem: --rtt is offered")
-    for script in (["run_all.sh", "--skip-setup", "--new"], ["bench_http1.sh"]):
+    for script in (["run_all.sh", "--skip-setup", "--new"], ["bench.sh", "http1"]):
         r = run(*script, "--quick", "--hosts", "netns", "--rtt", "10", tmp=tmp_path)
         refused(r, "no netem qdisc", "does not fake it")
     r = run("rtt_sweep.sh", "--rtts", "0,10", "--quick", tmp=tmp_path)
@@ -94,25 +94,25 @@ LOCAL = 'ansible_connection=local ansible_python_interpreter="{{ ansible_playboo
      ["the server host 'far' (192.0.2.10) is not this machine", "run the lab on the server host"]),
 ])
 def test_an_inventory_that_does_not_fit_is_refused(tmp_path: Path, text: str, words: list[str]) -> None:
-    r = run("bench_http1.sh", "--quick", "--inventory", str(inventory(tmp_path, text)), tmp=tmp_path)
+    r = run("bench.sh", "http1", "--quick", "--inventory", str(inventory(tmp_path, text)), tmp=tmp_path)
     refused(r, "--inventory", *words)
     no_run_made(tmp_path)
 
 
 def test_a_missing_inventory_and_a_mode_mismatch_are_refused(tmp_path: Path) -> None:
-    r = run("bench_http1.sh", "--quick", "--inventory", str(tmp_path / "nope.ini"), tmp=tmp_path)
+    r = run("bench.sh", "http1", "--quick", "--inventory", str(tmp_path / "nope.ini"), tmp=tmp_path)
     refused(r, "no such readable file")
-    r = run("bench_http1.sh", "--quick", "--hosts", "inventory", tmp=tmp_path)
+    r = run("bench.sh", "http1", "--quick", "--hosts", "inventory", tmp=tmp_path)
     refused(r, "--hosts inventory needs --inventory FILE")
     ok = inventory(tmp_path, f"[server]\na {LOCAL} lab_addr=127.0.0.1\n[clients]\nc1 ansible_host=192.0.2.20\n"
                              "c2 ansible_host=192.0.2.21\n")
-    r = run("bench_http1.sh", "--quick", "--inventory", str(ok), "--clients", "3", tmp=tmp_path)
+    r = run("bench.sh", "http1", "--quick", "--inventory", str(ok), "--clients", "3", tmp=tmp_path)
     refused(r, "--clients 3", "has 2 client host(s)")
     no_run_made(tmp_path)
 
 
 def test_the_latency_suites_are_refused_in_the_inventory_mode(tmp_path: Path) -> None:
     ok = inventory(tmp_path, f"[server]\na {LOCAL} lab_addr=127.0.0.1\n[clients]\nc1 ansible_host=192.0.2.20\n")
-    r = run("bench_latency_h1.sh", "--quick", "--inventory", str(ok), tmp=tmp_path)
+    r = run("bench.sh", "latency_h1", "--quick", "--inventory", str(ok), tmp=tmp_path)
     refused(r, "loads with oha", "--hosts local or netns")
     no_run_made(tmp_path)

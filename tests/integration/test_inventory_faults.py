@@ -37,7 +37,7 @@ def test_an_unreachable_client_host_stops_the_suite_naming_it(stand_ins, tmp_pat
     # client2's sshd goes away: its machine is "down"
     os.kill(int((hosts / "sshd.2.pid").read_text()), signal.SIGTERM)
     env = {**os.environ, "RAW_ROOT": str(tmp_path / "raw")}
-    r = subprocess.run([*enter, str(ROOT / "scripts" / "bench_http1.sh"), "--quick", "--servers", "evloop",
+    r = subprocess.run([*enter, str(ROOT / "scripts" / "bench.sh"), "http1", "--quick", "--servers", "evloop",
                         "--scenarios", "get_ping_c100", "--duration", "1", "--warmup", "0",
                         "--inventory", str(hosts / "inventory.ini")],
                        capture_output=True, text=True, timeout=300, env=env)
@@ -58,7 +58,7 @@ def test_a_suite_stopped_mid_point_ends_the_load_on_every_client_host(stand_ins,
     import time
     hosts, enter = stand_ins
     env = {**os.environ, "RAW_ROOT": str(tmp_path / "raw")}
-    p = subprocess.Popen([*enter, str(ROOT / "scripts" / "bench_http1.sh"), "--quick", "--servers", "evloop",
+    p = subprocess.Popen([*enter, str(ROOT / "scripts" / "bench.sh"), "http1", "--quick", "--servers", "evloop",
                           "--scenarios", "get_ping_c100", "--duration", "40", "--warmup", "0",
                           "--inventory", str(hosts / "inventory.ini")],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,

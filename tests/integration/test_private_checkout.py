@@ -27,7 +27,7 @@ from evloop_process import missing
 REPO = pathlib.Path(__file__).resolve().parents[2]
 NOBODY = 65534
 
-# The suite variables of bench_<suite>.sh and scenario lines from its matrix:
+# The suite variables of a suite's part (suites/<name>/<part>.sh) and scenario lines from its matrix:
 # the gate asks each route the server serves over each protocol used.
 SUITES = {
     "h1": ("SUITE=http1 PROTOCOL=h1 TLS=false SCHEME=http SERVER_MODE=h1", [

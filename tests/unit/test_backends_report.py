@@ -1,5 +1,5 @@
-"""The backends report (notebooks/backends.ipynb, httplab.report.backends; issue 18 item 4): its
-targets and ratios are data (scripts/lib/backends_targets.toml) naming points the suite declares and
+"""The backends report (suites/backends/report.ipynb, httplab.report.backends): its
+targets and ratios are data (suites/backends/targets.toml) naming points the suite declares and
 servers with manifests; the targets are decided as the versus report decides them, per target's own
 contestant; the tables and figure read the comparisons frame, on a backends run captured here
 (tests/fixtures/backends: `run_all.sh --suites backends --quick --aa --reps 5 --duration 1
@@ -25,7 +25,7 @@ FIXTURES = ROOT / "tests" / "fixtures" / "backends"
 
 
 def suite_scenarios() -> set[str]:
-    text = (ROOT / "scripts" / "bench_backends.sh").read_text()
+    text = (ROOT / "suites" / "backends" / "backends.sh").read_text()
     block = re.search(r"^SCENARIOS=\($(.*?)^\)$", text, flags=re.M | re.S)
     assert block
     return {line.strip().strip('"').split()[0] for line in block.group(1).splitlines()
@@ -120,9 +120,9 @@ def test_gain_tables_and_figures(ctx):
 def test_notebook_executes_on_the_captured_run(tmp_path, monkeypatch):
     papermill = pytest.importorskip("papermill")
     run = next(p for p in FIXTURES.iterdir() if p.is_dir())
-    monkeypatch.chdir(ROOT / "notebooks")
+    monkeypatch.chdir(ROOT / "suites" / "backends")
     out = tmp_path / "out.ipynb"
-    papermill.execute_notebook(str(ROOT / "notebooks" / "backends.ipynb"), str(out), kernel_name="httplab",
+    papermill.execute_notebook(str(ROOT / "suites" / "backends" / "report.ipynb"), str(out), kernel_name="httplab",
                                parameters={"run_dir": str(run), "out_dir": str(tmp_path / "data")},
                                progress_bar=False)
     text = json.dumps(json.loads(out.read_text()), ensure_ascii=False)

@@ -1,4 +1,4 @@
-"""scripts/run_all.sh's command line (issue 13, item 5): a flag without its value, a bad value and
+"""scripts/run_all.sh's command line: a flag without its value, a bad value and
 --help are answered before setup or build start; the progress line counts the whole run and shows
 points skipped by a failed verify gate as skipped."""
 import os
@@ -16,11 +16,11 @@ def run_all(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("args, says", [
-    (["--suites"], "--suites needs a value: a comma list of http1 h2c https languages"),
+    (["--suites"], "--suites needs a value: a comma list of suites (http1 h2c https languages latency versus backends) or parts (http1 h2c https languages latency_h1"),
     (["--reps"], "--reps needs a value"),
     (["--reps", "0"], "--reps takes a whole number ≥ 1 (got '0')"),
     (["--duration", "1.5"], "--duration takes a whole number ≥ 1 (got '1.5')"),
-    (["--suites", "http9"], "unknown suite 'http9' (known: http1 h2c https languages latency_h1 latency_h2c latency_https versus_h2c versus_tls backends latency versus)"),
+    (["--suites", "http9"], "unknown suite 'http9' (suites: http1 h2c https languages latency versus backends; parts: http1 h2c https languages latency_h1 latency_h2c latency_https versus_h2c versus_tls backends)"),
     (["--servers", "nope"], "unknown server 'nope' (known: evloop"),
     (["--order-seed", "x"], "--order-seed takes a whole number ≥ 0 (got 'x')"),
     (["--new", "--run-id", "20261123T092401Z-vm"], "--new and --run-id exclude each other"),

@@ -195,7 +195,7 @@ def test_report_context_and_summary(h2run, tmp_path):
 
 
 def test_notebook_shape():
-    nb = nbformat.read(REPO / "notebooks" / "http2.ipynb", as_version=4)
+    nb = nbformat.read(REPO / "suites" / "h2c" / "report.ipynb", as_version=4)
     assert nb.metadata["kernelspec"]["name"] == "httplab"
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert "parameters" in code[0].metadata.get("tags", [])
@@ -210,9 +210,9 @@ def test_notebook_shape():
 def test_notebook_executes(tmp_path, monkeypatch, with_http1):
     papermill = pytest.importorskip("papermill")
     run = make_fake_h2c_run(tmp_path / "raw", with_http1=with_http1, reps=5 if with_http1 else 3)
-    monkeypatch.chdir(REPO / "notebooks")
+    monkeypatch.chdir(REPO / "suites" / "h2c")
     out = tmp_path / "out.ipynb"
-    papermill.execute_notebook(str(REPO / "notebooks" / "http2.ipynb"), str(out), kernel_name="httplab",
+    papermill.execute_notebook(str(REPO / "suites" / "h2c" / "report.ipynb"), str(out), kernel_name="httplab",
                                parameters={"run_dir": str(run), "out_dir": str(tmp_path / "data")}, progress_bar=False)
     text = json.dumps(json.loads(out.read_text()), ensure_ascii=False)
     assert "| Connections" in text and "Δ C vs Go" in text and "Peak throughput" in text

@@ -202,10 +202,10 @@ def test_empty_runs_say_no_data(lang_run):
 
 
 # ---------------------------------------------------------------- notebooks
-@pytest.mark.parametrize("name, fn", [("https.ipynb", "open_https_report"),
-                                      ("languages.ipynb", "open_languages_report")])
+@pytest.mark.parametrize("name, fn", [("https", "open_https_report"),
+                                      ("languages", "open_languages_report")])
 def test_new_notebooks_shape(name, fn):
-    nb = nbformat.read(REPO / "notebooks" / name, as_version=4)
+    nb = nbformat.read(REPO / "suites" / name / "report.ipynb", as_version=4)
     assert nb.metadata["kernelspec"]["name"] == "httplab"
     tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
     assert len(tagged) == 1

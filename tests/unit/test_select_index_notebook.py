@@ -62,7 +62,7 @@ def test_repo_root_walks_up(tmp_path):
 
 
 def test_notebook_shape():
-    nb = nbformat.read(REPO / "notebooks" / "http1.ipynb", as_version=4)
+    nb = nbformat.read(REPO / "suites" / "http1" / "report.ipynb", as_version=4)
     assert nb.metadata["kernelspec"]["name"] == "httplab"
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert "parameters" in code[0].metadata.get("tags", [])
@@ -77,9 +77,9 @@ def test_notebook_shape():
 def test_notebook_executes_on_fake_run(tmp_path, monkeypatch):
     papermill = pytest.importorskip("papermill")
     run = make_fake_run(tmp_path / "raw")
-    monkeypatch.chdir(REPO / "notebooks")
+    monkeypatch.chdir(REPO / "suites" / "http1")
     out = tmp_path / "out.ipynb"
-    papermill.execute_notebook(str(REPO / "notebooks" / "http1.ipynb"), str(out), kernel_name="httplab",
+    papermill.execute_notebook(str(REPO / "suites" / "http1" / "report.ipynb"), str(out), kernel_name="httplab",
                                parameters={"run_dir": str(run), "out_dir": str(tmp_path / "data"),
                                            }, progress_bar=False)
     nb = json.loads(out.read_text())

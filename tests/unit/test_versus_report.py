@@ -1,5 +1,5 @@
-"""The versus report (notebooks/versus.ipynb, httplab.report.versus; issue 17 item 4): the targets
-(data: scripts/lib/versus_targets.toml, beside the suites) decided from the interval, never from the
+"""The versus report (suites/versus/report.ipynb, httplab.report.versus): the targets
+(data: suites/versus/targets.toml, beside the parts) decided from the interval, never from the
 point estimate, client-bound req/s decided only in the direction its bias allows, the contestant
 taken from the run and the manifests, and the tables, figure and notebook on a versus run captured
 here (tests/fixtures/versus: `run_all.sh --suites versus --quick --aa --reps 5 --duration 1
@@ -27,8 +27,8 @@ CPU_H2C, RPS_H2C, CPU_H2, CPU_H1 = V.load_targets()
 
 
 def _suite_declarations(suite: str) -> tuple[set[str], set[str]]:
-    """(scenario ids, HEADLINE_SCENARIOS) as scripts/bench_<suite>.sh declares them."""
-    text = (ROOT / "scripts" / f"bench_{suite}.sh").read_text()
+    """(scenario ids, HEADLINE_SCENARIOS) as suites/versus/<part>.sh declares them."""
+    text = (ROOT / "suites" / "versus" / f"{suite}.sh").read_text()
     block = re.search(r"^SCENARIOS=\($(.*?)^\)$", text, flags=re.M | re.S)
     head = re.search(r"^HEADLINE_SCENARIOS=(\S*)$", text, flags=re.M)
     assert block and head, suite
@@ -50,7 +50,7 @@ def test_every_target_is_a_point_its_suite_declares_with_a_reference_server():
     from httplab.tidy import servers as S
     for t in V.load_targets():
         ids, headline = _suite_declarations(t.suite)
-        assert t.scenario in ids, f"{t.scenario} is not a scenario of scripts/bench_{t.suite}.sh"
+        assert t.scenario in ids, f"{t.scenario} is not a scenario of suites/versus/{t.suite}.sh"
         assert t.scenario in headline, f"{t.scenario}: the A/A copy does not run it (HEADLINE_SCENARIOS)"
         assert S.tier(t.reference) == "reference", t.reference
 
@@ -183,7 +183,7 @@ def test_no_versus_suite_says_no_data(ctx):
 
 
 def test_notebook_shape():
-    nb = nbformat.read(ROOT / "notebooks" / "versus.ipynb", as_version=4)
+    nb = nbformat.read(ROOT / "suites" / "versus" / "report.ipynb", as_version=4)
     assert nb.metadata["kernelspec"]["name"] == "httplab"
     tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
     assert len(tagged) == 1
@@ -199,9 +199,9 @@ def test_notebook_shape():
 @needs_kernel
 def test_notebook_executes_on_the_captured_run(tmp_path, monkeypatch):
     papermill = pytest.importorskip("papermill")
-    monkeypatch.chdir(ROOT / "notebooks")
+    monkeypatch.chdir(ROOT / "suites" / "versus")
     out = tmp_path / "out.ipynb"
-    papermill.execute_notebook(str(ROOT / "notebooks" / "versus.ipynb"), str(out), kernel_name="httplab",
+    papermill.execute_notebook(str(ROOT / "suites" / "versus" / "report.ipynb"), str(out), kernel_name="httplab",
                                parameters={"run_dir": str(RUN), "out_dir": str(tmp_path / "data")},
                                progress_bar=False)
     text = json.dumps(json.loads(out.read_text()), ensure_ascii=False)

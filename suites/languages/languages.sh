@@ -1,10 +1,8 @@
-#!/usr/bin/env bash
-# bench_languages.sh: seed 003's five-language shoot-out with wrk at 100
+# shellcheck shell=bash
+# languages: seed 003's five-language shoot-out with wrk at 100
 # connections, stdlib and production tiers, plus our C event loop; and GET /
 # with "Connection: close" on every request (connection set-up cost).
-# Flags: --help.
-set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# Declarations only: scripts/bench.sh languages runs them (--help for its flags).
 
 SUITE=languages PROTOCOL=h1 TLS=false SCHEME=http SERVER_MODE=h1
 # id                   kind        method route                size connections depth lua
@@ -21,6 +19,3 @@ HEADLINE_SCENARIOS=get_root_c100
 
 # --quick runs only these (the pipeline check, not the comparison)
 QUICK_SCENARIOS=get_root_c100,post_json_c100
-
-parse_suite_flags "$@"
-suite_run

@@ -1,14 +1,13 @@
-#!/usr/bin/env bash
-# bench_backends.sh: epoll against io_uring (issue 18, item 4; flags: --help). The C server on its
+# shellcheck shell=bash
+# backends: epoll against io_uring. The C server on its
 # two event loops (evloop: epoll, evloop_uring: --loop uring, the same binary), the floor responder
 # on each syscall model (floor, floor_uring: accept, read, a fixed reply, no parsing), nginx and
 # h2o, side by side in every rep (each server started fresh, in a random order), with wrk over
 # HTTP/1.1 GET /ping at 50, 100, 200 and 500 connections and pipelined 16 deep, so the report
-# (notebooks/backends.ipynb) gives each ratio with its interval and how the gain moves with the
+# (report.ipynb) gives each ratio with its interval and how the gain moves with the
 # connection count and with pipelining. The targets are declared beside this file
-# (scripts/lib/backends_targets.toml). The points are the http1 suite's, measured the same way.
-set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# (targets.toml). The points are the http1 suite's, measured the same way.
+# Declarations only: scripts/bench.sh backends runs them (--help for its flags).
 
 SUITE=backends PROTOCOL=h1 TLS=false SCHEME=http SERVER_MODE=h1
 SUITE_DEFAULT_SERVERS="evloop evloop_uring floor floor_uring nginx h2o"
@@ -23,6 +22,3 @@ SCENARIOS=(
 # every point: the A/A copy of the C server (on epoll) gives the run's noise floor on each
 HEADLINE_SCENARIOS=get_ping_c50,get_ping_c100,get_ping_c200,get_ping_c500,get_ping_pipe16_c100
 QUICK_SCENARIOS=get_ping_c100,get_ping_pipe16_c100
-
-parse_suite_flags "$@"
-suite_run

@@ -1,10 +1,10 @@
-#!/usr/bin/env bash
-# bench_versus_h2c.sh: the C server against h2o and nginx over cleartext HTTP/2 (prior knowledge;
+# shellcheck shell=bash
+# versus_h2c: the C server against h2o and nginx over cleartext HTTP/2 (prior knowledge;
 # flags: --help): h2load -m10 at 100 connections, GET /ping and GET /echo?size=1024, each point a
-# throughput run and a latency run as in the h2c suite (scripts/lib/versus.sh).
-set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-source "$LAB_ROOT/scripts/lib/versus.sh"
+# throughput run and a latency run as in the h2c suite (lib.sh).
+# Declarations only: scripts/bench.sh versus_h2c runs them (--help for its flags).
+
+source "$SUITE_DIR/lib.sh"
 
 SUITE=versus_h2c PROTOCOL=h2 TLS=false SCHEME=http SERVER_MODE=h2c
 # id                   kind      method route size connections streams lua
@@ -15,6 +15,3 @@ SCENARIOS=(
 # the target's point: the A/A copy of the C server runs it (the run's noise floor)
 HEADLINE_SCENARIOS=get_ping_c100
 QUICK_SCENARIOS=get_ping_c100,get_echo_s1024_c100
-
-parse_suite_flags "$@"
-suite_run

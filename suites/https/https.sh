@@ -1,13 +1,12 @@
-#!/usr/bin/env bash
-# bench_https.sh: seed 002's HTTPS matrix: HTTPS/1.1 with wrk and HTTPS/2 (ALPN
+# shellcheck shell=bash
+# https: seed 002's HTTPS matrix: HTTPS/1.1 with wrk and HTTPS/2 (ALPN
 # h2, 10 streams per connection) with h2load, against one TLS port per server.
 # An RSA-2048 self-signed certificate is made per run under build/ (never in
 # raw/ or git); the negotiated TLS version, cipher and ALPN protocol of every
 # point are recorded in raw/ (r<rep>.tls.txt). The load tools offer TLS 1.3
 # suites AES-128-GCM first (make_client_tls_config), so all servers negotiate
-# the same cipher. Flags: --help.
-set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# the same cipher.
+# Declarations only: scripts/bench.sh https runs them (--help for its flags).
 
 SUITE=https TLS=true SCHEME=https SERVER_MODE=tls
 # id                        kind          method route size connections depth lua
@@ -34,10 +33,3 @@ HEADLINE_SCENARIOS=h1_get_ping_c50,h1_get_ping_c100,h1_get_ping_c200,h1_get_ping
 
 # --quick runs only these (the pipeline check, not the comparison)
 QUICK_SCENARIOS=h1_get_ping_c100,h2_get_ping_c100,h2_post_echo_b4096_c100
-
-parse_suite_flags "$@"
-if [[ -z ${LAB_COUNT_POINTS:-} ]]; then   # not when run_all.sh only counts the points
-    make_run_certificate
-    make_client_tls_config
-fi
-suite_run

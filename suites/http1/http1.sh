@@ -1,8 +1,7 @@
-#!/usr/bin/env bash
-# bench_http1.sh: seed 000's HTTP/1.1 matrix with wrk (flags: --help).
+# shellcheck shell=bash
+# http1: seed 000's HTTP/1.1 matrix with wrk.
 # Latency under pipelining is per batch of 16, not per request (wrk's rule).
-set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# Declarations only: scripts/bench.sh http1 runs them (--help for its flags).
 
 SUITE=http1 PROTOCOL=h1 TLS=false SCHEME=http SERVER_MODE=h1
 # id                     kind      method route size connections depth lua
@@ -27,6 +26,3 @@ HEADLINE_SCENARIOS=get_ping_c50,get_ping_c100,get_ping_c200,get_ping_c500
 
 # --quick runs only these (the pipeline check, not the comparison)
 QUICK_SCENARIOS=get_ping_c100,get_echo_s1024_c100,post_echo_b4096_c100,get_ping_pipe16_c100
-
-parse_suite_flags "$@"
-suite_run

@@ -1,11 +1,11 @@
-#!/usr/bin/env bash
-# bench_versus_tls.sh: the C server against h2o and nginx over TLS (flags: --help): HTTPS/1.1 with
+# shellcheck shell=bash
+# versus_tls: the C server against h2o and nginx over TLS: HTTPS/1.1 with
 # wrk and HTTPS/2 (ALPN h2) with h2load -m10, 100 connections, GET /ping and GET /echo?size=1024,
 # against each server's TLS port with the run's self-signed certificate, the negotiated TLS of
-# every point recorded as in the https suite (scripts/lib/versus.sh).
-set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-source "$LAB_ROOT/scripts/lib/versus.sh"
+# every point recorded as in the https suite (lib.sh).
+# Declarations only: scripts/bench.sh versus_tls runs them (--help for its flags).
+
+source "$SUITE_DIR/lib.sh"
 
 SUITE=versus_tls TLS=true SCHEME=https SERVER_MODE=tls
 # id                        kind          method route size connections depth lua
@@ -18,10 +18,3 @@ SCENARIOS=(
 # the targets' points: the A/A copy of the C server runs them (the run's noise floor)
 HEADLINE_SCENARIOS=h2_get_ping_c100,h1_get_ping_c100
 QUICK_SCENARIOS=h1_get_ping_c100,h1_get_echo_s1024_c100,h2_get_ping_c100,h2_get_echo_s1024_c100
-
-parse_suite_flags "$@"
-if [[ -z ${LAB_COUNT_POINTS:-} ]]; then   # not when run_all.sh only counts the points
-    make_run_certificate
-    make_client_tls_config
-fi
-suite_run

@@ -1,9 +1,8 @@
-#!/usr/bin/env bash
-# bench_h2c.sh: seed 001's HTTP/2 cleartext (prior knowledge) matrix with h2load,
-# 10 concurrent streams per connection (flags: --help). Each point is two h2load
+# shellcheck shell=bash
+# h2c: seed 001's HTTP/2 cleartext (prior knowledge) matrix with h2load,
+# 10 concurrent streams per connection. Each point is two h2load
 # runs: throughput without the per-request log, then latency with it.
-set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# Declarations only: scripts/bench.sh h2c runs them (--help for its flags).
 
 SUITE=h2c PROTOCOL=h2 TLS=false SCHEME=http SERVER_MODE=h2c
 # id                     kind      method route size connections streams lua
@@ -27,6 +26,3 @@ HEADLINE_SCENARIOS=get_ping_c50,get_ping_c100,get_ping_c200,get_ping_c500
 
 # --quick runs only these (the pipeline check, not the comparison)
 QUICK_SCENARIOS=get_ping_c100,get_echo_s1024_c100,post_echo_b4096_c100
-
-parse_suite_flags "$@"
-suite_run

@@ -1,6 +1,6 @@
-# scripts/lib/latency.sh: the latency suites' shared matrix and hooks (sourced by bench_latency_*.sh
-# after lib.sh). One suite per protocol (latency_h1, latency_h2c, latency_https: a server starts in
-# one mode per suite); `run_all.sh --suites latency` runs the three.
+# The latency suite's shared matrix and hooks, sourced by each of its parts (latency_*.sh): one
+# part per protocol (latency_h1, latency_h2c, latency_https), because a server starts in one mode
+# per part; `run_all.sh --suites latency` runs the three.
 #
 # Per server, every rep: one closed-loop point (oha without a rate, as fast as its connections
 # allow: the server's capacity as this tool can draw it, and the closed-loop percentiles coordinated

@@ -1,0 +1,164 @@
+"""The suite registry: every folder of suites/ with a suite.toml is a suite, and nothing outside
+its folder names it. The shell side (scripts/lib/suites.sh) reads the same folders.
+
+A suite's folder holds
+  suite.toml      its declaration (below)
+  <name>.sh       its scenario matrix, when it runs as one part, or one <name>_<x>.sh per part
+                  (a part is a directory of raw/<run_id>/; a server starts in one mode per part)
+  report.ipynb    its report; without one, notebooks/suite.ipynb reports it from `sections`
+
+suite.toml:
+  title = "…"           the report's title
+  seed = "000"          the published write-up the suite mirrors (docs/glossary.md), if any
+  order = 10            run_all.sh runs suites low first (1000 when absent)
+  baseline = "go"       the server the generic report's Δ columns compare with
+  headline = {part = "scenario"}   the index page's headline point of each part (the contestant's
+                        req/s there and its Δ against the report's baseline)
+  [compare]
+  scenario_pairs = [[part, scenario_a, scenario_b], …]   one server's two scenarios, paired by rep
+  suite_pairs = [[part_a, part_b, scenario_a, scenario_b], …]   one server across two parts
+  [composites.<name>]   part = "…", scenarios = […]: per rep the mean req/s of these scenarios
+  [wording]             latency_note = "…"; [wording.sections.<key prefix>] caption words
+  [[sections]]          key, title, where = {column = value}, vary, vary_label: a table of the
+                        generic report (rows: the `vary` column; one column per server)
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+DEFAULT_ORDER = 1000
+
+
+class SuiteError(ValueError):
+    """A suite folder that does not declare what it must (names the file)."""
+
+
+def suites_dir(root: Path | None = None) -> Path:
+    """The suites/ folder of the repository (beside this package)."""
+    return (root or Path(__file__).resolve().parents[2]) / "suites"
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    folder: Path
+    parts: tuple[str, ...]
+    title: str
+    seed: str | None = None
+    order: int = DEFAULT_ORDER
+    baseline: str | None = None
+    headline: dict[str, str] = field(default_factory=dict)
+    scenario_pairs: tuple[tuple[str, str, str], ...] = ()
+    suite_pairs: tuple[tuple[str, str, str, str], ...] = ()
+    composites: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    wording: dict[str, Any] = field(default_factory=dict)
+    sections: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def notebook(self) -> Path | None:
+        """The suite's own report notebook, None when the generic one reports it."""
+        nb = self.folder / "report.ipynb"
+        return nb if nb.is_file() else None
+
+    def file(self, name: str) -> Path:
+        """A file of the suite's folder (targets.toml, …)."""
+        return self.folder / name
+
+
+def _tuples(value: Any, width: int, where: str) -> tuple[tuple[str, ...], ...]:
+    if not isinstance(value, list) or not all(isinstance(v, list) and len(v) == width
+                                              and all(isinstance(x, str) for x in v) for v in value):
+        raise SuiteError(f"{where}: a list of [{width} strings] expected")
+    return tuple(tuple(v) for v in value)
+
+
+def parts_of(folder: Path) -> tuple[str, ...]:
+    """<name>.sh and <name>_*.sh in the folder, sorted (the shell's rule: scripts/lib/suites.sh)."""
+    name = folder.name
+    found = [p.stem for p in folder.glob("*.sh") if p.stem == name or p.stem.startswith(name + "_")]
+    return tuple(sorted(found))
+
+
+def load_suite(folder: Path) -> Suite:
+    """One suite from its folder; SuiteError naming suite.toml for what it gets wrong."""
+    toml = folder / "suite.toml"
+    try:
+        data = tomllib.loads(toml.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise SuiteError(f"{toml}: {e}") from None
+    parts = parts_of(folder)
+    if not parts:
+        raise SuiteError(f"{folder}: no part ({folder.name}.sh or {folder.name}_<part>.sh)")
+    compare = data.get("compare", {})
+    sp = _tuples(compare.get("scenario_pairs", []), 3, f"{toml} [compare] scenario_pairs")
+    xp = _tuples(compare.get("suite_pairs", []), 4, f"{toml} [compare] suite_pairs")
+    for pair in sp:
+        if pair[0] not in parts:
+            raise SuiteError(f"{toml}: scenario pair {list(pair)} names {pair[0]!r}, not a part of this suite {list(parts)}")
+    for pair in xp:
+        if pair[0] not in parts:
+            raise SuiteError(f"{toml}: suite pair {list(pair)} must start with a part of this suite {list(parts)}")
+    composites: dict[tuple[str, str], tuple[str, ...]] = {}
+    for cname, c in data.get("composites", {}).items():
+        if not isinstance(c, dict) or c.get("part") not in parts or not isinstance(c.get("scenarios"), list):
+            raise SuiteError(f"{toml} [composites.{cname}]: part (one of {list(parts)}) and scenarios expected")
+        composites[(c["part"], cname)] = tuple(str(s) for s in c["scenarios"])
+    sections = data.get("sections", [])
+    for s in sections:
+        missing = {"key", "title", "where", "vary"} - set(s)
+        if missing:
+            raise SuiteError(f"{toml} [[sections]] {s.get('key', '?')!r}: missing {sorted(missing)}")
+    order = data.get("order", DEFAULT_ORDER)
+    if not isinstance(order, int):
+        raise SuiteError(f"{toml}: order must be a whole number")
+    return Suite(name=folder.name, folder=folder, parts=parts, title=str(data.get("title", folder.name)),
+                 seed=data.get("seed"), order=order, baseline=data.get("baseline"),
+                 headline={str(k): str(v) for k, v in data.get("headline", {}).items()},
+                 scenario_pairs=sp, suite_pairs=xp,  # type: ignore[arg-type]
+                 composites=composites, wording=data.get("wording", {}), sections=tuple(sections))
+
+
+@lru_cache(maxsize=4)
+def _all(folder: Path) -> tuple[Suite, ...]:
+    found = [load_suite(d) for d in sorted(folder.iterdir()) if (d / "suite.toml").is_file()] if folder.is_dir() else []
+    return tuple(sorted(found, key=lambda s: (s.order, s.name)))
+
+
+def all_suites(root: Path | None = None) -> tuple[Suite, ...]:
+    """Every suite, in run order."""
+    return _all(suites_dir(root))
+
+
+def suite(name: str, root: Path | None = None) -> Suite:
+    """The suite of that name; KeyError naming the known ones."""
+    for s in all_suites(root):
+        if s.name == name:
+            return s
+    raise KeyError(f"no suite {name!r} (known: {[s.name for s in all_suites(root)]})")
+
+
+def suite_of_part(part: str, root: Path | None = None) -> Suite | None:
+    """The suite a part (a directory of a raw run) belongs to; None for a part no suite declares."""
+    for s in all_suites(root):
+        if part in s.parts:
+            return s
+    return None
+
+
+def scenario_pairs(root: Path | None = None) -> tuple[tuple[str, str, str], ...]:
+    """Every suite's scenario pairs, sorted (a frame's row order must not hang on folder order)."""
+    return tuple(sorted({p for s in all_suites(root) for p in s.scenario_pairs}))
+
+
+def suite_pairs(root: Path | None = None) -> tuple[tuple[str, str, str, str], ...]:
+    """Every suite's cross-part pairs, sorted."""
+    return tuple(sorted({p for s in all_suites(root) for p in s.suite_pairs}))
+
+
+def composites(root: Path | None = None) -> dict[tuple[str, str], tuple[str, ...]]:
+    """Every suite's composite cells."""
+    return {k: v for s in all_suites(root) for k, v in s.composites.items()}
