@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# scripts/client_run.sh: one load-tool run on one client host, started at an agreed moment (issue 19:
-# several client hosts at once). It runs where the load is generated: in a client network namespace
-# (--hosts netns) or on a client machine of an Ansible inventory (--inventory), from that host's own
-# checkout of the lab. It only waits, runs and records; the suite merges the hosts' results later.
+# scripts/client_run.sh: one load-tool run on one client host, started at an agreed moment (several
+# client hosts at once, docs/host-modes.md). It runs where the load is generated: in a client
+# network namespace (--hosts netns) or on a client machine of an Ansible inventory (--inventory),
+# from that host's own checkout of the lab. It only waits, runs and records; the suite merges the
+# hosts' results later.
 #
 #   client_run.sh --start-at EPOCH --prefix P --host I --addr A --cpus C --limit S
 #                 [--h2log OUT] -- CMD [ARG...]

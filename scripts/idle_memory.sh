@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# idle_memory.sh: what an idle keep-alive connection costs each server in memory (issue 17).
+# idle_memory.sh: what an idle keep-alive connection costs each server in memory (the target and
+# the commands: docs/hostile-clients.md).
 #
 #   scripts/idle_memory.sh [--quick] [--targets evloop:h1,evloop:h2c,nginx:h1,...]
 #                          [--conns 1000,5000,20000] [--reps N] [--run-id ID] [--order-seed N]

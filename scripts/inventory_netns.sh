@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# inventory_netns.sh: stand-in machines for the inventory host mode on this one machine (issue 19):
+# inventory_netns.sh: stand-in machines for the inventory host mode on this one machine:
 # a server host and N client hosts as network namespaces (scripts/lib/netns.sh), an sshd in each
 # client host with keys made for the purpose, and an Ansible inventory naming them. The lab then
 # runs in the server host exactly as on real machines: Ansible reaches the client hosts over ssh,

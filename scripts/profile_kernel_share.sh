@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # profile_kernel_share.sh: where each server's CPU goes by kernel layer under one HTTP/1.1 load
-# (issue 18's evidence: how much of a request's cost a syscall model can touch at all). For each
+# (evidence for the backends suite: how much of a request's cost a syscall model can touch). For each
 # server (a manifest name, started in h1 mode by scripts/serve.sh, pinned as the suites pin it), wrk
 # loads GET /ping from the client CPUs while perf samples the server process; perf's per-symbol
 # report is kept, and httplab.report.kernel_share sums it by layer (user space, epoll, io_uring,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rtt_sweep.sh: the suites at several round-trip times between the server host and the client
-# hosts (netns host mode, delay added by tc netem; issue 19). One run per RTT, each a run of its own
+# hosts (netns host mode, delay added by tc netem). One run per RTT, each a run of its own
 # with its RTT in meta.json and in every suite's hosts.json, so their reports stand side by side.
 #
 #   scripts/rtt_sweep.sh [--rtts 0,1,10,50] [run_all.sh flags...]

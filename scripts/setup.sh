@@ -106,7 +106,7 @@ setup_h2spec() {
 
 # oha: sends requests at a fixed rate on a schedule of its own and, with
 # --latency-correction, times each from its intended send time (no coordinated
-# omission). Chosen over vegeta by measurement (issue 16's note: on one client core
+# omission). Chosen over vegeta by measurement (docs/suites.md, latency: on one client core
 # vegeta's HTTP/1.1 rate collapses at 25k req/s, oha holds 75k). Not in Debian 12:
 # built from crates.io, pinned and --locked, once per machine (a few minutes) into
 # /usr/local as root, else ~/.cargo.

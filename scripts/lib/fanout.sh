@@ -1,5 +1,5 @@
-# scripts/lib/fanout.sh: one load-tool run spread over several client hosts at once (issue 19;
-# --clients N in netns mode, every client host of an inventory). Sourced by lib.sh.
+# scripts/lib/fanout.sh: one load-tool run spread over several client hosts at once (--clients
+# N in netns mode, every client host of an inventory; docs/host-modes.md). Sourced by lib.sh.
 #
 # Each host gets an equal share of the point's connections (the first ones one more when they do
 # not divide) and runs the same command through scripts/client_run.sh, which waits for one agreed

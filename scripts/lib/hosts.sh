@@ -1,4 +1,4 @@
-# scripts/lib/hosts.sh: the host modes (--hosts; issue 19), sourced by lib.sh. A suite makes its
+# scripts/lib/hosts.sh: the host modes (--hosts), sourced by lib.sh. A suite makes its
 # hosts when it starts (hosts_up) and removes them however it ends (hosts_down, from its EXIT trap).
 #   local  this machine: server and load tool on their CPU sets, over loopback (the default)
 #   netns  a server host and a client host as network namespaces joined by a veth pair through a

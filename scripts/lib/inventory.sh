@@ -1,5 +1,5 @@
-# scripts/lib/inventory.sh: the inventory host mode (--inventory FILE; issue 19), sourced after
-# lib.sh. Real machines named in an Ansible inventory: group `server` holds one host, the machine
+# scripts/lib/inventory.sh: the inventory host mode (--inventory FILE), sourced after lib.sh.
+# Real machines named in an Ansible inventory: group `server` holds one host, the machine
 # the lab runs on (the controller: it starts the servers and reads their cost from its own /proc),
 # group `clients` one or more load-generating hosts. Ansible installs the client side on every
 # client host (scripts/ansible/install.yml), gathers every host's facts (facts.yml), and runs each

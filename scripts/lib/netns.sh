@@ -1,4 +1,4 @@
-# scripts/lib/netns.sh: the netns host mode's hosts (issue 19), sourced after lib.sh. One machine
+# scripts/lib/netns.sh: the netns host mode's hosts, sourced after lib.sh. One machine
 # becomes a "server host" and one or more "client hosts": network namespaces with their own TCP/IP
 # stacks, joined by veth pairs through a bridge in the server host, so every request crosses a real
 # TCP path between two stacks instead of loopback. Processes still share this kernel's CPUs (the CPU

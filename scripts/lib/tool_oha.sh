@@ -4,7 +4,7 @@
 # oha sends requests on a schedule of its own (-q R: one every 1/R s, whatever the answers do), and
 # with --latency-correction times each request from the moment the schedule meant to send it, not
 # from when a free connection took it: a server that stalls 50 ms is charged the 50 ms for every
-# request it held back (no coordinated omission). The latency suite picks it for that (issue 16:
+# request it held back (no coordinated omission). The latency suite picks it for that (measured:
 # oha's ceiling here, one client core, was 108k req/s over HTTP/1.1 and 219k over h2c; vegeta's
 # 37k and 57k). Without -q it is a closed-loop tool like wrk, which the suite uses to measure each
 # server's capacity. Its JSON report (-o, --output-format json) holds the whole run's summary,

@@ -5,7 +5,7 @@
  * io_uring_enter per loop turn submits every send the previous turn queued
  * and waits for the next completions, so no request costs a syscall of its
  * own. Beside the epoll floor it measures what the setup allows under each
- * model (issue 18).
+ * model (the backends suite).
  *
  *   - accept: one multishot accept on the listener; every new connection is
  *     a completion.
