@@ -1,8 +1,8 @@
 """One client host's record of its share of a measured point that several client hosts loaded at once
-(issue 19): r<rep>.h<I>.host.json, written by scripts/client_run.sh around the tool's run on host I
-(r<rep>.h<I>.lat.host.json for h2load's latency run), read into a typed record; and the figures
-across hosts that the fail rules and the client columns need (start skew, foreign CPU of hosts that
-share cores).
+(docs/host-modes.md): r<rep>.h<I>.host.json, written by scripts/client_run.sh around the tool's
+run on host I (r<rep>.h<I>.lat.host.json for h2load's latency run), read into a typed record; and
+the figures across hosts that the fail rules and the client columns need (start skew, foreign CPU
+of hosts that share cores).
 
     {"host": 1, "name": "…-cli1", "addr": "10.231.0.11", "machine": "<machine-id>", "cpus": "1",
      "clk_tck": 100, "start_at": 1764000000.5, "started": 1764000000.500321, "ended": 1764000003.61,

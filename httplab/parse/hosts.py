@@ -1,5 +1,6 @@
-"""raw/<run_id>/<suite>/hosts.json (scripts/lib/hosts.sh; issue 19): the host mode a suite ran in and
-each host's facts, read into a typed record, and said in one line for a report's header.
+"""raw/<run_id>/<suite>/hosts.json (scripts/lib/hosts.sh; docs/host-modes.md): the host mode a
+suite ran in and each host's facts, read into a typed record, and said in one line for a report's
+header.
 
 Modes: local (this machine over loopback), netns (a server host and one or more client hosts as
 network namespaces of this machine) and inventory (real machines of an Ansible inventory, whose
@@ -110,7 +111,12 @@ def _host(h: Any, i: int, p: Path) -> Host:
 def read_hosts(path: str | Path) -> Hosts:
     """The file as a Hosts; RawFormatError naming the file and key when it does not fit."""
     p = Path(path)
-    doc = read_json_object(p)
+    return hosts_of(read_json_object(p), p)
+
+
+def hosts_of(doc: dict[str, Any], p: str | Path = "<hosts.json>") -> Hosts:
+    """A hosts.json document (as read) as a Hosts; RawFormatError naming `p` and the key."""
+    p = Path(p)
     mode = require(doc, "mode", p, str)
     if mode not in MODES:
         raise RawFormatError(p, f"unknown host mode {mode!r} (modes: {', '.join(MODES)})", key="mode")

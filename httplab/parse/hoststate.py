@@ -1,4 +1,4 @@
-"""The host's state, recorded at the start and end of each suite (issue 11, item 4).
+"""The host's state, recorded at the start and end of each suite, so a report can say what moved.
 
     python httplab/parse/hoststate.py [--exclude-pid PID ...] [--sample S] [-o FILE]   # fast: no pandas
     python -m httplab.parse.hoststate [--exclude-pid PID ...] > host.start.json          # same, ~1 s slower

@@ -1,4 +1,4 @@
-"""Several client hosts' results of one measured point as one LoadResult (issue 19), exactly.
+"""Several client hosts' results of one measured point as one LoadResult, exactly.
 
 When N client hosts load a point at once, each tool measures its own share; the point's figures
 are those of all requests together. So counts add up and histograms add up: a percentile of the

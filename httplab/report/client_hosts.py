@@ -1,5 +1,5 @@
-"""The per-host side of points that several client hosts loaded at once (issue 19; the tidy
-client_hosts frame): how the load split over the hosts, how far apart they started, and which host
+"""The per-host side of points that several client hosts loaded at once (the tidy client_hosts
+frame, docs/data.md): how the load split over the hosts, how far apart they started, and which host
 was client-bound. A run's row already holds the exact merge; this table is what a reader checks
 that merge against: a host that carried much less than its share of the connections, or that
 saturated its own cores, shows here."""

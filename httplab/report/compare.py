@@ -1,4 +1,4 @@
-"""Run against run (issue 16): open two runs, refuse what cannot be compared, compute the
+"""Run against run: open two runs, refuse what cannot be compared, compute the
 run_comparisons frame (stats.compare) and show it (notebooks/compare.ipynb); the command line
 that scripts/compare.sh calls around the notebook.
 

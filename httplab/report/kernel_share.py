@@ -1,10 +1,10 @@
-"""Where a server's CPU goes by kernel layer, from `perf report` (issue 18's evidence: what a syscall
-model can save at most). The input is `perf report --no-children --sort sym -g none --percent-limit
-0 --stdio` of one server process (scripts/profile_kernel_share.sh writes it); every symbol's self
-share is put in the first layer whose pattern matches its name (LAYERS, in order), user-space
-symbols in their own. The layers are coarse on purpose: the question is how much of a request's
-CPU is the syscall model (entry and exit, epoll, io_uring, sleeping and waking) and how much is
-TCP/IP and the loopback device, which no syscall model changes.
+"""Where a server's CPU goes by kernel layer, from `perf report` (evidence for the backends suite:
+what a syscall model can save at most). The input is `perf report --no-children --sort sym -g none
+--percent-limit 0 --stdio` of one server process (scripts/profile_kernel_share.sh writes it); every
+symbol's self share is put in the first layer whose pattern matches its name (LAYERS, in order),
+user-space symbols in their own. The layers are coarse on purpose: the question is how much of a
+request's CPU is the syscall model (entry and exit, epoll, io_uring, sleeping and waking) and how
+much is TCP/IP and the loopback device, which no syscall model changes.
 
     python -m httplab.report.kernel_share NAME=FILE [NAME=FILE ...]   # a Markdown table
 """

@@ -132,7 +132,7 @@ def point_flags_table(runs: pd.DataFrame, title: str = "Client-bound and noisy p
     for every (server, scenario) with at least one flagged run; empty when none is flagged."""
     if runs.empty or "client_bound" not in runs:
         df = pd.DataFrame()
-        df.attrs.update(title=title, caption="this run did not record the cores (made before issue 11)")
+        df.attrs.update(title=title, caption="this run did not record the cores (an older run)")
         return df
     ok = ok_runs(runs)
     rows = []

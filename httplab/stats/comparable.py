@@ -1,5 +1,5 @@
 """Whether two runs can be compared point by point: what their meta.json files say about the
-machine, the CPU sets and the tools (raw/<run_id>/meta.json; DESIGN.md §1-2).
+machine, the CPU sets and the tools (raw/<run_id>/meta.json; docs/method.md, Pinning and The host).
 
 A run-vs-run ratio is only about the change under test when everything else stayed put. A
 difference in the host (CPU model, core count, kernel, host name), in the pinning (server_cpus,

@@ -17,7 +17,7 @@ find them in one place:
   did not take were never timed, so the point's latency says nothing about that rate. Its status is
   "saturated": kept and shown, never averaged in.
 
-- **start skew** (several client hosts loading one point at once, issue 19): the hosts' tools must
+- **start skew** (several client hosts loading one point at once): the hosts' tools must
   start together, or the point's load was partly that of fewer hosts. Starts more than
   max(START_SKEW_MIN_S, START_SKEW_SHARE × the nominal duration) apart fail the point.
 

@@ -1,4 +1,4 @@
-"""A measured point that several client hosts loaded at once (issue 19; scenario.json
+"""A measured point that several client hosts loaded at once (docs/host-modes.md; scenario.json
 "client_hosts": N ≥ 2, "client_layout": "per_host"; also an inventory's one client machine, whose
 files are per host too): every host's files read, merged into the point's one LoadResult
 (httplab.parse.merge), what fails the point, the client columns of its runs row, and its rows of the

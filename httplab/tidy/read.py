@@ -4,7 +4,7 @@
     runs = read_frame("data/20261123T092401Z-vm", "runs")     # every suite of the run
 
 Current layout: one file per frame for the whole run (runs.parquet, latency.parquet; CSV beside
-them on request). Older layout (runs written per suite before issue 12): runs.parquet held the
+them on request). Older layout (runs written per suite by older code): runs.parquet held the
 http1 suite and <suite>_runs.parquet each other suite; those files are read together, columns
 the older code did not write are added empty (NaN / <NA> / None), and the result is validated as
 a current frame. A frame that is neither raises SchemaError naming the file.

@@ -110,8 +110,8 @@ latency_us | float | µs       | a latency value of the run's histogram
 count      | int   | requests | requests with that latency
 """)
 
-# One row per (run, client host) of the points that several client hosts loaded at once (issue 19),
-# or an inventory's one client machine:
+# One row per (run, client host) of the points that several client hosts loaded at once, or an
+# inventory's one client machine (docs/data.md):
 # each host's own share, beside the merged runs row (httplab.parse.merge, httplab.tidy.multihost).
 CLIENT_HOSTS: tuple[Column, ...] = table("""
 run_id          | str   |             | as in runs

@@ -19,7 +19,7 @@ from ..parse.manifest import Manifest, ManifestError, load_all, servers_dir
 
 AA_SUFFIX = "~aa"  # an A/A copy: a second instance of a server (scripts' AA_SUFFIX)
 
-# Tiers that are reference points rather than contestants (DESIGN §6; parse.manifest.TIERS).
+# Tiers that are reference points rather than contestants (docs/glossary.md; parse.manifest.TIERS).
 REFERENCE_TIERS: tuple[str, ...] = ("reference", "floor")
 CONTESTANT_TIER = "contestant"
 
