@@ -1,4 +1,4 @@
-"""The C server under hostile clients (issue 15): every case of attack_cases.py
+"""The C server under hostile clients (docs/hostile-clients.md): every case of attack_cases.py
 against a fresh ASan/UBSan server, with a legitimate client asking GET /ping
 every 20 ms throughout. Each case must leave the server alive and clean
 (no sanitizer report, exit 0 on SIGTERM), keep its peak RSS and CPU under the
@@ -17,10 +17,10 @@ from attack_run import ServerProcess, evloop_argv, run_case
 REPO = pathlib.Path(__file__).resolve().parents[2]
 BIN = pathlib.Path(os.environ.get("EVLOOP_BIN",
                                   REPO / "build/asan/http_bench_server"))
-# Worst legitimate latency allowed. The issue's figure is 100 ms; the ASan
-# build on two shared cores (server, attacker and this client) runs several
-# times slower than the -O2 server the closing note measures, so the test
-# allows 250 ms for the worst request and 50 ms for the 99th percentile.
+# Worst legitimate latency allowed. The target for the -O2 server is 100 ms;
+# the ASan build on two shared cores (server, attacker and this client) runs
+# several times slower than that server, so the test allows 250 ms for the
+# worst request and 50 ms for the 99th percentile.
 WORST_MS, P99_MS = 250.0, 50.0
 
 

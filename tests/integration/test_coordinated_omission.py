@@ -1,4 +1,4 @@
-"""Coordinated omission, shown on a server with a known stall (issue 16).
+"""Coordinated omission, shown on a server with a known stall (docs/suites.md, latency).
 
 The toy server (stall_server.py, CPU 0) answers GET /ping in well under a millisecond, but freezes
 its whole event loop for STALL_MS = 50 ms every PERIOD_MS = 500 ms: 10 % of wall time it answers

@@ -1,4 +1,4 @@
-"""--workers N (issue 18): N worker processes on one port through SO_REUSEPORT, each pinned
+"""--workers N: N worker processes on one port through SO_REUSEPORT, each pinned
 to its own CPU of the server's set, started and stopped by a parent that only supervises.
 The rest of the C server's integration tests also run with EVLOOP_WORKERS=2 (scripts/test.sh)."""
 import os

@@ -1,4 +1,4 @@
-"""The harness under faults (issue 15, item 5): scripts/run_all.sh on a tiny run (the floor responder,
+"""The harness under faults: scripts/run_all.sh on a tiny run (the floor responder,
 two scenarios, two reps, 1 s runs, no reports) into a scratch raw/, with one fault injected at a
 known moment: the server hangs (SIGSTOP) or is killed, wrk is killed or hangs past its deadline (and
 h2load's latency run, on Go's h2c server), the raw directory turns read-only or fills up, Ctrl-C.

@@ -1,7 +1,7 @@
-"""The idle-connection memory measurement end to end (scripts/idle_memory.sh, issue 17): the C
+"""The idle-connection memory measurement end to end (scripts/idle_memory.sh): the C
 server (the -O2 build the suites run, started and pinned as they start it) at 2,000 idle keep-alive
 connections over HTTP/1.1 and h2c, one rep each. The raw records are written, the tidy frame and
-the table made, and the cost per connection is computed and within the issue's 4 KiB target over
+the table made, and the cost per connection is computed and within the 4 KiB target over
 HTTP/1.1 and h2c. About 20 s."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The inventory host mode when a client host cannot be reached, or the suite is stopped mid-point
-(scripts/lib/inventory.sh; issue 19), on scripts/inventory_netns.sh's stand-in machines: an
+(scripts/lib/inventory.sh), on scripts/inventory_netns.sh's stand-in machines: an
 unreachable host stops the run before it begins, saying which host Ansible could not reach and why
 in a few lines rather than pages of JSON, with nothing recorded; a stopped suite leaves no load
 running on any client host; the stand-ins are removed."""

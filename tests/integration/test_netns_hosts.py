@@ -1,4 +1,4 @@
-"""The netns host mode's hosts (scripts/lib/netns.sh; issue 19): a server host and client hosts as
+"""The netns host mode's hosts (scripts/lib/netns.sh): a server host and client hosts as
 network namespaces joined through a bridge, every client reaching the server host over TCP from its
 own address, tbf shaping where asked, netem detected rather than assumed, and everything removed
 afterwards, also when the script that made them is killed (its trap)."""

@@ -1,4 +1,4 @@
-"""The reference servers from a checkout in a private directory (issue 11, item 7).
+"""The reference servers from a checkout in a private directory.
 
 h2o and nginx's worker run as nobody, which cannot enter a directory of mode
 0700 (private home directories, `mktemp -d`). A checkout there used to lose
@@ -66,7 +66,7 @@ if [[ $TLS == true ]]; then make_run_certificate; make_client_tls_config; fi
 PAYLOAD_DIR=$BUILD_DIR/payload GATE_TMP=$(mktemp -d)
 make_gate_payloads
 trap 'stop_server; rm -rf "$GATE_TMP"' EXIT
-# (before issue 11 there was no runtime directory: everything was in BUILD_DIR)
+# (older checkouts have no runtime directory: everything was in BUILD_DIR)
 if declare -F runtime_dir >/dev/null; then runtime_dir; echo "runtime: $LAB_RUNTIME_DIR"; fi
 served=${LAB_RUNTIME_DIR:-$BUILD_DIR}
 start_server "$server" "$RUN_DIR/$SUITE/server.log"

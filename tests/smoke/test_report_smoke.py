@@ -160,7 +160,7 @@ def test_tidy_frame_has_one_ok_row_per_finished_point(run_id: str, report: str) 
 
 
 def test_every_delta_of_the_smoke_reports_is_a_comparisons_row(run_id: str) -> None:
-    """The smoke run's reports print only Δs that are rows of its statistics frames (issue 12)."""
+    """The smoke run's reports print only Δs that are rows of its statistics frames."""
     from httplab.report.audit import unmatched_deltas
 
     checked, bad = unmatched_deltas(Path(SMOKE) / "reports" / run_id, Path(SMOKE) / "data" / run_id)

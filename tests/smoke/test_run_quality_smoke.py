@@ -1,7 +1,7 @@
-"""Issue 11's rules on the live smoke run of scripts/test.sh (LAB_SMOKE_DIR): every point records
-its window (position, the client's CPU, the cores' busy fractions, steal and foreign CPU, the
-window's own peak RSS), the order is seeded and balanced, the host is recorded, and the A/A copy
-ran on the headline scenarios with its noise floor shown in every report."""
+"""The per-point rules (docs/method.md) on the live smoke run of scripts/test.sh (LAB_SMOKE_DIR):
+every point records its window (position, the client's CPU, the cores' busy fractions, steal and
+foreign CPU, the window's own peak RSS), the order is seeded and balanced, the host is recorded,
+and the A/A copy ran on the headline scenarios with its noise floor shown in every report."""
 from __future__ import annotations
 
 import json
@@ -18,7 +18,7 @@ SMOKE = os.environ.get("LAB_SMOKE_DIR")
 pytestmark = pytest.mark.skipif(not SMOKE, reason="LAB_SMOKE_DIR not set (scripts/test.sh sets it)")
 
 SUITES = {"http1": "http1", "h2c": "http2", "https": "https", "languages": "languages"}
-# The versus suites (issue 17) run in the smoke run too, their /ping points only; one report.
+# The versus suites run in the smoke run too, their /ping points only; one report.
 VERSUS_SUITES = ("versus_h2c", "versus_tls")
 
 

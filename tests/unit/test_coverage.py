@@ -1,7 +1,7 @@
-"""Issue 12's coverage check: every interval the reports print, simulated (seeded) at n = 3, 5, 10
-with equal and 3:1 spreads, normal and lognormal noise, paired and unpaired, covers the truth
-93-97 % of the time at a nominal 95 % for n ≥ 5; Holm keeps the ranking's family-wise error near
-5 %; and the table the reports print (coverage_table.csv) is the one this code computes."""
+"""The coverage check (docs/method.md): every interval the reports print, simulated (seeded) at
+n = 3, 5, 10 with equal and 3:1 spreads, normal and lognormal noise, paired and unpaired, covers the
+truth 93-97 % of the time at a nominal 95 % for n ≥ 5; Holm keeps the ranking's family-wise error
+near 5 %; and the table the reports print (coverage_table.csv) is the one this code computes."""
 import pandas as pd
 import pytest
 

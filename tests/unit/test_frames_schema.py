@@ -55,7 +55,7 @@ def test_a_frame_of_the_wrong_shape_is_refused_with_its_file(tmp_path):
 
 
 def test_older_per_suite_layout_still_reads(tmp_path):
-    """data/<run_id>/ as the code before issue 12 wrote it: http1 in runs.parquet, the other suites
+    """data/<run_id>/ as older code wrote it: http1 in runs.parquet, the other suites
     in <suite>_runs.parquet, float counts, no window columns."""
     run = load_run(make_fake_run(tmp_path / "raw"))
     old = run.runs.drop(columns=["window_s", "window_end"]).copy()

@@ -1,4 +1,4 @@
-"""Several client hosts per measured point (issue 19): each host's files read, the hosts merged
+"""Several client hosts per measured point: each host's files read, the hosts merged
 exactly into the point's runs row (counts and histograms summed, the union window), the fail rules
 (a missing host file, a host's exit code, start skew), the client columns and the client_hosts
 frame; a point of one host is untouched.

@@ -1,4 +1,4 @@
-"""Every Δ a committed report prints is a row of its run's comparisons frame (issue 12): checked with
+"""Every Δ a committed report prints is a row of its run's comparisons frame: checked with
 httplab.report.audit on each committed run; and no interval of a positive quantity is negative."""
 import json
 import re

@@ -1,4 +1,4 @@
-"""Issue 13: the package names no server. Display names, short names, languages, tiers, display order
+"""The package names no server. Display names, short names, languages, tiers, display order
 and colours come from the servers' manifests (servers/**/lab.toml, read by tidy.servers), so a new
 lab.toml looks right in every report without an edit to httplab/. Tests may name servers."""
 from __future__ import annotations

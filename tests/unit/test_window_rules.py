@@ -1,5 +1,6 @@
-"""Issue 11's per-point rules on fixtures: the window's own memory peak, the client-bound and noisy
-flags with their thresholds (httplab.tidy.bounds), the load tool's CPU, positions and A/A naming."""
+"""The per-point rules (docs/method.md) on fixtures: the window's own memory peak, the client-bound
+and noisy flags with their thresholds (httplab.tidy.bounds), the load tool's CPU, positions and A/A
+naming."""
 import json
 import math
 from pathlib import Path
