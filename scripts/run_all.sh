@@ -104,9 +104,10 @@ make_reports() {
     run_id=$(basename "$RUN_DIR")
     out=$REPORTS_ROOT/$run_id
     mkdir -p "$out"
-    # Each notebook writes the whole run's frames to data/<run_id>/ (runs, latency, estimates,
-    # comparisons: httplab.stats.write.write_run); a statistics error fails the notebook and stops
-    # here. `python -m httplab.stats.write raw/<run_id>` writes them without the reports.
+    # The one build step: raw/<run_id>/ → data/<run_id>/ (the tidy and statistics frames and the
+    # run's facts); the notebooks read only that. A statistics error stops here, before any report.
+    log "building $DATA_ROOT/$run_id from $RUN_DIR"
+    "$py" -m httplab.stats.write "$RUN_DIR" "$DATA_ROOT/$run_id" >/dev/null
     for part in "${SUITES[@]}"; do
         [[ -f $RUN_DIR/$part/suite.json ]] || log "note: suite $part is not complete; its report shows what was finished"
         suite=$(part_suite "$part")

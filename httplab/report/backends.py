@@ -71,10 +71,10 @@ def load_targets(path: str | Path | None = None) -> tuple[V.Target, ...]:
 
 def open_backends_report(run_dir: str | Path | None = None, out_dir: str | Path | None = None,
                          raw_root: str | Path = "raw", data_root: str | Path = "data",
-                         confidence: float = 0.95, *, baseline: str, write: bool = True) -> ReportContext:
+                         confidence: float = 0.95, *, baseline: str) -> ReportContext:
     """open_report for the backends suite."""
     return open_group_report(SUITES, run_dir, out_dir, raw_root, data_root, confidence,
-                             baseline=baseline, write=write)
+                             baseline=baseline)
 
 
 # ---------------------------------------------------------------- points

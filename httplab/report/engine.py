@@ -3,7 +3,7 @@ helpers that print 'no data' instead of failing when a table or plot has nothing
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -14,10 +14,10 @@ from ..lab.suites import suite as lab_suite
 from ..tidy.paths import repo_root, resolve
 from ..tidy.servers import contestants, display_name
 from .quality import NoiseFloor, floor_sentence, noise_floor
-from ..tidy.rawrun import RawRun, load_run
+from ..tidy.rawrun import RawRun
 from ..tidy.runs_select import default_run_dir
 from ..stats.frames import RunStats
-from ..stats.write import run_stats, write_run
+from ..stats.write import read_data
 from .method_words import statistics_line
 from .wording import wording
 
@@ -27,11 +27,11 @@ class ReportContext:
     root: Path
     run: RawRun  # restricted to the suite
     suite: str
-    out_dir: Path
-    written: tuple[Path, ...]
+    data_dir: Path  # data/<run_id>/: every frame and fact the report shows comes from here
     confidence: float
     baseline: str
-    full: RawRun | None = None  # the whole run (all suites), e.g. to compare h2c with http1
+    full: RawRun  # the whole run (all suites), e.g. to compare h2c with http1
+    run_stats: RunStats  # the whole run's estimates and comparisons, as built into data_dir
     toc: list[str] = field(default_factory=list)  # the section titles shown so far (heading())
 
     @property
@@ -45,11 +45,11 @@ class ReportContext:
     def stat_args(self) -> dict[str, Any]:
         return {"confidence": self.confidence, "stats": self.stats}
 
-    @cached_property
+    @property
     def stats(self) -> RunStats:
-        """The estimates and comparisons of the whole run (all its suites): every Δ the report prints
-        is a row of these frames (stats.write.run_stats; written to data/<run_id>/ by run_all.sh)."""
-        return run_stats(self.full.runs if self.full is not None else self.runs, self.confidence)
+        """The estimates and comparisons of the whole run (all its suites), read from data/: every Δ
+        the report prints is a row of these frames (stats.write.build_data made them)."""
+        return self.run_stats
 
     @cached_property
     def noise(self) -> NoiseFloor:
@@ -65,51 +65,48 @@ class ReportContext:
 
 def open_report(suite: str, run_dir: str | Path | None = None, out_dir: str | Path | None = None,
                 raw_root: str | Path = "raw", data_root: str | Path = "data", confidence: float = 0.95, *,
-                baseline: str, write: bool = True, start: str | Path | None = None) -> ReportContext:
-    """baseline: the server every Δ column compares with (the notebook's `baseline` parameter; a
-    run without it still renders, its Δ cells saying 'no data'). Resolve paths against the repo root (found by walking up to pyproject.toml from `start`
-    or cwd), pick the run (run_dir or default_run_dir(raw_root)), load it, keep one suite, and
-    write the whole run's frames to out_dir (default data_root/<run_id>; stats.write.write_run:
-    runs, latency, estimates, comparisons, the same files whichever suite's report writes them).
-    A packed run (httplab.tidy.rawpack) is read as it is."""
+                baseline: str, start: str | Path | None = None) -> ReportContext:
+    """One part of a run, as its report reads it: from data/<run_id>/ only (out_dir, default
+    data_root/<run_id>), which `python -m httplab.stats.write raw/<run_id>` (run_all.sh) built; the
+    raw run (run_dir, default: default_run_dir(raw_root)) only names which run. Paths resolve against
+    the repo root (found by walking up to pyproject.toml from `start` or cwd). baseline: the server
+    every Δ column compares with (the notebook's `baseline` parameter; a run without it still
+    renders, its Δ cells saying 'no data'). NoDataError, saying how to build it, when data/<run_id>/
+    was not built; ValueError when it was built at another confidence."""
     root = repo_root(start)
     rdir = resolve(run_dir, root) if run_dir else default_run_dir(resolve(raw_root, root), suite)
-    full = load_run(rdir)
-    run = full.suite(suite)
-    odir = resolve(out_dir, root) if out_dir else resolve(data_root, root) / full.run_id
-    ctx = ReportContext(root, run, suite, odir, (), confidence, baseline, full)
-    if write:
-        object.__setattr__(ctx, "written", tuple(write_run(full, odir, ctx.stats)))
-    return ctx
+    odir = resolve(out_dir, root) if out_dir else resolve(data_root, root) / Path(rdir).name
+    full, stats, built_at = read_data(odir)
+    if abs(built_at - confidence) > 1e-12:
+        raise ValueError(f"{odir} holds statistics at confidence {built_at}, the report asks for {confidence}: "
+                         f"rebuild it with `python -m httplab.stats.write {rdir} {odir} --confidence {confidence}`")
+    return ReportContext(root, full.suite(suite), suite, odir, confidence, baseline, full, stats)
 
 
 def open_group_report(suites: tuple[str, ...], run_dir: str | Path | None = None,
                       out_dir: str | Path | None = None, raw_root: str | Path = "raw",
                       data_root: str | Path = "data", confidence: float = 0.95, *, baseline: str,
-                      write: bool = True) -> ReportContext:
+                      start: str | Path | None = None) -> ReportContext:
     """open_report for a group of suites reported together (latency, versus): the context's run holds
-    those of `suites` the run has, and ctx.suite is the first of them (its host-state files head the
+    those of `suites` the run has, and ctx.suite is the first of them (its host state heads the
     report; the header lists them all)."""
     ctx = open_report(suites[0], run_dir=run_dir, out_dir=out_dir, raw_root=raw_root, data_root=data_root,
-                      confidence=confidence, baseline=baseline, write=write)
-    full = ctx.full if ctx.full is not None else ctx.run
-    present = [s for s in suites if s in set(full.runs["suite"])] or [suites[0]]
-    object.__setattr__(ctx, "run", full.suites_named(present))
-    object.__setattr__(ctx, "suite", present[0])
-    return ctx
+                      confidence=confidence, baseline=baseline, start=start)
+    present = [s for s in suites if s in set(ctx.full.runs["suite"])] or [suites[0]]
+    return replace(ctx, run=ctx.full.suites_named(present), suite=present[0])
 
 
 def open_suite_report(suite: str, run_dir: str | Path | None = None, out_dir: str | Path | None = None,
                       raw_root: str | Path = "raw", data_root: str | Path = "data", confidence: float = 0.95,
-                      baseline: str | None = None, write: bool = True) -> ReportContext:
+                      baseline: str | None = None) -> ReportContext:
     """open_report for a suite by its name (a folder of suites/): its one part, or all of its parts
     as a group. baseline: the notebook's, else the suite's (suite.toml), else none (Δ cells say
     'no data')."""
     s = lab_suite(suite)
     base = baseline or s.baseline or ""
     if len(s.parts) == 1:
-        return open_report(s.parts[0], run_dir, out_dir, raw_root, data_root, confidence, baseline=base, write=write)
-    return open_group_report(s.parts, run_dir, out_dir, raw_root, data_root, confidence, baseline=base, write=write)
+        return open_report(s.parts[0], run_dir, out_dir, raw_root, data_root, confidence, baseline=base)
+    return open_group_report(s.parts, run_dir, out_dir, raw_root, data_root, confidence, baseline=base)
 
 
 def suite_title(suite: str) -> str:
@@ -240,13 +237,14 @@ def _memory(s: dict[str, Any], where: str = "suite start") -> str:
 
 
 def host_state_markdown(ctx: ReportContext) -> tuple[list[str], list[tuple[str, str]]]:
-    """(warnings, table rows) for the suite's host state: raw/<run>/<suite>/host.{start,end}.json
-    (httplab.parse.hoststate), compared with each other, with meta.json's host block and with the run's
-    start state (meta.json host_state). A run without host files gets one 'not recorded' row."""
-    from ..parse.hoststate import aslr_text, fact_changes, host_changes, read_host_states
+    """(warnings, table rows) for the suite's host state at its start and end (the run's facts:
+    host.{start,end}.json as built into data/, httplab.parse.hoststate), compared with each other,
+    with meta.json's host block and with the run's start state (meta.json host_state). A run without
+    host files gets one 'not recorded' row."""
+    from ..parse.hoststate import aslr_text, fact_changes, host_changes
     meta = ctx.run.meta
-    states = read_host_states(ctx.run.run_dir, ctx.suite)
-    start, end = states["start"], states["end"]
+    states = ctx.run.part_facts(ctx.suite).get("host_states") or {}
+    start, end = states.get("start"), states.get("end")
     run_start = meta.get("host_state") if isinstance(meta.get("host_state"), dict) else None
     warnings = host_changes(start, end)
     if run_start is not None and start is not None:
@@ -287,13 +285,14 @@ def host_state_markdown(ctx: ReportContext) -> tuple[list[str], list[tuple[str, 
 
 
 def hosts_line(ctx: ReportContext) -> str:
-    """The host mode of each suite the report reads (raw/<run>/<suite>/hosts.json), one clause per
-    distinct mode; runs made before host modes ran locally."""
-    from ..parse.hosts import suite_hosts
+    """The host mode of each suite the report reads (its hosts.json, as built into data/), one clause
+    per distinct mode; runs made before host modes ran locally."""
+    from ..parse.hosts import hosts_of
     suites = [str(s) for s in ctx.run.suites["suite"]] if not ctx.run.suites.empty else [ctx.suite]
     said: dict[str, list[str]] = {}
     for suite in suites:
-        h = suite_hosts(ctx.run.run_dir, suite)
+        doc = ctx.run.part_facts(suite).get("hosts")
+        h = hosts_of(doc, f"{ctx.run.run_dir}/{suite}/hosts.json") if doc else None
         said.setdefault(h.words() if h else "local: this machine over loopback (before host modes were "
                         "recorded)", []).append(suite)
     if len(said) == 1:
@@ -613,11 +612,11 @@ def summary_text(ctx: ReportContext) -> str:
 
 
 def written_markdown(ctx: ReportContext) -> str:
-    if not ctx.written:
-        return "*Tidy frames not written (write=False).*"
-    def rel(p: Path) -> str:
-        try:
-            return str(p.relative_to(ctx.root))
-        except ValueError:
-            return str(p)
-    return "Tidy frames written: " + ", ".join(f"`{rel(p)}`" for p in ctx.written)
+    """Where the report's numbers come from: the run's data folder and its files."""
+    try:
+        where = str(ctx.data_dir.relative_to(ctx.root))
+    except ValueError:
+        where = str(ctx.data_dir)
+    files = sorted(p.name for p in ctx.data_dir.iterdir() if p.is_file()) if ctx.data_dir.is_dir() else []
+    return (f"Every figure of this report comes from `{where}/` ({', '.join(f'`{f}`' for f in files)}), "
+            "built once from the raw run by `python -m httplab.stats.write`.")

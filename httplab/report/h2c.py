@@ -30,12 +30,12 @@ WITH_LOG = "req_per_s_with_log"
 
 def open_h2_report(run_dir: str | Path | None = None, out_dir: str | Path | None = None,
                    raw_root: str | Path = "raw", data_root: str | Path = "data", confidence: float = 0.95, *,
-                   baseline: str, write: bool = True) -> ReportContext:
+                   baseline: str) -> ReportContext:
     """open_report for the h2c suite; tidy frames go to out_dir as h2c_runs.* and h2c_latency.*
     (so they do not overwrite the http1 notebook's runs.* / latency.* of the same run). baseline:
     the server the Δ columns compare with (the notebook's parameter)."""
     return open_report(SUITE, run_dir=run_dir, out_dir=out_dir, raw_root=raw_root, data_root=data_root,
-                       confidence=confidence, baseline=baseline, write=write)
+                       confidence=confidence, baseline=baseline)
 
 
 # ---------------------------------------------------------------- HTTP/2 vs HTTP/1.1

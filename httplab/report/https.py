@@ -23,7 +23,7 @@ from ..stats.write import run_stats
 from .cells import delta
 from .summary import summary_block
 from .tables import _with_meta
-from ..parse.tls_info import CertInfo, read_certificate
+from ..parse.tls_info import CertInfo
 
 SUITE = "https"
 # (key, cleartext suite, its scenario, https scenario, cleartext label, TLS label)
@@ -35,12 +35,12 @@ TLS_PAIRS: dict[str, tuple[str, str, str, str, str]] = {
 
 def open_https_report(run_dir: str | Path | None = None, out_dir: str | Path | None = None,
                       raw_root: str | Path = "raw", data_root: str | Path = "data", confidence: float = 0.95, *,
-                      baseline: str, write: bool = True) -> ReportContext:
+                      baseline: str) -> ReportContext:
     """open_report for the https suite; tidy frames go to out_dir as https_runs.* and
     https_latency.* (beside the http1 and h2c notebooks' files of the same run). baseline: the
     server the Δ columns compare with (the notebook's parameter)."""
     return open_report(SUITE, run_dir=run_dir, out_dir=out_dir, raw_root=raw_root, data_root=data_root,
-                       confidence=confidence, baseline=baseline, write=write)
+                       confidence=confidence, baseline=baseline)
 
 
 # ---------------------------------------------------------------- TLS cost
@@ -152,7 +152,9 @@ def certificate_markdown(cert: CertInfo | None) -> str:
 
 
 def certificate(ctx: ReportContext) -> str:
-    return certificate_markdown(read_certificate(ctx.run.run_dir, SUITE))
+    """The run's certificate, as the part's facts hold it (data/<run_id>/run.json)."""
+    doc = ctx.run.part_facts(SUITE).get("certificate")
+    return certificate_markdown(CertInfo(**doc) if doc else None)
 
 
 # ---------------------------------------------------------------- summary

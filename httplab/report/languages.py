@@ -70,11 +70,11 @@ def name(server: str) -> str:
 def open_languages_report(run_dir: str | Path | None = None, out_dir: str | Path | None = None,
                           raw_root: str | Path = "raw", data_root: str | Path = "data",
                           confidence: float = 0.95, *,
-                          baseline: str, write: bool = True) -> ReportContext:
+                          baseline: str) -> ReportContext:
     """open_report for the languages suite; tidy frames go to out_dir as languages_runs.* and
     languages_latency.*. baseline: the server the per-endpoint Δ column compares with."""
     return open_report(SUITE, run_dir=run_dir, out_dir=out_dir, raw_root=raw_root, data_root=data_root,
-                       confidence=confidence, baseline=baseline, write=write)
+                       confidence=confidence, baseline=baseline)
 
 
 def _ci_words(confidence: float) -> str:

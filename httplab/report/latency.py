@@ -24,10 +24,10 @@ PROTOCOL_OF: dict[str, str] = {"latency_h1": "HTTP/1.1", "latency_h2c": "HTTP/2 
 
 def open_latency_report(run_dir: str | Path | None = None, out_dir: str | Path | None = None,
                         raw_root: str | Path = "raw", data_root: str | Path = "data",
-                        confidence: float = 0.95, *, baseline: str, write: bool = True) -> ReportContext:
+                        confidence: float = 0.95, *, baseline: str) -> ReportContext:
     """open_report for the latency suites: the context's run holds all three (those present)."""
     return open_group_report(LATENCY_SUITES, run_dir, out_dir, raw_root, data_root, confidence,
-                             baseline=baseline, write=write)
+                             baseline=baseline)
 
 
 def _rate(x: float) -> str:

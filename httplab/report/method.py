@@ -3,15 +3,12 @@ run (read back from raw/, paths made repository-relative), durations, warm-up, r
 pinning, the host's state, and the interval method with its measured coverage."""
 from __future__ import annotations
 
-import json
 import re
 import textwrap
-from pathlib import Path
 
 import pandas as pd
 
 from ..stats import MIN_RUNS
-from ..tidy.rawpack import readable_view
 from ..tidy.servers import contestants, display_name
 from .engine import ReportContext
 
@@ -29,28 +26,18 @@ def relative(cmd: str) -> str:
 
 def commands(ctx: ReportContext) -> list[tuple[str, str]]:
     """(scenario, command) of each scenario's first finished rep, for the suite's first contestant
-    (else its first server): the load tool's line exactly as run, from r<rep>.run.json."""
+    (else its first server): the load tool's line exactly as run (r<rep>.run.json), as the part's
+    facts hold it (data/<run_id>/run.json), in the order the points ran."""
     runs = ctx.runs
-    if runs.empty or "raw_path" not in runs:
+    if runs.empty:
         return []
     present = sorted(set(runs["server"]))
     cs = contestants(present)
     server = cs[0] if cs else present[0]
-    view = readable_view(ctx.run.run_dir)
-    out = []
+    cmds = ctx.run.part_facts(ctx.suite).get("commands", {}).get(server, {})
     sub = runs[(runs["server"] == server)].sort_values(["start_utc", "rep"]) if "start_utc" in runs else \
         runs[(runs["server"] == server)].sort_values(["scenario", "rep"])
-    for scenario, grp in sub.groupby("scenario", sort=False):
-        raw_path = str(grp["raw_path"].iloc[0])           # <run_id>/<suite>/<server>/<scenario>/r<rep>
-        rel = Path(*Path(raw_path).parts[1:])
-        f = view / rel.parent / (rel.name + ".run.json")
-        try:
-            cmd = json.loads(f.read_text()).get("cmd") or ""
-        except (OSError, ValueError):
-            continue
-        if cmd:
-            out.append((str(scenario), relative(cmd)))
-    return out
+    return [(str(s), relative(cmds[str(s)])) for s in dict.fromkeys(sub["scenario"]) if cmds.get(str(s))]
 
 
 # The values that vary between a suite's scenarios of one shape (connections, sizes, streams).

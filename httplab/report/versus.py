@@ -236,10 +236,10 @@ def decide(target: Target, ratio: float, lo: float, hi: float, contestant_client
 # ---------------------------------------------------------------- opening the run
 def open_versus_report(run_dir: str | Path | None = None, out_dir: str | Path | None = None,
                        raw_root: str | Path = "raw", data_root: str | Path = "data",
-                       confidence: float = 0.95, *, baseline: str, write: bool = True) -> ReportContext:
+                       confidence: float = 0.95, *, baseline: str) -> ReportContext:
     """open_report for the versus suites: the context's run holds both (those present)."""
     return open_group_report(VERSUS_SUITES, run_dir, out_dir, raw_root, data_root, confidence,
-                             baseline=baseline, write=write)
+                             baseline=baseline)
 
 
 def references(runs: pd.DataFrame) -> list[str]:

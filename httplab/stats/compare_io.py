@@ -15,11 +15,11 @@ from typing import Any
 import pandas as pd
 
 from ..parse.errors import NoRunError
-from ..tidy.rawrun import load_run, read_meta
+from ..tidy.rawrun import read_meta
 from ..tidy.read import read_frame
 from . import compare
 from .comparable import Difference
-from .write import write_run
+from .write import build_data
 
 FRAME = "comparisons"
 FACTS = "compare.json"
@@ -46,14 +46,13 @@ def run_meta(run_dir: Path) -> dict[str, Any]:
 
 def runs_frame(run_dir: Path, data_root: Path) -> tuple[pd.DataFrame, bool]:
     """The run's runs frame from data_root/<run_id>/runs.parquet; when that is absent, every frame
-    of the run is built from raw/ and written there first (stats.write.write_run). Also whether it
-    was built."""
+    of the run is built from raw/ and written there first (stats.write.build_data, the one build
+    step). Also whether it was built."""
     run_id = str(run_meta(run_dir).get("run_id") or run_dir.name)
     data_dir = data_root / run_id
     if (data_dir / "runs.parquet").is_file():
         return read_frame(data_dir, "runs"), False
-    run = load_run(run_dir)
-    write_run(run, data_dir)
+    run, _, _ = build_data(run_dir, data_dir)
     return run.runs, True
 
 

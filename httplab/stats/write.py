@@ -1,5 +1,9 @@
-"""Write a run's statistics frames: data/<run_id>/estimates.{parquet,csv} and
-comparisons.{parquet,csv} (schema: stats.schema, docs/data.md), and read them back validated.
+"""The one build step of a run's data: raw/<run_id>/ → data/<run_id>/, the only input of the
+reports. It writes the tidy frames (runs, latency, client_hosts; verify and suites: the gate's
+transcripts and each part's end), the statistics frames (estimates and comparisons; schema:
+stats.schema, docs/data.md) and run.json (meta.json, the confidence the statistics were computed at,
+and each part's facts: tidy.facts); read_data reads them back, validated. The path is raw → tidy →
+stats → data → report, with no way back: a report never reads raw/ and never recomputes these.
 
     python -m httplab.stats.write raw/<run_id> [data/<run_id>]
 
@@ -9,6 +13,7 @@ the composite cells are the ones the suites declare (suites/<name>/suite.toml, h
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -17,11 +22,13 @@ import pandas as pd
 from ..lab import suites
 from .frames import Cells, RunStats, comparisons_frame, estimates_frame
 from .schema import validate
-from ..tidy.rawrun import RawRun, load_run, write_tidy
+from ..tidy.rawrun import RawRun, empty_client_hosts_frame, load_run, write_tidy
+from ..tidy.read import read_frame
 
 # The languages suite's composite: seed 003's score (suites/languages/suite.toml declares it).
 KEEPALIVE_SCORE = "keepalive_score"
 FRAME_NAMES = ("estimates", "comparisons")
+RUN_JSON = "run.json"
 
 
 def run_stats(runs: pd.DataFrame, confidence: float = 0.95) -> RunStats:
@@ -42,6 +49,57 @@ def write_run(run: RawRun, out_dir: str | Path, stats: RunStats | None = None,
         old.unlink()
     written = write_tidy(run.frames(), out)
     return written + write_stats({"estimates": stats.estimates, "comparisons": stats.comparisons}, out)
+
+
+def build_data(run_dir: str | Path, out_dir: str | Path, confidence: float = 0.95) -> tuple[RawRun, RunStats, list[Path]]:
+    """raw/<run_id>/ → out_dir (data/<run_id>/): every frame and run.json. Returns what it wrote."""
+    run = load_run(run_dir)
+    stats = run_stats(run.runs, confidence)
+    out = Path(out_dir)
+    written = write_run(run, out, stats)
+    written += write_tidy({"verify": run.verify, "suites": run.suites}, out)
+    doc = {"run_id": run.run_id, "raw_dir": str(Path(run_dir)), "confidence": confidence,
+           "meta": run.meta, "facts": run.facts}
+    (out / RUN_JSON).write_text(json.dumps(doc, indent=1, sort_keys=True, default=str) + "\n", encoding="utf-8")
+    return run, stats, written + [out / RUN_JSON]
+
+
+def read_data(data_dir: str | Path) -> tuple[RawRun, RunStats, float]:
+    """data/<run_id>/ as the run (its frames, meta and facts; run_dir: the raw run it was built from)
+    and its statistics, with the confidence they were computed at. NoDataError, with the command that
+    builds it, when the directory was never built."""
+    d = Path(data_dir)
+    if not (d / RUN_JSON).is_file():
+        raise NoDataError(f"{d} holds no built data ({RUN_JSON} is missing): build it with "
+                          f"`python -m httplab.stats.write raw/{d.name} {d}`")
+    doc = json.loads((d / RUN_JSON).read_text(encoding="utf-8"))
+
+    def frame(name: str) -> pd.DataFrame | None:
+        path = d / f"{name}.parquet"
+        return _text_as_objects(pd.read_parquet(path)) if path.is_file() else None
+    runs, latency = _text_as_objects(read_frame(d, "runs")), _text_as_objects(read_frame(d, "latency"))
+    clients = (_text_as_objects(read_frame(d, "client_hosts")) if (d / "client_hosts.parquet").is_file()
+               else empty_client_hosts_frame())
+    verify, suites_ = frame("verify"), frame("suites")
+    run = RawRun(Path(doc["raw_dir"]), doc["meta"], runs, latency,
+                 verify if verify is not None else pd.DataFrame(), suites_ if suites_ is not None else pd.DataFrame(),
+                 clients, doc.get("facts") or {})
+    stats = RunStats(read_stats(d, "estimates"), read_stats(d, "comparisons"))
+    return run, stats, float(doc.get("confidence", 0.95))
+
+
+def _text_as_objects(df: pd.DataFrame) -> pd.DataFrame:
+    """Every text column as Python objects with None for missing, as the frames were built (pandas
+    ≥ 3 reads parquet strings into its `str` dtype, missing = NaN)."""
+    for c in df.columns:
+        if isinstance(df[c].dtype, pd.StringDtype):
+            s = df[c].astype(object)
+            df[c] = s.where(s.notna(), None)
+    return df
+
+
+class NoDataError(FileNotFoundError):
+    """data/<run_id>/ was not built (the message says how to build it)."""
 
 
 def write_stats(frames: dict[str, pd.DataFrame], out_dir: Path) -> list[Path]:
@@ -68,10 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("out_dir", type=Path, nargs="?", help="default: data/<run_id> beside raw/")
     ap.add_argument("--confidence", type=float, default=0.95)
     args = ap.parse_args(argv)
-    run = load_run(args.run_dir)
-    out = args.out_dir or args.run_dir.resolve().parent.parent / "data" / run.run_id
-    rs = run_stats(run.runs, args.confidence)
-    write_run(run, out, rs)
+    out = args.out_dir or args.run_dir.resolve().parent.parent / "data" / args.run_dir.resolve().name
+    run, rs, _ = build_data(args.run_dir, out, args.confidence)
     print(f"{out}: runs {len(run.runs)} rows, estimates {len(rs.estimates)}, comparisons {len(rs.comparisons)}")
     return 0
 

@@ -1,4 +1,4 @@
-"""Walk a raw run directory (raw/<run_id>/...) and build the tidy frames of DESIGN §3.
+"""Walk a raw run directory (raw/<run_id>/...) and build the tidy frames (docs/data.md).
 
 Layout (the contract with the shell scripts):
     raw/<run_id>/meta.json
@@ -32,6 +32,7 @@ from ..parse.loadresult import LoadResult
 from . import bounds, multihost, schema
 from ..parse.cpuwindow import WindowCpu, server_window_cpu, window_cpu
 from ..parse.percentiles import coarsen_histogram, weighted_percentiles
+from .facts import run_facts
 from .rawpack import readable_view, relocate_error
 from .servers import aa_of
 
@@ -538,13 +539,16 @@ class RawRun:
     suites: pd.DataFrame
     # one row per client host of the points that several hosts loaded at once (no rows otherwise)
     client_hosts: pd.DataFrame = field(default_factory=empty_client_hosts_frame)
+    # what the reports say beyond the frames: per part its host states, hosts, certificate and
+    # commands (tidy.facts; data/<run_id>/run.json)
+    facts: dict[str, Any] = field(default_factory=dict)
 
     @property
     def run_id(self) -> str:
         return str(self.meta["run_id"])
 
     def frames(self) -> dict[str, pd.DataFrame]:
-        """The tidy frames of DESIGN §3, for write_tidy; client_hosts only when the run has rows for
+        """The tidy frames (docs/data.md) for write_tidy; client_hosts only when the run has rows for
         it (a run of one-host points writes the same files as before several hosts existed)."""
         frames = {"runs": self.runs, "latency": self.latency}
         if len(self.client_hosts):
@@ -569,8 +573,13 @@ class RawRun:
         if not len(clients):   # no point of these suites was loaded through per-host files
             empty_extras += [c for c in HOST_COLUMNS if c in runs]
         runs = runs.drop(columns=empty_extras)
+        facts = {"parts": {k: v for k, v in self.facts.get("parts", {}).items() if k in wanted}}
         return RawRun(self.run_dir, self.meta, runs, pick(self.latency),
-                      pick(self.verify), pick(self.suites), clients)
+                      pick(self.verify), pick(self.suites), clients, facts)
+
+    def part_facts(self, part: str) -> dict[str, Any]:
+        """One part's facts ({} for a part the run has none of)."""
+        return self.facts.get("parts", {}).get(part) or {}
 
 
 def load_run(run_dir: str | Path) -> RawRun:
@@ -583,9 +592,11 @@ def load_run(run_dir: str | Path) -> RawRun:
     try:
         runs, latency, clients = build_all_frames(view)
         verify, suites = load_verify(view), load_suites(view)
+        parts = sorted({*map(str, runs["suite"]), *map(str, suites["suite"])} if len(suites) else set(map(str, runs["suite"])))
+        facts = run_facts(view, parts, runs)
     except RawFormatError as exc:
         raise relocate_error(exc, view, run_dir) from exc
-    return RawRun(run_dir, meta, runs, latency, verify, suites, clients)
+    return RawRun(run_dir, meta, runs, latency, verify, suites, clients, facts)
 
 
 def write_tidy(frames: Mapping[str, pd.DataFrame], out_dir: str | Path, csv: bool | None = None

@@ -122,6 +122,8 @@ def test_notebook_executes_on_the_captured_run(tmp_path, monkeypatch):
     run = next(p for p in FIXTURES.iterdir() if p.is_dir())
     monkeypatch.chdir(ROOT / "suites" / "backends")
     out = tmp_path / "out.ipynb"
+    from httplab.stats.write import build_data
+    build_data(run, tmp_path / "data")   # the one build step; the notebook reads only data/
     papermill.execute_notebook(str(ROOT / "suites" / "backends" / "report.ipynb"), str(out), kernel_name="httplab",
                                parameters={"run_dir": str(run), "out_dir": str(tmp_path / "data")},
                                progress_bar=False)

@@ -9,16 +9,25 @@ import pytest
 
 from httplab.report import engine as R
 from httplab.report import findings as F
+from httplab.stats.write import build_data
 
 ROOT = Path(__file__).resolve().parents[2]
 RUN = ROOT / "raw" / "20261123T092401Z-vm"
 
 
 @pytest.fixture(scope="module")
-def http1():
+def built(tmp_path_factory):
+    """The reference run's data, built once for the module (the reports read only data/)."""
     if not RUN.is_dir():
         pytest.skip("the reference run is not in raw/")
-    return R.open_report("http1", run_dir=RUN, baseline="go", write=False, start=ROOT)
+    out = tmp_path_factory.mktemp("data") / RUN.name
+    build_data(RUN, out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def http1(built):
+    return R.open_report("http1", run_dir=RUN, out_dir=built, baseline="go", start=ROOT)
 
 
 def test_seed_points_reproduce_the_seed_summaries():
@@ -54,10 +63,8 @@ def test_reasons_come_from_the_run(http1):
     assert md.startswith("## Findings") and "Seed 000" in md and "where the seed measured +15 % to +60 %" in md
 
 
-def test_languages_findings_set_the_seed_ranking_beside_ours():
-    if not RUN.is_dir():
-        pytest.skip("the reference run is not in raw/")
-    ctx = R.open_report("languages", run_dir=RUN, baseline="lang_go_std", write=False, start=ROOT)
+def test_languages_findings_set_the_seed_ranking_beside_ours(built):
+    ctx = R.open_report("languages", run_dir=RUN, out_dir=built, baseline="lang_go_std", start=ROOT)
     table = F.languages_table(ctx)
     assert list(table.iloc[:, 0]) == ["Go", "Rust", "JavaScript", "C++", "Python"]
     assert table.iloc[4, 1] == "8.5K"

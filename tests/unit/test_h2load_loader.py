@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from httplab.parse.errors import RawFormatError
+from httplab.stats.write import build_data
 from httplab.parse.h2load_loader import load_h2load_point
 from httplab.parse.h2log import compact_log, histogram_from, write_compact
 from httplab.report.h2c import (h2_vs_h1_table, log_cost_ci, log_cost_table, log_cost_sentence, open_h2_report,
@@ -183,8 +184,10 @@ def test_sections_and_tables(h2run):
 
 
 def test_report_context_and_summary(h2run, tmp_path):
+    _, _, written = build_data(h2run, tmp_path / "data")
+    assert {p.name for p in written} == {"comparisons.csv", "comparisons.parquet", "estimates.csv", "estimates.parquet",
+                                         "latency.parquet", "runs.parquet", "verify.parquet", "suites.parquet", "run.json"}
     ctx = open_h2_report(run_dir=h2run, out_dir=tmp_path / "data", baseline="go")
-    assert {p.name for p in ctx.written} == {"comparisons.csv", "comparisons.parquet", "estimates.csv", "estimates.parquet", "latency.parquet", "runs.parquet"}
     back = pd.read_parquet(tmp_path / "data" / "runs.parquet")   # the whole run, every suite
     assert "h2c" in set(back["suite"])
     assert not protocol_table(ctx).empty
@@ -212,6 +215,8 @@ def test_notebook_executes(tmp_path, monkeypatch, with_http1):
     run = make_fake_h2c_run(tmp_path / "raw", with_http1=with_http1, reps=5 if with_http1 else 3)
     monkeypatch.chdir(REPO / "suites" / "h2c")
     out = tmp_path / "out.ipynb"
+    from httplab.stats.write import build_data
+    build_data(run, tmp_path / "data")   # the one build step; the notebook reads only data/
     papermill.execute_notebook(str(REPO / "suites" / "h2c" / "report.ipynb"), str(out), kernel_name="httplab",
                                parameters={"run_dir": str(run), "out_dir": str(tmp_path / "data")}, progress_bar=False)
     text = json.dumps(json.loads(out.read_text()), ensure_ascii=False)

@@ -13,6 +13,7 @@ import pytest
 from httplab.parse import hoststate as H
 from httplab.parse.errors import RawFormatError
 from httplab.report.engine import header_markdown, open_report
+from httplab.stats.write import build_data
 from make_fake_run import make_fake_run
 
 REPO = Path(__file__).resolve().parents[2]
@@ -309,7 +310,8 @@ def test_read_host_states(tmp_path, state):
 
 
 def _header(raw_run: Path, tmp_path: Path) -> str:
-    ctx = open_report("http1", run_dir=raw_run, out_dir=tmp_path / "out", start=REPO, baseline="go", write=False)
+    build_data(raw_run, tmp_path / "out")   # the one build step; the report reads only data/
+    ctx = open_report("http1", run_dir=raw_run, out_dir=tmp_path / "out", start=REPO, baseline="go")
     return header_markdown(ctx, "HTTP/1.1")
 
 

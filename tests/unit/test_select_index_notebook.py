@@ -79,6 +79,8 @@ def test_notebook_executes_on_fake_run(tmp_path, monkeypatch):
     run = make_fake_run(tmp_path / "raw")
     monkeypatch.chdir(REPO / "suites" / "http1")
     out = tmp_path / "out.ipynb"
+    from httplab.stats.write import build_data
+    build_data(run, tmp_path / "data")   # the one build step; the notebook reads only data/
     papermill.execute_notebook(str(REPO / "suites" / "http1" / "report.ipynb"), str(out), kernel_name="httplab",
                                parameters={"run_dir": str(run), "out_dir": str(tmp_path / "data"),
                                            }, progress_bar=False)

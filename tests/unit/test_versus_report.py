@@ -201,6 +201,8 @@ def test_notebook_executes_on_the_captured_run(tmp_path, monkeypatch):
     papermill = pytest.importorskip("papermill")
     monkeypatch.chdir(ROOT / "suites" / "versus")
     out = tmp_path / "out.ipynb"
+    from httplab.stats.write import build_data
+    build_data(RUN, tmp_path / "data")   # the one build step; the notebook reads only data/
     papermill.execute_notebook(str(ROOT / "suites" / "versus" / "report.ipynb"), str(out), kernel_name="httplab",
                                parameters={"run_dir": str(RUN), "out_dir": str(tmp_path / "data")},
                                progress_bar=False)
