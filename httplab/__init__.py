@@ -7,7 +7,7 @@ importing only the layers below it (tests/unit/test_import_graph.py checks this)
   report/  tables, plots, prose, notebooks' glue, the report index
 
 The names below are imported on first use, not with the package: the small command-line tools the
-shell calls between measured runs (`python -m httplab.parse.h2log`, `tidy.order`, `parse.hoststate`) must not pay
+shell calls between measured runs (`python -m httplab h2log`, `lab.schedule`, `lab.hoststate`) must not pay
 for pandas and scipy (~0.8 s each time) when they need neither.
 """
 from __future__ import annotations

@@ -101,7 +101,7 @@ if [[ -n $h2log ]]; then
     py=$LAB_ROOT/.venv/bin/python
     [[ -x $py ]] || py=/usr/bin/python3
     [[ -x $py ]] || py=python3
-    PYTHONPATH=$LAB_ROOT "$py" -m httplab.parse.h2log "$log_file" "$h2log" 2>>"$prefix.stderr.txt" || true
+    PYTHONPATH=$LAB_ROOT "$py" -m httplab h2log "$log_file" "$h2log" 2>>"$prefix.stderr.txt" || true
 fi
 
 jq -n --argjson host "$host" --arg name "$(hostname)${NETNS_NAME:+/$NETNS_NAME}" --arg addr "$addr" \

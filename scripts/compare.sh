@@ -48,7 +48,7 @@ main() {
     # The refusals (a run missing, another machine, CPU sets or tools without --force, no point in
     # common) come before anything is written; lines: run A's id, B's id, the folder name, A's
     # and B's directories.
-    checked=$(cd "$LAB_ROOT" && "$py" -m httplab.report.compare check "${args[0]}" "${args[1]}" \
+    checked=$(cd "$LAB_ROOT" && "$py" -m httplab compare check "${args[0]}" "${args[1]}" \
         --raw "$RAW_ROOT" --data "$DATA_ROOT" --confidence "$confidence" $($force && echo --force)) || exit 1
     mapfile -t checked <<<"$checked"
     name=${checked[2]}
@@ -58,8 +58,8 @@ main() {
     log "comparing ${checked[1]} (B) against ${checked[0]} (A) → $out"
     run_notebook "${checked[3]}" "${checked[4]}" "$out" "$confidence" "$($force && echo True || echo False)"
     export_report "$out/compare.ipynb" "$out"
-    "$py" -m httplab.report.compare summary "$out"
-    "$py" -m httplab.report.index "$REPORTS_ROOT" --raw "$RAW_ROOT" --data "$DATA_ROOT" >/dev/null
+    "$py" -m httplab compare summary "$out"
+    "$py" -m httplab index "$REPORTS_ROOT" --raw "$RAW_ROOT" --data "$DATA_ROOT" >/dev/null
     log "report: $out/compare.html (and .md); index: $REPORTS_ROOT/index.html"
 }
 

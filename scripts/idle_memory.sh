@@ -8,7 +8,7 @@
 #
 # For each target (server:mode, mode h1 or h2c), each N and each rep: the server is started fresh,
 # pinned to the server CPUs exactly as the suites start it (lib/servers.sh start_server), and the
-# client tests/tools/idle_conns.py, pinned to the client CPUs, warms it up, reads the server tree's
+# client (python -m httplab idle-client, httplab/lab/idle_client.py), pinned to the client CPUs, warms it up, reads the server tree's
 # memory once stable, opens N keep-alive connections that each make one request (h2c: preface,
 # SETTINGS, one request) and read the answer, then stay idle; reads the memory again once stable,
 # checks every connection is still open, and closes them. Per connection:
@@ -16,11 +16,11 @@
 #
 # Profiles: full (default) N = 1000, 5000, 20000 and 5 reps; --quick N = 1000, 5000 and 2 reps.
 # Targets default to evloop, nginx and h2o, each in h1 and h2c. The order of the targets in each
-# rep is a seeded random Latin square (httplab.tidy.order), kept in order.json.
+# rep is a seeded random Latin square (httplab.lab.schedule), kept in order.json.
 # Raw records (written once, never rewritten): raw/<run_id>/idle_memory/<server>.<mode>/c<N>/
 # r<rep>.json, the server's log beside it as r<rep>.server.log; --run-id ID resumes a run,
 # measuring only the points it lacks. Then the tidy frame data/<run_id>/idle_memory.{parquet,csv}
-# and the table (python -m httplab.report.idle_memory raw/<run_id>).
+# and the table (python -m httplab idle-memory raw/<run_id>).
 #
 # Open files: N connections need N descriptors in the server and in the client. The script raises
 # the soft limit to the hard one, and the hard one to N + a reserve where it may (root with
@@ -32,7 +32,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 IDLE_DIR=idle_memory
 IDLE_TARGETS=evloop:h1,evloop:h2c,nginx:h1,nginx:h2c,h2o:h1,h2o:h2c
 IDLE_FD_RESERVE=${LAB_IDLE_FD_RESERVE:-64}   # descriptors a server or the client needs besides the connections
-IDLE_CLIENT=$LAB_ROOT/tests/tools/idle_conns.py
 IDLE_CLIENT_TIMEOUT=30                       # seconds to open all N (a server that caps waits this long)
 IDLE_CLIENT_LIMIT=$(( IDLE_CLIENT_TIMEOUT + 2 * 10 + 30 ))   # + two readings' settle limit + warm-up
 
@@ -63,7 +62,7 @@ idle_point() {
     SERVER_LOG=$dir/r$rep.server.log
     [[ -e $SERVER_LOG ]] && SERVER_LOG=$dir/r$rep.server.resumed-$(date +%s).log
     SERVER_MODE=$mode start_server "$server" "$SERVER_LOG"
-    tool_run "$IDLE_CLIENT_LIMIT" "$dir/.r$rep.client.txt" - "$(lab_python)" "$IDLE_CLIENT" \
+    tool_run "$IDLE_CLIENT_LIMIT" "$dir/.r$rep.client.txt" - "$(lab_python)" -m httplab idle-client \
         --port "$SERVER_PORT" --mode "$mode" --conns "$conns" --asked "$asked" --server-pid "$SERVER_PID" \
         --timeout "$IDLE_CLIENT_TIMEOUT" --out "$dir/.r$rep.json" ||
         die "the client failed on $server ($mode, N=$asked, rep $rep): $TOOL_END; its output: $dir/.r$rep.client.txt; the server log: $SERVER_LOG"
@@ -115,7 +114,6 @@ main() {
         [[ " ${servers[*]} " == *" $server "* ]] || servers+=("$server")
     done
     [[ -z $seed || $seed =~ ^[0-9]+$ ]] || die "--order-seed takes a number (got '$seed')"
-    [[ -f $IDLE_CLIENT ]] || die "the client $IDLE_CLIENT is missing"
     $build && "$LAB_ROOT/scripts/build.sh" --servers "$(IFS=,; echo "${servers[*]}")"
     default_cpu_sets
     fd_limits "$(printf '%s\n' "${CONNS[@]}" | sort -n | tail -n 1)"
@@ -130,7 +128,7 @@ main() {
             '{reps: $reps, conns: ($conns | split(",") | map(tonumber)), targets: ($targets | split(",")),
               quick: $quick, nofile_hard: $hard, fd_reserve: $reserve}')"
         mkdir -p "$RUN_DIR/$IDLE_DIR"
-        "$(lab_python)" -m httplab.tidy.order --seed "${seed:-$(printf '%s' "$(basename "$RUN_DIR")" | cksum | cut -d' ' -f1)}" \
+        "$(lab_python)" -m httplab schedule --seed "${seed:-$(printf '%s' "$(basename "$RUN_DIR")" | cksum | cut -d' ' -f1)}" \
             --reps "$reps" --suite "$IDLE_DIR" -- "${TARGETS[@]}" >"$RUN_DIR/$IDLE_DIR/order.json"
         log "new run $(basename "$RUN_DIR"): idle connections $conns, $reps reps, targets $targets; server CPUs $SERVER_CPUS, client CPUs $CLIENT_CPUS"
     fi
@@ -145,9 +143,9 @@ main() {
         done
     done
     finish_run_meta "$RUN_DIR" true
-    (cd "$LAB_ROOT" && "$(lab_python)" -m httplab.report.idle_memory "$RUN_DIR" --out "$DATA_ROOT/$(basename "$RUN_DIR")" \
+    (cd "$LAB_ROOT" && "$(lab_python)" -m httplab idle-memory "$RUN_DIR" --out "$DATA_ROOT/$(basename "$RUN_DIR")" \
         --report "$REPORTS_ROOT/$(basename "$RUN_DIR")" &&
-        "$(lab_python)" -m httplab.report.index "$REPORTS_ROOT" --raw "$RAW_ROOT" --data "$DATA_ROOT" >/dev/null)
+        "$(lab_python)" -m httplab index "$REPORTS_ROOT" --raw "$RAW_ROOT" --data "$DATA_ROOT" >/dev/null)
 }
 
 main "$@"

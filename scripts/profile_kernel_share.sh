@@ -62,6 +62,6 @@ done
 {
     echo "Server CPU by kernel layer, wrk -t1 -c$CONNS GET /ping, perf over ${SECONDS_PERF} s ($commit, $(uname -r))"
     echo
-    "$(lab_python)" -m httplab.report.kernel_share "${args[@]}"
+    "$(lab_python)" -m httplab kernel-share "${args[@]}"
 } >"$OUT/share.md"
 cat "$OUT/share.md"

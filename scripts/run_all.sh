@@ -92,7 +92,7 @@ run_interrupted() {
 # (httplab.tidy.rawpack; the notebooks read packed runs as they are). Incomplete
 # suites stay unpacked so that a rerun can resume them.
 pack_raw() {
-    "$(lab_python)" -m httplab.tidy.rawpack pack "$RUN_DIR" \
+    "$(lab_python)" -m httplab pack pack "$RUN_DIR" \
         || log "warning: packing $RUN_DIR failed (see above); its raw files stay unpacked"
 }
 
@@ -107,7 +107,7 @@ make_reports() {
     # The one build step: raw/<run_id>/ → data/<run_id>/ (the tidy and statistics frames and the
     # run's facts); the notebooks read only that. A statistics error stops here, before any report.
     log "building $DATA_ROOT/$run_id from $RUN_DIR"
-    "$py" -m httplab.stats.write "$RUN_DIR" "$DATA_ROOT/$run_id" >/dev/null
+    "$py" -m httplab build "$RUN_DIR" "$DATA_ROOT/$run_id" >/dev/null
     for part in "${SUITES[@]}"; do
         [[ -f $RUN_DIR/$part/suite.json ]] || log "note: suite $part is not complete; its report shows what was finished"
         suite=$(part_suite "$part")
@@ -120,7 +120,7 @@ make_reports() {
             "$nb" "$out/$suite.ipynb" -p suite "$suite" -p run_dir "$RUN_DIR" -p out_dir "$DATA_ROOT/$run_id" >/dev/null)
         export_report "$out/$suite.ipynb" "$out"
     done
-    "$py" -m httplab.report.index "$REPORTS_ROOT" --raw "$RAW_ROOT"
+    "$py" -m httplab index "$REPORTS_ROOT" --raw "$RAW_ROOT"
     log "reports: $out/ and $REPORTS_ROOT/index.html"
 }
 

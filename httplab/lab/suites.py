@@ -162,3 +162,13 @@ def suite_pairs(root: Path | None = None) -> tuple[tuple[str, str, str, str], ..
 def composites(root: Path | None = None) -> dict[tuple[str, str], tuple[str, ...]]:
     """Every suite's composite cells."""
     return {k: v for s in all_suites(root) for k, v in s.composites.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m httplab suites`: one line per suite: its name, run order, parts and title."""
+    import argparse
+    ap = argparse.ArgumentParser(description="List the suites (suites/<name>/) and their parts.")
+    ap.parse_args(argv)
+    for s in all_suites():
+        print(f"{s.name}\torder {s.order}\tparts {' '.join(s.parts)}\t{s.title}")
+    return 0

@@ -5,7 +5,7 @@ slows h2load down, so throughput and latency come from different runs):
 
     r<rep>.stdout.txt, r<rep>.stderr.txt              throughput run, no --log-file
     r<rep>.lat.stdout.txt, r<rep>.lat.stderr.txt      latency run, with --log-file
-    r<rep>.lat.h2log.json                             its log compacted by `python -m httplab.parse.h2log`
+    r<rep>.lat.h2log.json                             its log compacted by `python -m httplab h2log`
     r<rep>.server.json                                server CPU around the THROUGHPUT run
     r<rep>.run.json                                   exit_code (throughput run); optional
                                                       lat_exit_code (latency run)

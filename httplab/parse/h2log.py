@@ -6,7 +6,7 @@ The log (nghttp2 1.52; one line per request completed in the measured phase, tab
 
 Command line (called by the h2c shell script right after each latency run, before it deletes the log):
 
-    python -m httplab.parse.h2log LOGFILE OUT.json
+    python -m httplab h2log LOGFILE OUT.json
 
 Exit status 0 on success; 2 with a message naming the file and line on stderr when the log is
 malformed (OUT.json is then not written); OUT.json is written atomically (temporary file + rename).
@@ -294,7 +294,7 @@ def histogram_from(values_us: Sequence[int] | np.ndarray, counts: Sequence[int] 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 2 or args[0] in ("-h", "--help"):
-        print("usage: python -m httplab.parse.h2log LOGFILE OUT.json\n"
+        print("usage: python -m httplab h2log LOGFILE OUT.json\n"
               "Compacts an h2load --log-file (start_us<TAB>status<TAB>duration_us per line) into a "
               "JSON histogram.", file=sys.stderr)
         return 0 if args[:1] in (["-h"], ["--help"]) else 64
@@ -309,7 +309,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     write_compact(log, out)
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

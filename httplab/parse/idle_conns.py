@@ -1,5 +1,5 @@
 """The idle-connection memory measurement's raw record (scripts/idle_memory.sh): one JSON object per
-point, written by its client (tests/tools/idle_conns.py) as
+point, written by its client (httplab/lab/idle_client.py) as
 raw/<run_id>/idle_memory/<server>.<mode>/c<N>/r<rep>.json, read here into a typed record.
 
 A point is one server in one mode, N connections, one rep: the server's tree's memory once stable

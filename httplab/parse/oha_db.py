@@ -9,7 +9,7 @@ NULL without -q/--latency-correction: then the actual `start`), its `end` and it
 (seconds since the run's start; duration from the scheduled send when corrected). The window is
 every request scheduled at or after `--skip` seconds.
 
-    python -m httplab.parse.oha_db DB OUT.json --skip S
+    python -m httplab oha-hist DB OUT.json --skip S
 
 Exit status 0 on success; 2 with a message naming the file on stderr when the database is not
 oha's (OUT.json is then not written); OUT.json is written atomically.
@@ -117,7 +117,3 @@ def main(argv: list[str] | None = None) -> int:
         json.dump(doc, f, separators=(",", ":"))
     os.replace(tmp, args.out)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -2,7 +2,7 @@
 to the printed digits, a row of data/<run_id>/comparisons (read as a Δ = ratio − 1, a share = ratio,
 or a drop = 1 − ratio, in either direction) or an estimates row of the per-run ratio log_cost.
 
-    python -m httplab.report.audit reports/<run_id> data/<run_id>
+    python -m httplab audit reports/<run_id> data/<run_id>
 """
 from __future__ import annotations
 
@@ -55,7 +55,8 @@ def unmatched_deltas(reports_dir: str | Path, data_dir: str | Path) -> tuple[int
     return checked, bad
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 2:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
@@ -63,7 +64,3 @@ def main(argv: list[str]) -> int:
     print(f"{checked} Δs checked, {len(bad)} not in the frames")
     print("\n".join(bad))
     return 1 if bad or not checked else 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))

@@ -23,7 +23,7 @@ from matplotlib.lines import Line2D
 
 from ..lab.suites import suite as lab_suite
 from ..stats.frames import RunStats
-from ..tidy.servers import display_name, short_name
+from ..lab.servers import display_name, short_name
 from . import versus as V
 from .engine import ReportContext, open_group_report
 from .plots import DPI, FONT_MIN_PT, WIDTH_IN, cpu_bars, describe, legend_ncols, styled

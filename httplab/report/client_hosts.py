@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..stats.select import ok_runs
-from ..tidy.servers import display_name
+from ..lab.servers import display_name
 from .fmt import fmt_count, fmt_float, fmt_pct
 
 KEY = ["suite", "server", "scenario", "rep"]

@@ -2,8 +2,8 @@
 run_comparisons frame (stats.compare) and show it (notebooks/compare.ipynb); the command line
 that scripts/compare.sh calls around the notebook.
 
-    python -m httplab.report.compare check RUN_A RUN_B [--force] [--raw raw] [--data data]
-    python -m httplab.report.compare summary OUT_DIR
+    python -m httplab compare check RUN_A RUN_B [--force] [--raw raw] [--data data]
+    python -m httplab compare summary OUT_DIR
 
 `check` exits 1 with the reason when the runs cannot be compared (a run missing, different
 machine, CPU sets or tool versions without --force, no point in common); it builds a run's
@@ -24,7 +24,7 @@ from ..parse.errors import NoRunError, RawFormatError
 from ..stats import compare as C
 from ..stats import compare_io as io
 from ..stats.comparable import Difference, blocking, differences
-from ..tidy.paths import repo_root, resolve
+from ..lab.paths import repo_root, resolve
 from ..tidy.runs_select import list_runs
 from . import compare_tables as T
 
@@ -190,7 +190,7 @@ def _summary(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m httplab.report.compare", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
     ck = sub.add_parser("check", help="refuse runs that cannot be compared; else print A's id, B's id, "
                                       "the folder name, A's and B's run directories, one a line")
@@ -204,7 +204,3 @@ def main(argv: list[str] | None = None) -> int:
     sm.add_argument("out_dir")
     args = ap.parse_args(argv)
     return _check(args) if args.command == "check" else _summary(args)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -15,7 +15,7 @@ from matplotlib.patches import Patch, Rectangle
 
 from ..stats import MINUS
 from ..stats import compare as C
-from ..tidy.servers import colour, display_name, short_name, sort_servers
+from ..lab.servers import colour, display_name, short_name, sort_servers
 from .compare_tables import BETTER_WORDS, METRIC_WORDS, points
 from .plots import DPI, FONT_MIN_PT, WIDTH_IN, describe, legend_ncols, log_ticks, styled
 

@@ -13,7 +13,7 @@ import pandas as pd
 from ..stats import MINUS, MIN_RUNS
 from ..stats import compare as C
 from ..stats.comparable import Difference, blocking, git_line
-from ..tidy.servers import display_name, sort_servers
+from ..lab.servers import display_name, sort_servers
 from .fmt import fmt_count, fmt_us
 from .scenarios import scenario_label, scenario_sort_key
 

@@ -11,8 +11,8 @@ from typing import Any
 import pandas as pd
 
 from ..lab.suites import suite as lab_suite
-from ..tidy.paths import repo_root, resolve
-from ..tidy.servers import contestants, display_name
+from ..lab.paths import repo_root, resolve
+from ..lab.servers import contestants, display_name
 from .quality import NoiseFloor, floor_sentence, noise_floor
 from ..tidy.rawrun import RawRun
 from ..tidy.runs_select import default_run_dir
@@ -67,7 +67,7 @@ def open_report(suite: str, run_dir: str | Path | None = None, out_dir: str | Pa
                 raw_root: str | Path = "raw", data_root: str | Path = "data", confidence: float = 0.95, *,
                 baseline: str, start: str | Path | None = None) -> ReportContext:
     """One part of a run, as its report reads it: from data/<run_id>/ only (out_dir, default
-    data_root/<run_id>), which `python -m httplab.stats.write raw/<run_id>` (run_all.sh) built; the
+    data_root/<run_id>), which `python -m httplab build raw/<run_id>` (run_all.sh) built; the
     raw run (run_dir, default: default_run_dir(raw_root)) only names which run. Paths resolve against
     the repo root (found by walking up to pyproject.toml from `start` or cwd). baseline: the server
     every Δ column compares with (the notebook's `baseline` parameter; a run without it still
@@ -79,7 +79,7 @@ def open_report(suite: str, run_dir: str | Path | None = None, out_dir: str | Pa
     full, stats, built_at = read_data(odir)
     if abs(built_at - confidence) > 1e-12:
         raise ValueError(f"{odir} holds statistics at confidence {built_at}, the report asks for {confidence}: "
-                         f"rebuild it with `python -m httplab.stats.write {rdir} {odir} --confidence {confidence}`")
+                         f"rebuild it with `python -m httplab build {rdir} {odir} --confidence {confidence}`")
     return ReportContext(root, full.suite(suite), suite, odir, confidence, baseline, full, stats)
 
 
@@ -203,7 +203,7 @@ def _load(s: dict[str, Any] | None) -> str:
 
 
 def _busy_procs(s: dict[str, Any] | None) -> str:
-    from ..parse.hoststate import BUSY_PROCESS_WARN_PCT
+    from ..lab.hoststate import BUSY_PROCESS_WARN_PCT
     if s is None:
         return "not recorded"
     if not isinstance(s.get("busiest"), list):
@@ -216,7 +216,7 @@ def _busy_procs(s: dict[str, Any] | None) -> str:
 
 
 def _steal(start: dict[str, Any], end: dict[str, Any] | None, where: str = "suite start") -> str:
-    from ..parse.hoststate import steal_between
+    from ..lab.hoststate import steal_between
     steal = steal_between(start, end)
     if steal:
         per_cpu = ", ".join(f"{k} {v:.1%}" for k, v in steal.items() if k != "all")
@@ -238,10 +238,10 @@ def _memory(s: dict[str, Any], where: str = "suite start") -> str:
 
 def host_state_markdown(ctx: ReportContext) -> tuple[list[str], list[tuple[str, str]]]:
     """(warnings, table rows) for the suite's host state at its start and end (the run's facts:
-    host.{start,end}.json as built into data/, httplab.parse.hoststate), compared with each other,
+    host.{start,end}.json as built into data/, httplab.lab.hoststate), compared with each other,
     with meta.json's host block and with the run's start state (meta.json host_state). A run without
     host files gets one 'not recorded' row."""
-    from ..parse.hoststate import aslr_text, fact_changes, host_changes
+    from ..lab.hoststate import aslr_text, fact_changes, host_changes
     meta = ctx.run.meta
     states = ctx.run.part_facts(ctx.suite).get("host_states") or {}
     start, end = states.get("start"), states.get("end")
@@ -287,7 +287,7 @@ def host_state_markdown(ctx: ReportContext) -> tuple[list[str], list[tuple[str, 
 def hosts_line(ctx: ReportContext) -> str:
     """The host mode of each suite the report reads (its hosts.json, as built into data/), one clause
     per distinct mode; runs made before host modes ran locally."""
-    from ..parse.hosts import hosts_of
+    from ..lab.hosts import hosts_of
     suites = [str(s) for s in ctx.run.suites["suite"]] if not ctx.run.suites.empty else [ctx.suite]
     said: dict[str, list[str]] = {}
     for suite in suites:
@@ -556,7 +556,7 @@ def show_code_block(text: str) -> None:
 
 # ---------------------------------------------------------------- per-section shortcuts
 def compared_servers(ctx: ReportContext) -> tuple[str, ...]:
-    """The suite's contestants (tier contestant, tidy.servers.contestants), then the baseline,
+    """The suite's contestants (tier contestant, lab.servers.contestants), then the baseline,
     without duplicates."""
     present = set(ctx.runs["server"]) if not ctx.runs.empty else set()
     return tuple(dict.fromkeys([*contestants(present), ctx.baseline]))
@@ -619,4 +619,4 @@ def written_markdown(ctx: ReportContext) -> str:
         where = str(ctx.data_dir)
     files = sorted(p.name for p in ctx.data_dir.iterdir() if p.is_file()) if ctx.data_dir.is_dir() else []
     return (f"Every figure of this report comes from `{where}/` ({', '.join(f'`{f}`' for f in files)}), "
-            "built once from the raw run by `python -m httplab.stats.write`.")
+            "built once from the raw run by `python -m httplab build`.")

@@ -1,7 +1,7 @@
 """A report's HTML export with nbconvert's CSS in one shared stylesheet, not inlined in every page.
 
-    python -m httplab.report.export_html page NOTEBOOK OUT_DIR --reports-root REPORTS_ROOT
-    python -m httplab.report.export_html convert REPORTS_ROOT
+    python -m httplab export-html page NOTEBOOK OUT_DIR --reports-root REPORTS_ROOT
+    python -m httplab export-html convert REPORTS_ROOT
 
 nbconvert's `lab` template inlines about 260 KB of CSS in each page (Pygments' highlighting,
 JupyterLab's index.css and light theme, and a few rules of its own), the same bytes every time.
@@ -168,7 +168,3 @@ def main(argv: list[str] | None = None) -> int:
     for path in differing:
         print(f"kept (its inlined CSS differs from {STYLESHEET}): {path}", file=sys.stderr)
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -12,10 +12,10 @@ from typing import Sequence
 
 import pandas as pd
 
-from ..parse.hoststate import parse_cpu_list
+from ..lab.hoststate import parse_cpu_list
 from ..stats import format_delta
 from ..stats.write import KEEPALIVE_SCORE
-from ..tidy.servers import display_name, language, short_name, tier
+from ..lab.servers import display_name, language, short_name, tier
 from .cells import mean_ci_of, ratio_ci_of
 from .engine import ReportContext, compared_servers
 from .fmt import fmt_mean_ci
@@ -329,7 +329,7 @@ def seed_chart(ctx: ReportContext):
 
 
 def _chart_points(ctx: ReportContext) -> list[tuple[str, float, float | None, float | None, float | None, str]]:
-    from ..tidy.servers import colour
+    from ..lab.servers import colour
     out = []
     if ctx.suite == "languages":
         present = sorted(set(ctx.runs["server"])) if not ctx.runs.empty else []

@@ -13,7 +13,7 @@ from ..stats.select import column, ok_runs, select
 from .fmt import fmt_mean_ci
 from .engine import ReportContext, compared_servers, open_report, sections
 from .scenarios import scenario_label, scenario_sort_key
-from ..tidy.servers import display_name, short_name, sort_servers
+from ..lab.servers import display_name, short_name, sort_servers
 from .method_words import between_suites_words, ci_words
 from ..stats import MIN_RUNS, RatioCI, format_delta, mean_ci
 from ..stats.frames import RunStats, cell_of

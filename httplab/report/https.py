@@ -6,7 +6,8 @@ certificate, and the seed-002 summary block. The seed tables come from the gener
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 from pathlib import Path
 
 import pandas as pd
@@ -15,7 +16,7 @@ from ..stats.select import column, ok_runs
 from .fmt import fmt_float, fmt_mean_ci
 from .engine import ReportContext, compared_servers, open_report, sections
 from .scenarios import Section
-from ..tidy.servers import display_name, is_reference, short_name, sort_servers
+from ..lab.servers import display_name, is_reference, short_name, sort_servers
 from .method_words import between_suites_words, ci_words
 from ..stats import RatioCI, format_delta, mean_ci
 from ..stats.frames import RunStats
@@ -23,7 +24,6 @@ from ..stats.write import run_stats
 from .cells import delta
 from .summary import summary_block
 from .tables import _with_meta
-from ..parse.tls_info import CertInfo
 
 SUITE = "https"
 # (key, cleartext suite, its scenario, https scenario, cleartext label, TLS label)
@@ -140,13 +140,15 @@ def tls_params_table(runs: pd.DataFrame, title: str = "Negotiated TLS parameters
     return _with_meta(pd.DataFrame(rows), title, cap)
 
 
-def certificate_markdown(cert: CertInfo | None) -> str:
-    if cert is None:
+def certificate_markdown(cert: Mapping[str, Any] | None) -> str:
+    """The certificate's fields (parse.tls_info.CertInfo's, as the part's facts hold them) as a table."""
+    if not cert:
         return "*No certificate.txt in this run's https suite.*"
-    rows = [("Subject", cert.subject), ("Issuer", cert.issuer), ("Not before", cert.not_before),
-            ("Not after", cert.not_after), ("Subject Alternative Name", cert.san),
-            (f"Fingerprint ({cert.fingerprint_alg})" if cert.fingerprint_alg else "Fingerprint", cert.fingerprint),
-            ("Key", cert.key)]
+    c = cert.get
+    rows = [("Subject", c("subject")), ("Issuer", c("issuer")), ("Not before", c("not_before")),
+            ("Not after", c("not_after")), ("Subject Alternative Name", c("san")),
+            (f"Fingerprint ({c('fingerprint_alg')})" if c("fingerprint_alg") else "Fingerprint", c("fingerprint")),
+            ("Key", c("key"))]
     body = "\n".join(f"| {k} | {v} |" for k, v in rows if v)
     return f"**Certificate**\n\n| Item | Value |\n|---|---|\n{body}\n"
 
@@ -154,7 +156,7 @@ def certificate_markdown(cert: CertInfo | None) -> str:
 def certificate(ctx: ReportContext) -> str:
     """The run's certificate, as the part's facts hold it (data/<run_id>/run.json)."""
     doc = ctx.run.part_facts(SUITE).get("certificate")
-    return certificate_markdown(CertInfo(**doc) if doc else None)
+    return certificate_markdown(doc)
 
 
 # ---------------------------------------------------------------- summary

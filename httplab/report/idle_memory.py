@@ -2,7 +2,7 @@
 connection costs each server, per mode and number of connections, with its interval; and the
 command that writes the run's tidy frame and prints the table.
 
-    python -m httplab.report.idle_memory raw/<run_id> [--out data/<run_id>] [--confidence 0.95]
+    python -m httplab idle-memory raw/<run_id> [--out data/<run_id>] [--confidence 0.95]
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import pandas as pd
 from ..stats.idle_memory import idle_estimates
 from ..stats.methods import MIN_RUNS
 from ..tidy.idle_memory import idle_frame, write_idle
-from ..tidy.servers import display_name, sort_servers
+from ..lab.servers import display_name, sort_servers
 from .tables import _with_meta, to_markdown
 
 MODE_WORDS = {"h1": "HTTP/1.1", "h2c": "h2c"}
@@ -127,7 +127,7 @@ def write_report(frame: pd.DataFrame, out_dir: Path, run_id: str, confidence: fl
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m httplab.report.idle_memory", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("run_dir", type=Path)
     ap.add_argument("--out", type=Path, help="default: data/<run_id> beside raw/")
     ap.add_argument("--confidence", type=float, default=0.95)
@@ -144,7 +144,3 @@ def main(argv: list[str] | None = None) -> int:
         print("\n" + to_markdown(failed))
     print("\n" + "written: " + ", ".join(str(p) for p in written))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

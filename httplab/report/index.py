@@ -2,7 +2,7 @@
 profile and suites, the reference run (raw/REFERENCE) marked, one or two headline numbers per suite
 with their intervals (from data/<run_id>/estimates and comparisons), and links to every report.
 
-    python -m httplab.report.index reports/ [--raw raw/] [--data data/]
+    python -m httplab index reports/ [--raw raw/] [--data data/]
 
 Run-against-run comparisons (scripts/compare.sh: reports/compare/<A>__vs__<B>/) are listed after
 the runs, with their verdict counts and whether they were forced past a difference of machine,
@@ -31,7 +31,7 @@ from ..stats import format_delta
 from ..stats import compare_io
 from ..stats.frames import RunStats
 from ..tidy.rawrun import read_meta
-from ..tidy.servers import contestants, short_name
+from ..lab.servers import contestants, short_name
 from .cells import mean_ci_of, ratio_ci_of
 from .fmt import fmt_mean_ci
 
@@ -352,7 +352,3 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     print(write_index(args.reports_dir, args.raw, args.data))
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -6,7 +6,7 @@ user-space symbols in their own. The layers are coarse on purpose: the question 
 request's CPU is the syscall model (entry and exit, epoll, io_uring, sleeping and waking) and how
 much is TCP/IP and the loopback device, which no syscall model changes.
 
-    python -m httplab.report.kernel_share NAME=FILE [NAME=FILE ...]   # a Markdown table
+    python -m httplab kernel-share NAME=FILE [NAME=FILE ...]   # a Markdown table
 """
 from __future__ import annotations
 
@@ -83,7 +83,8 @@ def table_markdown(by_server: dict[str, dict[str, float]]) -> str:
     return "\n".join(rows)
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     if not argv or any("=" not in a for a in argv):
         print(__doc__.strip().splitlines()[-1].strip(), file=sys.stderr)
         return 2
@@ -94,7 +95,3 @@ def main(argv: list[str]) -> int:
         return 1
     print(table_markdown(by_server))
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))

@@ -1,7 +1,7 @@
 """Tables, statistics and plots of the languages suite (notebooks/languages.ipynb, seed 003's
 five-language shoot-out, stdlib and production tiers, plus the lab's contestants).
 
-Servers are told apart by their manifests' language and tier (tidy.servers), never by id: a
+Servers are told apart by their manifests' language and tier (lab.servers), never by id: a
 contestant-tier server (the lab's own, no framework) is shown with the stdlib tier's views.
 
 Methods (stated again in every caption):
@@ -32,7 +32,7 @@ from ..stats.select import column, ok_runs
 from .fmt import fmt_count, fmt_float, fmt_kilo, fmt_mean_ci, fmt_us
 from .engine import ReportContext, open_report
 from .scenarios import LANGUAGE_ENDPOINTS
-from ..tidy.servers import display_name, is_aa_copy, language, short_name, sort_servers, tier
+from ..lab.servers import display_name, is_aa_copy, language, short_name, sort_servers, tier
 from .quality import mostly_client_bound
 from .tables import CLIENT_BOUND_MARK, client_bound_words, delta_cell
 from .method_words import ci_words, delta_words
@@ -518,7 +518,7 @@ class Guess:
     text: str  # the guess as printed
     low: float
     high: float  # math.inf for "N+"
-    tier: str  # the tier of our server answering it (tidy.servers.tier)
+    tier: str  # the tier of our server answering it (lab.servers.tier)
     note: str = ""
     answered_in: str | None = None  # the language of that server, when not the guess's own
 

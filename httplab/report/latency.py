@@ -12,7 +12,7 @@ from ..stats.cells import format_delta
 from ..stats.latency_curves import (CONTRAST_FRACTION, CONTRAST_PAIR, KNEE_MULTIPLE, LATENCY_SUITES,
                                     SHARED_SCENARIO, curve_points, knees)
 from ..tidy.bounds import SATURATION_MARGIN
-from ..tidy.servers import display_name, sort_servers
+from ..lab.servers import display_name, sort_servers
 from .cells import delta
 from .engine import ReportContext, open_group_report
 from .fmt import fmt_count, fmt_mean_ci, fmt_us

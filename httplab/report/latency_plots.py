@@ -12,12 +12,11 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from ..parse.oha import PERCENTILES
-from ..parse.percentiles import weighted_percentiles
+from ..stats.percentiles import PERCENTILES, weighted_percentiles
 from ..stats.cells import MeanCI, mean_ci
 from ..stats.latency_curves import (CONTRAST_FRACTION, KNEE_MULTIPLE, LATENCY_SUITES, SHARED_SCENARIO,
                                     curve_points, knees)
-from ..tidy.servers import display_name, sort_servers
+from ..lab.servers import display_name, sort_servers
 from .latency import PROTOCOL_OF, shared_rate_words
 from .plots import (FONT_MIN_PT, describe, latency_tick, legend_ncols, new_figure, nines, palette,
                     set_nines_axis, set_value_axis, styled, count_tick)

@@ -9,7 +9,7 @@ import textwrap
 import pandas as pd
 
 from ..stats import MIN_RUNS
-from ..tidy.servers import contestants, display_name
+from ..lab.servers import contestants, display_name
 from .engine import ReportContext
 
 # An absolute path into a checkout ("/home/x/lab/scripts/lua/report.lua"): only the part from the

@@ -5,7 +5,7 @@ One look for all of them:
 - one width: WIDTH_IN × DPI = 1000 px, saved at DPI (no 2× "retina", no tight-bbox cropping),
   so the PNG's pixel width is its displayed width in a 1280-px browser window; heights vary;
 - fonts ≥ FONT_MIN_PT (11 pt = 15 px at 100 dpi: digits and capitals ≈ 11 px tall);
-- one colour per server (tidy.servers.colour, the manifest's) in every plot;
+- one colour per server (lab.servers.colour, the manifest's) in every plot;
 - log y when the plotted values span more than SPAN_FOR_LOG (10×), linear otherwise;
   thousands separators on count axes ("150,000"), µs/ms/s on latency axes;
 - CI whiskers; client-bound bars hatched, noisy runs drawn as ×, both explained in the legend;
@@ -33,9 +33,9 @@ from matplotlib.patches import Patch
 
 from ..stats.select import Where, ok_runs, select
 from .fmt import fmt_size
-from ..parse.percentiles import weighted_percentiles
+from ..stats.percentiles import weighted_percentiles
 from .scenarios import scenario_label, scenario_sort_key
-from ..tidy.servers import colour, display_name, sort_servers
+from ..lab.servers import colour, display_name, sort_servers
 from ..stats import mean_ci
 
 
@@ -143,7 +143,7 @@ def configure_inline_backend() -> None:
 
 # ---------------------------------------------------------------- axes
 def palette(servers: Sequence[str]) -> dict[str, str]:
-    """server -> its colour (tidy.servers.colour: the manifest's), the same in every plot."""
+    """server -> its colour (lab.servers.colour: the manifest's), the same in every plot."""
     return {s: colour(s) for s in servers}
 
 

@@ -2,7 +2,7 @@
 or noisy (httplab.tidy.bounds). Pure functions over the runs frame; report.py and the tables format them.
 
 The A/A noise floor: in the full profile each suite runs a second, independent instance of one
-server (the A/A copy "<server>~aa", tidy.servers.AA_SUFFIX) in its own slot of every rep's order, on the suite's headline
+server (the A/A copy "<server>~aa", lab.servers.AA_SUFFIX) in its own slot of every rep's order, on the suite's headline
 scenarios. Both instances are the same binary with the same flags, so any Δ between them is what
 the method (drift, order, the machine) produces on its own. The floor is the largest distance from
 0 of the A/A Δ's confidence bounds over the headline scenarios: a Δ between two different servers
@@ -18,7 +18,7 @@ import pandas as pd
 from ..tidy import bounds
 from ..stats.select import ok_runs
 from .fmt import fmt_pct
-from ..tidy.servers import display_name
+from ..lab.servers import display_name
 from ..stats import RatioCI, format_delta
 from ..stats.frames import RunStats
 from .cells import delta

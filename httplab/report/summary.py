@@ -12,7 +12,7 @@ from ..stats.select import ok_runs, select
 from .cells import delta
 from .fmt import fmt_bytes_rate, fmt_kilo, fmt_size
 from .scenarios import Section, scenario_label
-from ..tidy.servers import contestants as contestants_of, display_name, short_name
+from ..lab.servers import contestants as contestants_of, display_name, short_name
 from ..stats import RatioCI, format_delta, mean_ci
 
 _LEVEL_FMT = {"size_bytes": fmt_size, "connections": lambda v: f"{int(v)} connections"}
@@ -77,7 +77,7 @@ def summary_block(runs: pd.DataFrame, sections: Sequence[Section], servers: Sequ
                   stats: RunStats | None = None, label: str = "") -> str:
     """Plain-text block like seed 000's summary. Δ = req/s of each non-baseline server vs the
     baseline, per point, paired by rep; the range shows the smallest and largest Δ of a section.
-    servers: default the contestants present (tidy.servers.contestants) and the baseline."""
+    servers: default the contestants present (lab.servers.contestants) and the baseline."""
     if servers is None:
         servers = contestants_of(set(runs["server"])) if not runs.empty else []
     contestants = [s for s in servers if s != baseline]

@@ -12,7 +12,7 @@ import pandas as pd
 from ..stats.select import Where, column, ok_runs, select
 from .fmt import fmt_bytes_rate, fmt_float, fmt_mean_ci, fmt_size, fmt_us
 from .scenarios import scenario_label, scenario_sort_key
-from ..tidy.servers import contestants, display_name, is_reference, short_name, sort_servers
+from ..lab.servers import contestants, display_name, is_reference, short_name, sort_servers
 from .quality import mostly_client_bound
 from .method_words import ci_words, delta_words
 from ..stats import format_delta, mean_ci, tail_ratio
@@ -79,9 +79,9 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
     """`Connections | A req/s | B req/s | A latency | B latency | Δ A vs B | R req/s (ref) …`
 
     One row per value of `vary`. servers: the columns' servers (default: the contestants present,
-    tidy.servers.contestants, then the baseline); baseline: what the Δ columns compare with (None:
+    lab.servers.contestants, then the baseline); baseline: what the Δ columns compare with (None:
     no Δ columns); references: extra req/s columns (default: the reference servers present,
-    tidy.servers.is_reference). req/s cells: mean ± half-width of the t CI, with n. Latency: mean
+    lab.servers.is_reference). req/s cells: mean ± half-width of the t CI, with n. Latency: mean
     over runs of each run's P50 (from its full histogram). With transfer=True, `X Transfer/s`
     columns (mean bytes read per second, binary units as wrk prints). Δ of `metric` for every
     server of `servers` other than baseline against baseline. Reference servers that have data
@@ -245,8 +245,8 @@ def versus_table(runs: pd.DataFrame, server: str | None = None, others: Sequence
     """Per scenario, Δ of `server` against each of `others` on each metric (ratio of means − 1
     with its CI): the comparison a reader of the cost table wants when the baseline is another
     contestant but the question is "is the contestant as cheap as a production server?". server:
-    default the first contestant present (tidy.servers.contestants); others: default the reference
-    servers present (tidy.servers.is_reference). Scenarios where a side has no ok runs are left out."""
+    default the first contestant present (lab.servers.contestants); others: default the reference
+    servers present (lab.servers.is_reference). Scenarios where a side has no ok runs are left out."""
     sub = select(runs, where)
     present = set(sub["server"]) if not sub.empty else set()
     if server is None:

@@ -31,7 +31,7 @@ from matplotlib.lines import Line2D
 from ..lab.suites import suite as lab_suite
 from ..stats.frames import RunStats
 from ..stats.methods import MIN_RUNS
-from ..tidy.servers import (colour, contestants, display_name, is_aa_copy, is_reference, manifests, short_name,
+from ..lab.servers import (colour, contestants, display_name, is_aa_copy, is_reference, manifests, short_name,
                              sort_servers)
 from .cells import mean_ci_of
 from .engine import ReportContext, open_group_report
@@ -145,13 +145,13 @@ def load_targets(path: str | Path | None = None, suites: tuple[str, ...] = VERSU
 
 def the_contestant(servers: Iterable[str] = ()) -> str | None:
     """The server the ratios are about: the first of `servers` (a run's) of tier contestant in its
-    manifest (tidy.servers.contestants); without one, the first contestant among all the manifests;
+    manifest (lab.servers.contestants); without one, the first contestant among all the manifests;
     None when no manifest has that tier."""
     return next(iter(contestants(servers) or contestants(manifests())), None)
 
 
 def _short(server: str | None) -> str:
-    """The short name of a server (tidy.servers.short_name); 'the contestant' for none."""
+    """The short name of a server (lab.servers.short_name); 'the contestant' for none."""
     return short_name(server) if server else "the contestant"
 
 

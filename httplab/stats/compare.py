@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..tidy.schema import Column, check, empty_frame, table
-from ..tidy.servers import is_aa_copy
+from ..lab.servers import is_aa_copy
 from .frames import Cell, Cells, noise_floors
 from .methods import DEFAULT_CONFIDENCE, center, ratio_welch
 from .metrics import METRICS, Metric

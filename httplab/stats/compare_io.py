@@ -1,5 +1,5 @@
 """The files of a run-vs-run comparison: finding the two runs, their runs frames (read from
-data/<run_id>/, or built from raw/ and written there first, as `python -m httplab.stats.write`
+data/<run_id>/, or built from raw/ and written there first, as `python -m httplab build`
 does), and the comparison's own frame and facts written beside its report.
 
     reports/compare/<RUN_A>__vs__<RUN_B>/comparisons.{parquet,csv}   (stats.compare.RUN_COMPARISONS)

@@ -123,11 +123,13 @@ def coverage_table(trials: int = TRIALS, seed: int = SEED, confidence: float = D
 
 
 def committed_table() -> pd.DataFrame:
-    """The table the reports print (coverage_table.csv), as written by `python -m httplab.stats.coverage`."""
+    """The table the reports print (coverage_table.csv), as written by `python -m httplab coverage`."""
     return pd.read_csv(TABLE_PATH)
 
 
-if __name__ == "__main__":
+def main(argv: list[str] | None = None) -> int:
+    """`python -m httplab coverage`: simulate the intervals' coverage again and rewrite the table."""
     table = coverage_table()
     table.to_csv(TABLE_PATH, index=False)
     print(table.to_string(index=False))
+    return 0

@@ -21,7 +21,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from ..tidy.servers import aa_of, sort_servers
+from ..lab.servers import aa_of, sort_servers
 from .methods import DEFAULT_CONFIDENCE, Ratio, center, ratio_by_rep, ratio_paired
 from .metrics import METRICS, Metric
 from .schema import empty, validate

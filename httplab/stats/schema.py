@@ -100,9 +100,12 @@ def render_docs(text: str) -> str:
     return "\n".join(out) + "\n"
 
 
-if __name__ == "__main__":
+def main(argv: list[str] | None = None) -> int:
+    """`python -m httplab schema-docs [docs/data.md]`: rewrite the schema tables of the page."""
     import sys
     from pathlib import Path
-    doc = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/data.md")
+    args = sys.argv[1:] if argv is None else argv
+    doc = Path(args[0] if args else "docs/data.md")
     doc.write_text(render_docs(doc.read_text()))
     print(f"{doc}: schema tables rewritten")
+    return 0

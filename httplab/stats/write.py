@@ -5,7 +5,7 @@ stats.schema, docs/data.md) and run.json (meta.json, the confidence the statisti
 and each part's facts: tidy.facts); read_data reads them back, validated. The path is raw → tidy →
 stats → data → report, with no way back: a report never reads raw/ and never recomputes these.
 
-    python -m httplab.stats.write raw/<run_id> [data/<run_id>]
+    python -m httplab build raw/<run_id> [data/<run_id>]
 
 Every server pair of every scenario is always compared; the cross-scenario and cross-suite pairs and
 the composite cells are the ones the suites declare (suites/<name>/suite.toml, httplab.lab.suites).
@@ -71,7 +71,7 @@ def read_data(data_dir: str | Path) -> tuple[RawRun, RunStats, float]:
     d = Path(data_dir)
     if not (d / RUN_JSON).is_file():
         raise NoDataError(f"{d} holds no built data ({RUN_JSON} is missing): build it with "
-                          f"`python -m httplab.stats.write raw/{d.name} {d}`")
+                          f"`python -m httplab build raw/{d.name} {d}`")
     doc = json.loads((d / RUN_JSON).read_text(encoding="utf-8"))
 
     def frame(name: str) -> pd.DataFrame | None:
@@ -121,7 +121,7 @@ def read_stats(data_dir: str | Path, name: str) -> pd.DataFrame:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m httplab.stats.write", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("run_dir", type=Path)
     ap.add_argument("out_dir", type=Path, nargs="?", help="default: data/<run_id> beside raw/")
     ap.add_argument("--confidence", type=float, default=0.95)
@@ -130,7 +130,3 @@ def main(argv: list[str] | None = None) -> int:
     run, rs, _ = build_data(args.run_dir, out, args.confidence)
     print(f"{out}: runs {len(run.runs)} rows, estimates {len(rs.estimates)}, comparisons {len(rs.comparisons)}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..parse.hoststate import read_host_states
+from ..lab.hoststate import read_host_states
 from ..parse.jsonio import read_json_object
 from ..parse.tls_info import read_certificate
 

@@ -1,8 +1,8 @@
 """Packing finished raw suites into one compressed archive per server, and reading them back.
 
-    python -m httplab.tidy.rawpack pack   RAW_RUN_DIR [--suite S]...   # every complete suite (suite.json)
-    python -m httplab.tidy.rawpack unpack RAW_RUN_DIR [--suite S]... [--out DIR]
-    python -m httplab.tidy.rawpack check  RAW_RUN_DIR
+    python -m httplab pack pack   RAW_RUN_DIR [--suite S]...   # every complete suite (suite.json)
+    python -m httplab pack unpack RAW_RUN_DIR [--suite S]... [--out DIR]
+    python -m httplab pack check  RAW_RUN_DIR
 
 Packed layout: each server directory of a complete suite, raw/<run>/<suite>/<server>/ (verify
 transcripts, server logs, every scenario directory and point file), becomes one archive
@@ -55,7 +55,7 @@ from ..parse.errors import RawFormatError
 ARCHIVE_SUFFIX = ".tar.xz"
 HIST_MEMBER = ".rawpack-hist"  # inside <server>/ in the archive
 HIST_MAGIC = b"httplab-rawpack-hist 1\n"
-PLACEHOLDER = b'"@rawpack-hist: unpack with python -m httplab.tidy.rawpack unpack"'
+PLACEHOLDER = b'"@rawpack-hist: unpack with python -m httplab pack unpack"'
 # What archives packed before the module moved under tidy/ hold in the same place: still read.
 LEGACY_PLACEHOLDERS = (b'"@rawpack-hist: unpack with python -m httplab.rawpack unpack"',)
 HIST_KEY = re.compile(rb'"latency_hist":\s?')
@@ -594,8 +594,7 @@ def relocate_error(exc: RawFormatError, view: Path, run_dir: Path) -> RawFormatE
 
 # ---------------------------------------------------------------- CLI
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m httplab.tidy.rawpack",
-                                 description="Pack complete raw suites into one .tar.xz per server, "
+    ap = argparse.ArgumentParser(description="Pack complete raw suites into one .tar.xz per server, "
                                              "unpack them, or check the archives.")
     sub = ap.add_subparsers(dest="cmd", required=True)
     for name, text in (("pack", "pack every complete suite (or --suite)"),
@@ -621,7 +620,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rawpack: {exc}", file=sys.stderr)
         return 1
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

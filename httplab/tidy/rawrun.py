@@ -34,7 +34,7 @@ from ..parse.cpuwindow import WindowCpu, server_window_cpu, window_cpu
 from ..parse.percentiles import coarsen_histogram, weighted_percentiles
 from .facts import run_facts
 from .rawpack import readable_view, relocate_error
-from .servers import aa_of
+from ..lab.servers import aa_of
 
 # ---------------------------------------------------------------- frame schemas
 # The columns, their types and meaning: httplab.tidy.schema (published in docs/data.md).

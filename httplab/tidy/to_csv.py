@@ -1,6 +1,6 @@
 """CSV copies of a run's tidy frames, for those who want them (the repository keeps parquet only).
 
-    python -m httplab.tidy.to_csv data/<run_id> [--out DIR]
+    python -m httplab to-csv data/<run_id> [--out DIR]
 
 Writes <name>.csv beside (or into DIR for) every <name>.parquet of the folder and prints the paths.
 The notebooks write CSVs themselves when HTTPLAB_CSV=1 is set (see rawrun.write_tidy).
@@ -30,7 +30,7 @@ def write_csvs(data_dir: str | Path, out_dir: str | Path | None = None) -> list[
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m httplab.tidy.to_csv", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("data_dir", help="data/<run_id>")
     ap.add_argument("--out", help="write the CSVs here instead of beside the parquet files")
     args = ap.parse_args(argv)
@@ -41,7 +41,3 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print("\n".join(str(p) for p in written))
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -282,6 +282,6 @@ h2load_after() {
         h2load --log-file="$log" "${H2_ARGS[@]}" || LAT_EXIT_CODE=$?
     note_tool_fault "h2load's latency run" "$(lat_duration)"
     [[ -z $POINT_FAULT ]] || { rm -f "$log"; return 0; }
-    on_client "$(lab_python)" -m httplab.parse.h2log "$log" "$part.lat.h2log.json" 2>>"$part.lat.stderr.txt" || true
+    on_client "$(lab_python)" -m httplab h2log "$log" "$part.lat.h2log.json" 2>>"$part.lat.stderr.txt" || true
     rm -f "$log"
 }

@@ -13,7 +13,7 @@ export_report() {
     jupyter=$(dirname "$(lab_python)")/jupyter
     stem=$(basename "$nb" .ipynb)
     rm -rf "${out:?}/${stem}_files"
-    "$(lab_python)" -m httplab.report.export_html page "$nb" "$out" --reports-root "$REPORTS_ROOT" \
+    "$(lab_python)" -m httplab export-html page "$nb" "$out" --reports-root "$REPORTS_ROOT" \
         --templates "$LAB_ROOT/notebooks/templates" >/dev/null
     "$jupyter" nbconvert --log-level WARN --to markdown --no-input \
         --TemplateExporter.extra_template_basedirs="$LAB_ROOT/notebooks/templates" --template alt_markdown \

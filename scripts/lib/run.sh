@@ -29,7 +29,7 @@ create_run_meta() {
     commit=$(git -C "$LAB_ROOT" rev-parse --verify -q HEAD 2>/dev/null || echo none)
     dirty=$( [[ -n $(git -C "$LAB_ROOT" status --porcelain --untracked-files=no 2>/dev/null) ]] && echo true || echo false)
     mkdir -p "$dir"
-    state=$("$(lab_python)" -m httplab.parse.hoststate --exclude-pid $$ 2>/dev/null) || state=null
+    state=$("$(lab_python)" -m httplab host-state --exclude-pid $$ 2>/dev/null) || state=null
     # each server's own version line (its manifest's `version` command)
     versions=$(manifest_tool versions 2>/dev/null) || versions=null
     local hosts

@@ -1,7 +1,7 @@
 # scripts/lib/servers.sh: the server registry and server control (sourced by lib.sh).
 #
 # The scripts know no server by name: every server is a manifest, servers/**/lab.toml,
-# read through httplab.parse.manifest (one reader for the shell and the package). Suites
+# read through httplab.lab.manifest (one reader for the shell and the package). Suites
 # declare the route kinds their scenarios need; manifests declare what each server
 # serves per protocol and how to start it per mode; suite_servers matches the two.
 
@@ -14,7 +14,7 @@ SERVERS_ROOT=${LAB_SERVERS_DIR:-$LAB_ROOT/servers}
 manifest_tool() {
     local py=python3
     [[ -x $VENV_DIR/bin/python ]] && py=$VENV_DIR/bin/python
-    PYTHONPATH=$LAB_ROOT${PYTHONPATH:+:$PYTHONPATH} "$py" -m httplab.parse.manifest --build "$BUILD_DIR" "$@"
+    PYTHONPATH=$LAB_ROOT${PYTHONPATH:+:$PYTHONPATH} "$py" -m httplab manifest --build "$BUILD_DIR" "$@"
 }
 
 # load_servers: reads every manifest once per process into LAB_SERVERS (display order) and the

@@ -57,7 +57,7 @@ suite_order() {
     local file=$RUN_DIR/$SUITE/order.json seed
     if [[ ! -f $file ]]; then
         seed=${ORDER_SEED:-$(printf '%s' "$(basename "$RUN_DIR")/$SUITE" | cksum | cut -d' ' -f1)}
-        "$(lab_python)" -m httplab.tidy.order --seed "$seed" --reps "$REPS" --suite "$SUITE" \
+        "$(lab_python)" -m httplab schedule --seed "$seed" --reps "$REPS" --suite "$SUITE" \
             -- "${SUITE_SERVERS[@]}" >"$file.tmp"
         mv "$file.tmp" "$file"
     fi
@@ -76,7 +76,7 @@ suite_order() {
 host_state() {
     local file=$RUN_DIR/$SUITE/host.$1.json
     [[ -f $file ]] && return 0
-    on_client "$(lab_python)" -m httplab.parse.hoststate --exclude-pid $$ >"$file.tmp" 2>/dev/null &&
+    on_client "$(lab_python)" -m httplab host-state --exclude-pid $$ >"$file.tmp" 2>/dev/null &&
         mv "$file.tmp" "$file" || { rm -f "$file.tmp"; log "note: host state ($1) could not be read"; }
 }
 

@@ -57,7 +57,7 @@ oha_measure() {
 oha_after() {
     local part=$3
     [[ -n ${OHA_DB:-} ]] || return 0
-    on_client "$(lab_python)" -m httplab.parse.oha_db "$OHA_DB" "$part.oha.hist.json" --skip "$WARMUP" \
+    on_client "$(lab_python)" -m httplab oha-hist "$OHA_DB" "$part.oha.hist.json" --skip "$WARMUP" \
         2>>"$part.stderr.txt" || true
     rm -f "$OHA_DB"
     OHA_DB=

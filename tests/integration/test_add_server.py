@@ -83,7 +83,7 @@ def test_it_is_in_the_report_under_its_display_name(lab):
 
 
 def test_the_package_gives_it_its_manifest_colour(lab):
-    code = ("from httplab.tidy import servers as s; "
+    code = ("from httplab.lab import servers as s; "
             "print(s.display_name('tiny'), s.colour('tiny'), s.tier('tiny'), sep='|')")
     out = subprocess.run([sys.executable, "-c", code], env=lab["env"],
                          capture_output=True, text=True, check=True).stdout.strip()

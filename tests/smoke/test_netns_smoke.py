@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from httplab.parse.hosts import suite_hosts
+from httplab.lab.hosts import suite_hosts
 from httplab.tidy.rawrun import load_run
 
 from client_hosts_checks import check_merged_counts  # (beside this file: pytest puts its dir on sys.path)

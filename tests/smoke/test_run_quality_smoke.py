@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from httplab.tidy.order import balanced_orders, is_balanced
+from httplab.lab.schedule import balanced_orders, is_balanced
 from httplab.tidy.rawrun import load_run
 
 SMOKE = os.environ.get("LAB_SMOKE_DIR")

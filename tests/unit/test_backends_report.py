@@ -16,7 +16,7 @@ import pytest
 from httplab.report import backends as B
 from httplab.report import versus as V
 from httplab.stats.write import run_stats
-from httplab.tidy import servers as S
+from httplab.lab import servers as S
 from httplab.tidy.rawrun import load_run
 from notebook_kernel import needs_kernel
 

@@ -131,7 +131,7 @@ def test_convert_reports_keeps_a_page_whose_css_differs(exported, tmp_path):
 
 def test_report_sh_exports_through_the_module():
     text = (ROOT / "scripts" / "lib" / "report.sh").read_text()
-    assert "-m httplab.report.export_html page" in text and '--reports-root "$REPORTS_ROOT"' in text
+    assert "-m httplab export-html page" in text and '--reports-root "$REPORTS_ROOT"' in text
     assert "--to html" not in text   # the stock, inlining export is gone
 
 
@@ -145,4 +145,4 @@ def test_committed_reports_link_the_one_stylesheet():
         text = p.read_text(encoding="utf-8")
         if X.link_tag(X.stylesheet_href(p.parent, reports)) not in text or X.inlined_css(text) is not None:
             bad.append(p.relative_to(reports).as_posix())
-    assert not bad, f"pages not linking {X.STYLESHEET} (run python -m httplab.report.export_html convert reports): {bad}"
+    assert not bad, f"pages not linking {X.STYLESHEET} (run python -m httplab export-html convert reports): {bad}"

@@ -116,7 +116,7 @@ def test_cli(tmp_path, capsys):
 
 def test_cli_as_module(tmp_path):
     out = tmp_path / "m.json"
-    r = subprocess.run([sys.executable, "-m", "httplab.parse.h2log", str(H2 / "log_404.log.tsv"), str(out)],
+    r = subprocess.run([sys.executable, "-m", "httplab", "h2log", str(H2 / "log_404.log.tsv"), str(out)],
                        cwd=REPO, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert json.loads(out.read_text())["status_counts"] == {"404": 500}

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from httplab.parse.errors import RawFormatError
-from httplab.parse.hosts import read_hosts, suite_hosts
+from httplab.lab.hosts import read_hosts, suite_hosts
 
 NETNS = {"mode": "netns", "server_addr": "10.231.0.1", "rate": None, "netem_available": False,
          "kernel": "6.18.44",

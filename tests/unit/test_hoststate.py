@@ -1,4 +1,4 @@
-"""httplab.parse.hoststate: the collector on a fake /proc and /sys tree and on this machine, host_changes on
+"""httplab.lab.hoststate: the collector on a fake /proc and /sys tree and on this machine, host_changes on
 pairs of states, read_host_states, and the report header with and without host files."""
 import copy
 import json
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from httplab.parse import hoststate as H
+from httplab.lab import hoststate as H
 from httplab.parse.errors import RawFormatError
 from httplab.report.engine import header_markdown, open_report
 from httplab.stats.write import build_data
@@ -216,12 +216,12 @@ def test_collector_on_this_machine():
 
 
 def test_cli_prints_json_and_writes_a_file(tmp_path):
-    out = subprocess.run([sys.executable, str(REPO / "httplab" / "parse" / "hoststate.py"), "--sample", "0.1",
+    out = subprocess.run([sys.executable, "-m", "httplab", "host-state", "--sample", "0.1",
                           "--exclude-pid", "1"], capture_output=True, text=True, check=True, cwd=tmp_path)
     doc = json.loads(out.stdout)
     assert doc["cores"] == os.cpu_count() and 1 in doc["excluded_pids"]
     target = tmp_path / "host.start.json"
-    subprocess.run([sys.executable, "-m", "httplab.parse.hoststate", "--sample", "0", "-o", str(target)],
+    subprocess.run([sys.executable, "-m", "httplab", "host-state", "--sample", "0", "-o", str(target)],
                    check=True, cwd=REPO)
     assert json.loads(target.read_text())["schema"] == H.SCHEMA
     assert not (tmp_path / "host.start.json.tmp").exists()

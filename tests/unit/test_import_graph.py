@@ -1,6 +1,9 @@
 """The package's layers: every module imports only its own layer and the layers below it
-(lab < parse < tidy < stats < report), there is no import circle, every module imports on its own, and
-no module is dead (each is imported by another, run with `python -m`, or used by a notebook)."""
+(parse < lab < tidy < stats < report, and the command line, httplab.__main__, above them all), there
+is no import circle, every module imports on its own, the reports never reach the raw layer (report
+imports nothing of parse but its exception types), the shell's one way in is `python -m httplab VERB`
+(no other module runs as __main__), and no module is dead (each is imported by another, is a verb's
+module, or is used by a notebook)."""
 import ast
 import importlib
 from pathlib import Path
@@ -9,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "httplab"
-LAYERS = {"lab": 1, "parse": 2, "tidy": 3, "stats": 4, "report": 5}
+LAYERS = {"parse": 1, "lab": 2, "tidy": 3, "stats": 4, "report": 5, "__main__": 6}
 
 
 def _modules() -> dict[str, Path]:
@@ -61,7 +64,7 @@ def _layer(name: str) -> int:
 
 def test_every_module_is_in_a_layer():
     loose = [m for m in MODULES if m != "httplab" and _layer(m) == 0]
-    assert not loose, f"modules outside lab/, parse/, tidy/, stats/, report/: {loose}"
+    assert not loose, f"modules outside parse/, lab/, tidy/, stats/, report/ and the command line: {loose}"
 
 
 def test_no_upward_import():
@@ -98,16 +101,40 @@ def test_module_imports_on_its_own(name):
     importlib.import_module(name)
 
 
+def _verb_modules() -> set[str]:
+    from httplab.__main__ import VERBS
+    return {f"httplab.{module}" for module, _ in VERBS.values()}
+
+
+def test_report_never_reaches_the_raw_layer():
+    """A report reads data/<run_id>/ only: nothing of parse (which knows the raw files) but the
+    package's exception types."""
+    bad = [f"{m} imports {d}" for m, deps in GRAPH.items() if _layer(m) == LAYERS["report"]
+           for d in deps if _layer(d) == LAYERS["parse"] and d != "httplab.parse.errors"]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_command_line_is_the_one_way_in():
+    runs_itself = [m for m, p in MODULES.items() if m != "httplab.__main__" and '__name__ == "__main__"' in p.read_text()]
+    assert not runs_itself, f"modules the shell could run on their own (use a verb of httplab.__main__): {runs_itself}"
+    from httplab.__main__ import VERBS
+    for verb, (module, _) in VERBS.items():
+        assert f"httplab.{module}" in MODULES, verb
+        assert callable(getattr(importlib.import_module(f"httplab.{module}"), "main", None)), f"{verb}: {module} has no main()"
+    shell = "\n".join(p.read_text() for p in [*ROOT.glob("scripts/**/*.sh"), *ROOT.glob("suites/*/*.sh")])
+    assert "-m httplab." not in shell, "the shell calls a module directly instead of `python -m httplab VERB`"
+
+
 def test_no_dead_module():
-    used_by_code = {d for deps in GRAPH.values() for d in deps}
+    used_by_code = {d for deps in GRAPH.values() for d in deps} | _verb_modules()
     outside = "\n".join(p.read_text() for p in [*ROOT.glob("notebooks/*.ipynb"), *ROOT.glob("suites/*/*.ipynb"), *ROOT.glob("suites/*/*.sh"), *ROOT.glob("scripts/*.sh"),
                                                  *ROOT.glob("scripts/**/*.sh")])
     dead = []
     for name, path in MODULES.items():
-        if path.name == "__init__.py" or name in used_by_code:
+        if path.name in ("__init__.py", "__main__.py") or name in used_by_code:
             continue
         text = path.read_text()
-        if 'if __name__ == "__main__"' in text or name in outside or name.rpartition(".")[2] in outside:
+        if name in outside or name.rpartition(".")[2] in outside:
             continue
         dead.append(name)
     assert not dead, f"modules nothing imports or runs: {dead}"

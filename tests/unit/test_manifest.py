@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from httplab.parse import manifest as mf
+from httplab.lab import manifest as mf
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = """

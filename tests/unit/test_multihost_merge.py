@@ -23,7 +23,7 @@ from httplab.parse.cpuwindow import read_client_time
 from httplab.parse.errors import RawFormatError
 from httplab.parse.h2load_loader import load_h2load_point
 from httplab.parse.h2log import read_compact
-from httplab.parse.hosts import suite_hosts
+from httplab.lab.hosts import suite_hosts
 from httplab.parse import loaders
 from httplab.parse.loaders import load_host_point, register_loader
 from httplab.parse.loadresult import LoadResult

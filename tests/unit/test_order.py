@@ -1,11 +1,11 @@
-"""The servers' order per rep: seeded, random, balanced over positions (httplab.tidy.order)."""
+"""The servers' order per rep: seeded, random, balanced over positions (httplab.lab.schedule)."""
 import json
 import subprocess
 import sys
 
 import pytest
 
-from httplab.tidy.order import balanced_orders, is_balanced, position_counts
+from httplab.lab.schedule import balanced_orders, is_balanced, position_counts
 
 SERVERS = ["evloop", "go", "nginx", "floor", "evloop~aa"]
 
@@ -52,11 +52,11 @@ def test_bad_input():
 
 
 def test_cli_writes_order_document():
-    out = subprocess.run([sys.executable, "-m", "httplab.tidy.order", "--seed", "5", "--reps", "3", "--suite", "http1",
+    out = subprocess.run([sys.executable, "-m", "httplab", "schedule", "--seed", "5", "--reps", "3", "--suite", "http1",
                           "--", *SERVERS], check=True, capture_output=True, text=True).stdout
     doc = json.loads(out)
     assert doc["seed"] == 5 and doc["servers"] == SERVERS and len(doc["orders"]) == 3
     assert doc["orders"] == balanced_orders(SERVERS, 3, 5)
-    bad = subprocess.run([sys.executable, "-m", "httplab.tidy.order", "--seed", "5", "--reps", "0", "--", "a"],
+    bad = subprocess.run([sys.executable, "-m", "httplab", "schedule", "--seed", "5", "--reps", "0", "--", "a"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "reps" in bad.stderr

@@ -12,7 +12,7 @@ from matplotlib.colors import to_hex
 from httplab.report import engine as R
 from httplab.report import languages as L
 from httplab.report import plots as P
-from httplab.tidy import servers as S
+from httplab.lab import servers as S
 from httplab.tidy.rawrun import load_run
 
 matplotlib.use("Agg")

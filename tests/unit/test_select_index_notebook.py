@@ -5,7 +5,7 @@ import nbformat
 import pytest
 
 from httplab.parse.errors import NoRunError
-from httplab.tidy.paths import repo_root
+from httplab.lab.paths import repo_root
 from httplab.report.index import main as index_main
 from httplab.tidy.runs_select import default_run_dir, list_runs
 from make_fake_run import make_fake_run

@@ -1,5 +1,5 @@
 """The package names no server. Display names, short names, languages, tiers, display order
-and colours come from the servers' manifests (servers/**/lab.toml, read by tidy.servers), so a new
+and colours come from the servers' manifests (servers/**/lab.toml, read by lab.servers), so a new
 lab.toml looks right in every report without an edit to httplab/. Tests may name servers."""
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import matplotlib.pyplot as plt
 import pytest
 from matplotlib.colors import to_hex
 
-from httplab.parse.manifest import TIERS, load_all
-from httplab.tidy import servers as S
+from httplab.lab.manifest import TIERS, load_all
+from httplab.lab import servers as S
 from httplab.tidy.rawrun import build_frames
 
 matplotlib.use("Agg")

@@ -47,7 +47,7 @@ def test_the_targets_file_holds_the_issues_targets():
 
 
 def test_every_target_is_a_point_its_suite_declares_with_a_reference_server():
-    from httplab.tidy import servers as S
+    from httplab.lab import servers as S
     for t in V.load_targets():
         ids, headline = _suite_declarations(t.suite)
         assert t.scenario in ids, f"{t.scenario} is not a scenario of suites/versus/{t.suite}.sh"

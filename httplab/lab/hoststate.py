@@ -1,7 +1,7 @@
 """The host's state, recorded at the start and end of each suite, so a report can say what moved.
 
     python httplab/parse/hoststate.py [--exclude-pid PID ...] [--sample S] [-o FILE]   # fast: no pandas
-    python -m httplab.parse.hoststate [--exclude-pid PID ...] > host.start.json          # same, ~1 s slower
+    python -m httplab host-state [--exclude-pid PID ...] > host.start.json          # same, ~1 s slower
 
 prints one JSON object (the keys are listed in `collect_host_state`). Every value that cannot be read
 is null, never an exception. The shell writes it to raw/<run_id>/<suite>/host.start.json and
@@ -530,7 +530,7 @@ HOST_FILES = {"start": "host.start.json", "end": "host.end.json"}
 def read_host_states(run_dir: Path, suite: str) -> dict[str, dict[str, Any] | None]:
     """{'start': .., 'end': ..} from raw/<run_id>/<suite>/host.{start,end}.json; None for a missing
     file; RawFormatError naming the file for a malformed one."""
-    from .jsonio import read_json_object  # lazy: keeps the CLI free of the package's imports
+    from ..parse.jsonio import read_json_object  # lazy: keeps the CLI free of the package's imports
 
     out: dict[str, dict[str, Any] | None] = {}
     for when, name in HOST_FILES.items():
@@ -545,7 +545,7 @@ def aslr_text(v: Any) -> str:
 
 # ---------------------------------------------------------------- CLI
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Print the host's state as JSON (httplab.parse.hoststate).")
+    ap = argparse.ArgumentParser(description="Print the host's state as JSON (httplab.lab.hoststate).")
     ap.add_argument("--exclude-pid", type=int, action="append", default=[], metavar="PID",
                     help="leave this process out of the busiest processes (repeatable)")
     ap.add_argument("--sample", type=float, default=SAMPLE_S, metavar="S",
@@ -561,7 +561,3 @@ def main(argv: list[str] | None = None) -> int:
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, args.out)
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

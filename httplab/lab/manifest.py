@@ -1,8 +1,8 @@
 """Server manifests: one `lab.toml` per server (servers/<impl>/lab.toml, or
 servers/<impl>/<variant>/lab.toml when one folder holds several servers), read by the shell
-(through this module's command line) and by the package (tidy.servers) alike, so adding a
+(through this module's command line) and by the package (lab.servers) alike, so adding a
 server is one new file. README "Add your server" walks through one; docs of every field are
-in FIELDS below and in `python -m httplab.parse.manifest fields`.
+in FIELDS below and in `python -m httplab manifest fields`.
 
 Only the standard library is imported: the shell calls this before and between measured runs,
 and setup.sh calls it before the lab's Python environment exists.
@@ -454,7 +454,7 @@ def shell_jobs(ms: list[Manifest], what: str, build: Path) -> list[tuple[str, st
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m httplab.parse.manifest", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default=os.environ.get("BUILD_DIR") or str(ROOT / "build"))
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("validate", help="check every manifest; print one line per server")
@@ -525,7 +525,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,5 +1,5 @@
 """Server ids -> display name, short name, language, tier, display order and colour, all read
-from the servers' manifests (servers/**/lab.toml, httplab.parse.manifest), so a new server (one
+from the servers' manifests (servers/**/lab.toml, httplab.lab.manifest), so a new server (one
 new lab.toml) looks right in every report without a change here.
 
 The manifests are read once per servers folder (servers_dir(), which honours LAB_SERVERS_DIR);
@@ -15,11 +15,11 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
-from ..parse.manifest import Manifest, ManifestError, load_all, servers_dir
+from .manifest import Manifest, ManifestError, load_all, servers_dir
 
 AA_SUFFIX = "~aa"  # an A/A copy: a second instance of a server (scripts' AA_SUFFIX)
 
-# Tiers that are reference points rather than contestants (docs/glossary.md; parse.manifest.TIERS).
+# Tiers that are reference points rather than contestants (docs/glossary.md; lab.manifest.TIERS).
 REFERENCE_TIERS: tuple[str, ...] = ("reference", "floor")
 CONTESTANT_TIER = "contestant"
 
@@ -85,7 +85,7 @@ def language(server: str) -> str | None:
 
 
 def tier(server: str) -> str | None:
-    """The server's tier (parse.manifest.TIERS; an A/A copy: its original's); None without a manifest."""
+    """The server's tier (lab.manifest.TIERS; an A/A copy: its original's); None without a manifest."""
     m = manifest(server)
     return m.tier if m else None
 

@@ -1,7 +1,7 @@
 """The client of the idle-connection memory measurement (scripts/idle_memory.sh): what N idle
 keep-alive connections cost a server in memory.
 
-    idle_conns.py --port PORT --mode h1|h2c --conns N --server-pid PID --out FILE.json
+    python -m httplab idle-client --port PORT --mode h1|h2c --conns N --server-pid PID --out FILE.json
 
 Against a server already started (pinned, ready) on 127.0.0.1:PORT, whose process tree is PID:
   1. a warm-up: WARMUP connections make one request each and are closed (the server's one-time
@@ -48,7 +48,7 @@ ROLLUP_FIELDS = ("Rss", "Pss", "Pss_Anon", "Pss_File", "Private_Dirty", "Shared_
 
 # ---------------------------------------------------------------- the server's memory
 def tree_pids(pid: int) -> list[int]:
-    """PID and its descendants (nginx's and h2o's workers), as scripts/lib/proc.sh tree_pids."""
+    """PID and its descendants (a multi-process server's workers), as scripts/lib/proc.sh tree_pids."""
     out, todo = [], [pid]
     while todo:
         p = todo.pop(0)
@@ -219,7 +219,7 @@ def open_conns(port: int, mode: str, n: int, batch: int, timeout_s: float) -> tu
             # Spread the connections over SOURCES loopback source addresses: with 20,000 of them
             # from one address the kernel's search for a free ephemeral port grows with every
             # port taken (19,900 connections took 7.0 s against 0.34 s for 5,000), long enough
-            # to meet h2o's 10 s idle timeout.
+            # to meet the shortest idle timeout among the servers measured (10 s).
             s.bind((f"127.0.0.{2 + todo % SOURCES}", 0))
             rc = s.connect_ex(("127.0.0.1", port))
             todo -= 1
@@ -366,7 +366,3 @@ def main(argv: list[str] | None = None) -> int:
           f"{before['vmrss_kb']} -> {after['vmrss_kb']} kB ({per:.2f} KiB per connection); opened in "
           f"{open_s:.2f} s" + (f"; errors {dict(errors)}" if errors else ""))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import RawFormatError
-from .jsonio import read_json_object, require
+from ..parse.errors import RawFormatError
+from ..parse.jsonio import read_json_object, require
 
 MODES = ("local", "netns", "inventory")
 

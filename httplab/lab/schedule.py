@@ -9,7 +9,7 @@ position twice. Rows, columns and symbols of a cyclic square are each permuted a
 server follows which also varies from rep to rep.
 
 CLI (called by scripts/lib.sh suite_order, written to raw/<run_id>/<suite>/order.json):
-    python -m httplab.order --seed N --reps R [--suite S] -- server...
+    python -m httplab schedule --seed N --reps R [--suite S] -- server...
 """
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def order_document(servers: Sequence[str], reps: int, seed: int, suite: str | No
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m httplab.order", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--reps", type=int, required=True)
     ap.add_argument("--suite", default=None)
@@ -91,7 +91,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     json.dump(doc, sys.stdout, indent=1)
     sys.stdout.write("\n")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
