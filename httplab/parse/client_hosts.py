@@ -23,7 +23,7 @@ from typing import Any
 from .cpuwindow import CoreDeltas, core_deltas, cpu_list, foreign_pct
 from .errors import RawFormatError
 from .jsonio import read_json_object, require
-from .loadresult import point_stem
+from .layout import point_stem
 
 _NUM = (int, float)
 
@@ -71,7 +71,13 @@ def read_client_host(path: str | Path, host: int | None = None) -> ClientHost:
     of the wrong type, the counters do not fit, the host number is not `host` (the file's name
     says which host it is), or the run ended before it started."""
     p = Path(path)
-    doc = read_json_object(p)
+    return client_host_of(read_json_object(p), p, host)
+
+
+def client_host_of(doc: dict[str, Any], where: str | Path, host: int | None = None) -> ClientHost:
+    """A host.json's JSON object as a ClientHost; RawFormatError naming `where` (read_client_host's
+    rules)."""
+    p = where
     number = require(doc, "host", p, int)
     if host is not None and number != host:
         raise RawFormatError(p, f"host {number} in the file of client host {host}", key="host")

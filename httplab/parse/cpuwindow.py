@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import RawFormatError
-from .jsonio import read_json_object, read_utf8, require
+from .jsonio import read_utf8, require
+from .layout import CLIENT_TIME, CPU_JSON, RepFiles
 
 # /proc/stat per-CPU fields, in order (guest and guest_nice are already inside user and nice).
 _USER, _NICE, _SYSTEM, _IDLE, _IOWAIT, _IRQ, _SOFTIRQ, _STEAL = range(8)
@@ -43,11 +44,18 @@ class ClientTime:
 
 
 def read_client_time(path: Path) -> ClientTime | None:
-    """The load tool's CPU seconds from GNU time's output (its last matching line); None if absent.
-    GNU time writes 'Command exited with non-zero status N' before the line when the tool failed."""
+    """client_time_of the file; None if absent."""
     if not path.is_file():
         return None
-    lines = read_utf8(path).splitlines()
+    return client_time_of(read_utf8(path), path)
+
+
+def client_time_of(text: str, where: str | Path) -> ClientTime:
+    """The load tool's CPU seconds from GNU time's output (its last matching line); RawFormatError
+    naming `where` and the line when there is none. GNU time writes 'Command exited with non-zero
+    status N' before the line when the tool failed."""
+    path = where
+    lines = text.splitlines()
     for lineno in range(len(lines), 0, -1):
         m = _TIME_RE.search(lines[lineno - 1])
         if m:
@@ -85,7 +93,7 @@ class CoreDeltas:
                           self.worst_steal_frac)
 
 
-def _cpu_list(spec: str, path: Path, key: str) -> list[str]:
+def _cpu_list(spec: str, path: str | Path, key: str) -> list[str]:
     cpus: list[str] = []
     for part in spec.split(","):
         part = part.strip()
@@ -114,7 +122,7 @@ def core_deltas(doc: dict, cpus: str, path: Path, key: str = "cpus") -> CoreDelt
     return _deltas(doc, _cpu_list(cpus, path, key), path)
 
 
-def _deltas(doc: dict, cpus: list[str], path: Path) -> CoreDeltas:
+def _deltas(doc: dict, cpus: list[str], path: str | Path) -> CoreDeltas:
     before = require(doc, "proc_stat_before", path, dict)
     after = require(doc, "proc_stat_after", path, dict)
     total = busy = charged = 0
@@ -157,17 +165,13 @@ def foreign_pct(d: CoreDeltas, own_s: float, clk: int) -> float:
     return 100.0 * max(0.0, d.charged - own_s * clk) / per_core_ticks
 
 
-def _read_cpu_json(scenario_dir: Path, rep: int) -> tuple[Path, dict, int, CoreDeltas] | None:
-    """r<rep>.cpu.json, its clock rate and the server cores' deltas; None when there is no file."""
-    path = scenario_dir / f"r{rep}.cpu.json"
-    if not path.is_file():
-        return None
-    doc = read_json_object(path)
+def _cpu_doc(doc: dict, path: str | Path) -> tuple[int, CoreDeltas]:
+    """r<rep>.cpu.json's clock rate and the server cores' deltas."""
     clk = require(doc, "clk_tck", path, int)
     if clk <= 0:
         raise RawFormatError(path, f"clk_tck must be > 0, got {clk}", key="clk_tck")
     server = _deltas(doc, _cpu_list(require(doc, "server_cpus", path, str), path, "server_cpus"), path)
-    return path, doc, clk, server
+    return clk, server
 
 
 @dataclass(frozen=True)
@@ -177,16 +181,27 @@ class ServerWindowCpu:
     foreign_cpu_pct: float    # other processes' CPU on the server cores, % of one core
 
 
+def _point_files(scenario_dir: Path, rep: int) -> RepFiles | None:
+    files = RepFiles.of_dir(scenario_dir, rep)
+    return files if files.has(CPU_JSON) else None
+
+
 def server_window_cpu(scenario_dir: Path, rep: int, server_cpu_s: float, tail_s: float = 0.0
                       ) -> ServerWindowCpu | None:
-    """The server cores' figures of r<rep>.cpu.json alone, for a point loaded from several client
-    hosts: its client part (client_cpus, client_cpu_ticks, r<rep>.client.time.txt) is not read,
-    each host's own counters are in its r<rep>.h<I>.host.json (client_hosts.py). None when the
-    point has no r<rep>.cpu.json. tail_s as in window_cpu (there is no end-of-load snapshot)."""
-    read = _read_cpu_json(scenario_dir, rep)
-    if read is None:
+    """server_window_cpu_of the point's r<rep>.cpu.json; None when it has none."""
+    files = _point_files(Path(scenario_dir), rep)
+    if files is None:
         return None
-    path, doc, clk, server = read
+    return server_window_cpu_of(files.json(CPU_JSON) or {}, files.where(CPU_JSON), server_cpu_s, tail_s)
+
+
+def server_window_cpu_of(cpu_doc: dict, where: str | Path, server_cpu_s: float, tail_s: float = 0.0
+                         ) -> ServerWindowCpu:
+    """The server cores' figures of r<rep>.cpu.json (its JSON object) alone, for a point loaded
+    from several client hosts: its client part (client_cpus, client_cpu_ticks,
+    r<rep>.client.time.txt) is not read, each host's own counters are in its r<rep>.h<I>.host.json
+    (client_hosts.py). tail_s as in window_cpu_of (there is no end-of-load snapshot)."""
+    clk, server = _cpu_doc(cpu_doc, where)
     if tail_s > 0:
         server = server.without_tail(tail_s * clk, busy_cpus=0)
     return ServerWindowCpu(server_busy=_frac(server.busy, server.total),
@@ -196,15 +211,25 @@ def server_window_cpu(scenario_dir: Path, rep: int, server_cpu_s: float, tail_s:
 
 def window_cpu(scenario_dir: Path, rep: int, server_cpu_s: float, tail_s: float = 0.0
                ) -> WindowCpu | None:
-    """The window's core figures for one point; None when the point has no r<rep>.cpu.json (runs
-    made before it was recorded). tail_s: seconds at the end of an old window that followed the
-    load (the tool's own post-processing); ignored when the window ended with the load."""
-    read = _read_cpu_json(scenario_dir, rep)
-    if read is None:
+    """window_cpu_of the point's r<rep>.cpu.json and r<rep>.client.time.txt; None when the point
+    has no r<rep>.cpu.json (runs made before it was recorded)."""
+    files = _point_files(Path(scenario_dir), rep)
+    if files is None:
         return None
-    path, doc, clk, server = read
+    return window_cpu_of(files.json(CPU_JSON) or {}, files.where(CPU_JSON),
+                         files.text(CLIENT_TIME), files.where(CLIENT_TIME), server_cpu_s, tail_s)
+
+
+def window_cpu_of(cpu_doc: dict, where: str | Path, time_text: str | None, time_where: str | Path,
+                  server_cpu_s: float, tail_s: float = 0.0) -> WindowCpu:
+    """The window's core figures for one point from r<rep>.cpu.json's JSON object and the text of
+    r<rep>.client.time.txt (None when absent). tail_s: seconds at the end of an old window that
+    followed the load (the tool's own post-processing); ignored when the window ended with the load."""
+    path = where
+    doc = cpu_doc
+    clk, server = _cpu_doc(doc, path)
     client = _deltas(doc, _cpu_list(require(doc, "client_cpus", path, str), path, "client_cpus"), path)
-    ct = read_client_time(scenario_dir / f"r{rep}.client.time.txt")
+    ct = client_time_of(time_text, time_where) if time_text is not None else None
     client_cpu_s = ct.cpu_s if ct else math.nan
     ticks = doc.get("client_cpu_ticks")
     if ticks is not None:

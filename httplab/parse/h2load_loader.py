@@ -29,38 +29,35 @@ code of all hosts: it would fail every host of the rep for one host's fault).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from .errors import RawFormatError
 from .h2load import H2loadText, check_consistency, has_summary, is_h2, parse_h2load_text
-from .h2log import H2Log, read_compact
-from .jsonio import read_json_object, read_utf8
-from .loadresult import LoadResult, point_stem
+from .h2log import H2Log, h2log_of
+from .layout import LAT_H2LOG, LAT_HOST_JSON, LAT_STDERR, LAT_STDOUT, RUN_JSON, STDOUT, RepFiles, scenario_doc
+from .loadresult import LoadResult
 from .percentiles import weighted_mean
 
 THROUGHPUT, LATENCY = "throughput run", "latency run"
 
 
-def _scenario_tls(scenario_dir: Path) -> bool:
-    """scenario.json's "tls" (False when the file or key is absent)."""
-    path = scenario_dir / "scenario.json"
-    return path.is_file() and read_json_object(path).get("tls") is True
-
-
-def _read_text(path: Path, which: str, notes: list[str], tls: bool = False) -> H2loadText | None:
-    if not path.is_file():
-        notes.append(f"{which}: {path.name} missing")
+def _read_text(files: RepFiles, suffix: str, which: str, notes: list[str], tls: bool = False
+               ) -> H2loadText | None:
+    text = files.text(suffix)
+    if text is None:
+        notes.append(f"{which}: {files.name(suffix)} missing")
         return None
-    text = read_utf8(path)
     if not text.strip():
-        notes.append(f"{which}: {path.name} is empty (h2load wrote nothing)")
+        notes.append(f"{which}: {files.name(suffix)} is empty (h2load wrote nothing)")
         return None
     if not has_summary(text):
-        notes.append(f"{which}: h2load printed no report in {path.name}")
+        notes.append(f"{which}: h2load printed no report in {files.name(suffix)}")
         return None
-    parsed = parse_h2load_text(text, path)
+    parsed = parse_h2load_text(text, files.where(suffix))
     check_consistency(parsed)
     if tls:
         if parsed.protocol != "h2":
@@ -72,12 +69,11 @@ def _read_text(path: Path, which: str, notes: list[str], tls: bool = False) -> H
     return parsed
 
 
-def _h2log_error(stderr_path: Path) -> str:
+def _h2log_error(stderr_text: str | None) -> str:
     """The last 'h2log: ...' line the compactor wrote to the latency run's stderr, if any."""
-    if not stderr_path.is_file():
+    if stderr_text is None:
         return ""
-    lines = [ln.strip() for ln in stderr_path.read_text(encoding="utf-8", errors="replace").splitlines()
-             if ln.startswith("h2log:")]
+    lines = [ln.strip() for ln in stderr_text.splitlines() if ln.startswith("h2log:")]
     return lines[-1][:300] if lines else ""
 
 
@@ -92,45 +88,47 @@ def _text_errors(t: H2loadText | None, which: str, errors: dict[str, int]) -> in
     return t.failed + t.status_3xx
 
 
-def _lat_exit_code(scenario_dir: Path, rep: int, host: int | None, notes: list[str]) -> int | None:
+def _lat_exit_code(files: RepFiles, notes: list[str]) -> int | None:
     """The latency run's exit code: run.json's lat_exit_code (one host), or host I's own from its
     r<rep>.h<I>.lat.host.json (a missing file is a note); None when not recorded."""
-    if host is not None:
-        from .client_hosts import read_client_host
+    if files.host is not None:
+        from .client_hosts import client_host_of
 
-        path = scenario_dir / f"{point_stem(rep, host)}.lat.host.json"
-        if not path.is_file():
-            notes.append(f"{LATENCY}: {path.name} missing")
+        doc = files.json(LAT_HOST_JSON)
+        if doc is None:
+            notes.append(f"{LATENCY}: {files.name(LAT_HOST_JSON)} missing")
             return None
-        return read_client_host(path, host).exit_code
-    run_json = scenario_dir / f"r{rep}.run.json"
-    if not run_json.is_file():
+        return client_host_of(doc, files.where(LAT_HOST_JSON), files.host).exit_code
+    run_json = files.json(RUN_JSON)
+    if run_json is None:
         return None
-    lat_exit = read_json_object(run_json).get("lat_exit_code")
+    lat_exit = run_json.get("lat_exit_code")
     if lat_exit is not None and (isinstance(lat_exit, bool) or not isinstance(lat_exit, int)):
-        raise RawFormatError(run_json, f"unexpected value {lat_exit!r}", key="lat_exit_code")
+        raise RawFormatError(files.where(RUN_JSON), f"unexpected value {lat_exit!r}", key="lat_exit_code")
     return lat_exit
 
 
 def load_h2load_point(scenario_dir: Path, rep: int, host: int | None = None) -> LoadResult | None:
-    """LoadResult of the point, or of client host `host`'s share of it (never None: missing files
-    become notes that fail the run)."""
-    scenario_dir = Path(scenario_dir)
-    stem = point_stem(rep, host)
-    thr_path = scenario_dir / f"{stem}.stdout.txt"
-    lat_path = scenario_dir / f"{stem}.lat.stdout.txt"
-    log_path = scenario_dir / f"{stem}.lat.h2log.json"
+    """h2load_result of the rep's files in scenario_dir (client host `host`'s with host=I) and
+    its scenario.json ({} when absent)."""
+    return h2load_result(RepFiles.of_dir(scenario_dir, rep, host), scenario_doc(scenario_dir))
+
+
+def h2load_result(files: RepFiles, scen: Mapping[str, Any]) -> LoadResult:
+    """LoadResult of the point's files, or of client host files.host's share of it (never None:
+    missing files become notes that fail the run); `scen` is its scenario.json ("tls")."""
     notes: list[str] = []
     errors: dict[str, int] = {}
 
-    tls = _scenario_tls(scenario_dir)
-    thr = _read_text(thr_path, THROUGHPUT, notes, tls)
-    lat = _read_text(lat_path, LATENCY, notes, tls)
+    tls = scen.get("tls") is True
+    thr = _read_text(files, STDOUT, THROUGHPUT, notes, tls)
+    lat = _read_text(files, LAT_STDOUT, LATENCY, notes, tls)
     n_err = _text_errors(thr, THROUGHPUT, errors) + _text_errors(lat, LATENCY, errors)
 
     log: H2Log | None = None
-    if log_path.is_file():
-        log = read_compact(log_path)
+    log_doc = files.json(LAT_H2LOG)
+    if log_doc is not None:
+        log = h2log_of(log_doc, files.where(LAT_H2LOG))
         errors[f"failed streams (-1) in the log ({LATENCY})"] = log.failed_streams
         for status, n in sorted(log.non_2xx.items()):
             errors[f"status {status} in the log ({LATENCY})"] = n
@@ -138,10 +136,10 @@ def load_h2load_point(scenario_dir: Path, rep: int, host: int | None = None) -> 
             notes.append(f"{LATENCY}: the log has {log.requests:,} requests but h2load reports "
                          f"{lat.done:,} done")
     else:
-        why = _h2log_error(scenario_dir / f"{stem}.lat.stderr.txt")
-        notes.append(f"{LATENCY}: {log_path.name} missing" + (f" ({why})" if why else ""))
+        why = _h2log_error(files.text(LAT_STDERR, errors="replace"))
+        notes.append(f"{LATENCY}: {files.name(LAT_H2LOG)} missing" + (f" ({why})" if why else ""))
 
-    lat_exit = _lat_exit_code(scenario_dir, rep, host, notes)
+    lat_exit = _lat_exit_code(files, notes)
     if lat_exit is not None and lat_exit != 0:
         notes.append(f"{LATENCY}: h2load exited with code {lat_exit}")
 
@@ -157,14 +155,14 @@ def load_h2load_point(scenario_dir: Path, rep: int, host: int | None = None) -> 
         kind = "none"
     with_log = (lat.done / lat.measured_duration_s
                 if lat is not None and lat.measured_duration_s > 0 else math.nan)
-    files = tuple(str(p) for p in (thr_path, lat_path, log_path) if p.is_file())
+    files_read = tuple(files.where(s) for s in (STDOUT, LAT_STDOUT, LAT_H2LOG) if files.has(s))
     text: dict[str, str | None] = {}
     if tls:
         from .tls_info import parse_h2load_tls
-        for t in (thr, lat):  # the throughput run's handshake first
+        for t, suffix in ((thr, STDOUT), (lat, LAT_STDOUT)):  # the throughput run's handshake first
             if t is None:
                 continue
-            info = parse_h2load_tls(Path(t.path).read_text(encoding="utf-8"), t.path)
+            info = parse_h2load_tls(files.text(suffix) or "", t.path)
             if info is not None:
                 text = {"alpn": info.alpn, "alpn_source": "h2load", "tls_version": info.version,
                         "tls_cipher": info.cipher}
@@ -180,7 +178,7 @@ def load_h2load_point(scenario_dir: Path, rep: int, host: int | None = None) -> 
         hist_kind=kind,
         hist_values_us=values,
         hist_counts=counts,
-        source_files=files,
+        source_files=files_read,
         notes=tuple(notes),
         extra={"req_per_s_with_log": with_log},
         error_total=n_err + (log.failed_streams if log is not None and lat is None else 0),

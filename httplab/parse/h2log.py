@@ -230,17 +230,21 @@ def write_compact(log: H2Log, out: str | Path) -> Path:
 
 
 # ---------------------------------------------------------------- reading the JSON back
-def _int(value: Any, path: Path, key: str) -> int:
+def _int(value: Any, path: str | Path, key: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise RawFormatError(path, f"expected an integer, got {value!r}", key=key)
     return value
 
 
 def read_compact(path: str | Path) -> H2Log:
-    """Read an r<rep>.lat.h2log.json written by `compact_log`/the CLI; RawFormatError naming the
-    file and key when it is not one."""
-    p = Path(path)
-    doc = read_json_object(p)
+    """Read an r<rep>.lat.h2log.json written by `compact_log`/the CLI (h2log_of its contents)."""
+    return h2log_of(read_json_object(path), Path(path))
+
+
+def h2log_of(doc: dict[str, Any], where: str | Path) -> H2Log:
+    """The JSON object `compact_log`/the CLI wrote as an H2Log; RawFormatError naming `where` and
+    the key when it is not one."""
+    p = where
     tool = require(doc, "tool", p, str)
     if tool != TOOL:
         raise RawFormatError(p, f"tool is {tool!r}, expected {TOOL!r}", key="tool")

@@ -11,6 +11,32 @@ if TYPE_CHECKING:
     import numpy as np
 
 
+def decode_utf8(data: bytes, where: str | Path) -> str:
+    """data as text, newlines translated as a text-mode read does; RawFormatError naming `where`
+    when it is not UTF-8."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RawFormatError(where, f"not UTF-8 text ({exc.reason})") from exc
+    return universal_newlines(text)
+
+
+def universal_newlines(text: str) -> str:
+    """\\r\\n and \\r as \\n (what Path.read_text gives)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def parse_json_object(text: str, where: str | Path) -> dict[str, Any]:
+    """A JSON document that must be an object; RawFormatError naming `where` and the line."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RawFormatError(where, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from exc
+    if not isinstance(doc, dict):
+        raise RawFormatError(where, "top level is not a JSON object", line=1)
+    return doc
+
+
 def read_utf8(path: str | Path) -> str:
     """The file's text, or RawFormatError naming the file when it is not UTF-8."""
     p = Path(path)
@@ -22,14 +48,7 @@ def read_utf8(path: str | Path) -> str:
 
 def read_json_object(path: str | Path) -> dict[str, Any]:
     p = Path(path)
-    text = read_utf8(p)
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RawFormatError(p, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from exc
-    if not isinstance(doc, dict):
-        raise RawFormatError(p, "top level is not a JSON object", line=1)
-    return doc
+    return parse_json_object(read_utf8(p), p)
 
 
 def require(doc: dict[str, Any], key: str, path: str | Path, types: type | tuple[type, ...] | None = None) -> Any:

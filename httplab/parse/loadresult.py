@@ -16,11 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-
-def point_stem(rep: int, host: int | None = None) -> str:
-    """The file-name stem of one rep's load-tool files: r<rep>, or r<rep>.h<host> for client host
-    `host` of a several-host point (the shell's infix, scripts/lib/fanout.sh)."""
-    return f"r{rep}" if host is None else f"r{rep}.h{host}"
+from .layout import point_stem  # noqa: F401  (the stem of a rep's files: the layout's)
 
 
 @dataclass(frozen=True, eq=False)

@@ -72,8 +72,14 @@ def _counts(doc: dict[str, Any], key: str, path: str) -> dict[str, int]:
 
 
 def parse_oha_json(path: str | Path) -> OhaReport:
-    p = str(path)
-    doc = read_json_object(path)
+    """oha's JSON report file (oha_report of its contents)."""
+    return oha_report(read_json_object(path), str(path))
+
+
+def oha_report(doc: dict[str, Any], where: str) -> OhaReport:
+    """oha's JSON report (the parsed object) as an OhaReport; RawFormatError naming `where` and
+    the key."""
+    p = where
     summary = require(doc, "summary", p, dict)
     total = _number(require(summary, "total", p), p, "summary.total")
     if not total >= 0:

@@ -83,9 +83,14 @@ class OhaWindow:
 
 
 def read_window(path: str | Path) -> OhaWindow:
-    """The JSON `compact` wrote, checked (RawFormatError naming the file and key otherwise)."""
-    p = str(path)
-    doc = read_json_object(path)
+    """The JSON file `compact` wrote, checked (window_of its contents)."""
+    return window_of(read_json_object(path), str(path))
+
+
+def window_of(doc: dict[str, object], where: str) -> OhaWindow:
+    """The JSON object `compact` wrote, checked (RawFormatError naming `where` and the key
+    otherwise)."""
+    p = where
     if require(doc, "tool", p) != "oha-db" or require(doc, "format", p) != FORMAT:
         raise RawFormatError(p, "not an oha-db histogram of format 1", key="tool")
     pairs = number_pairs(require(doc, "latency_hist", p, list), integers=True)

@@ -23,14 +23,16 @@ merge.py refuses to merge a "percentiles" histogram (oha's nine percentiles do n
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from .jsonio import read_json_object
-from .loadresult import LoadResult, point_stem
-from .oha import PERCENTILES, parse_oha_json
-from .oha_db import read_window
+from .layout import OHA_HIST, OHA_JSON, RepFiles, scenario_doc
+from .loadresult import LoadResult
+from .oha import PERCENTILES, oha_report
+from .oha_db import window_of
 from .percentiles import weighted_mean
 
 # Weights (per million requests) of the percentile grid: each percentile stands for the requests
@@ -41,25 +43,23 @@ GRID_WEIGHTS: tuple[int, ...] = tuple(round((hi - lo) * 10_000) for lo, hi in zi
 LOAD_FIELDS = ("target_rps", "load_fraction", "capacity_ref_rps")
 
 
-def _scenario(scenario_dir: Path) -> dict[str, object]:
-    path = scenario_dir / "scenario.json"
-    return read_json_object(path) if path.is_file() else {}
-
-
 def _number_or_nan(value: object) -> float:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
 
 
 def load_oha_point(scenario_dir: Path, rep: int, host: int | None = None) -> LoadResult | None:
-    """LoadResult of the point (or of client host `host`'s files); None when oha wrote no report
-    (it died at start-up)."""
-    scenario_dir = Path(scenario_dir)
-    stem = point_stem(rep, host)
-    path = scenario_dir / f"{stem}.oha.json"
-    if not path.is_file() or path.stat().st_size == 0:
+    """oha_result of the rep's files in scenario_dir (client host `host`'s with host=I) and its
+    scenario.json ({} when absent)."""
+    return oha_result(RepFiles.of_dir(scenario_dir, rep, host), scenario_doc(scenario_dir))
+
+
+def oha_result(files: RepFiles, scen: Mapping[str, Any]) -> LoadResult | None:
+    """LoadResult of the point's (or client host's) files and its scenario.json `scen`; None when
+    oha wrote no report (it died at start-up)."""
+    if files.size(OHA_JSON) == 0:
         return None
-    rep_ = parse_oha_json(path)
-    scen = _scenario(scenario_dir)
+    where = files.where(OHA_JSON)
+    rep_ = oha_report(files.json(OHA_JSON) or {}, where)
     in_flight = int(scen.get("connections", 1) or 1) * int(scen.get("streams", 1) or 1)
     errors: dict[str, int] = {f"oha: {msg}": n for msg, n in sorted(rep_.errors.items())}
     errors["non-2xx responses"] = rep_.non_2xx
@@ -67,21 +67,21 @@ def load_oha_point(scenario_dir: Path, rep: int, host: int | None = None) -> Loa
         errors[f"requests aborted at the deadline beyond the {in_flight} in flight"] = rep_.aborted_at_deadline
     answered = rep_.responses
     notes: list[str] = []
-    files = [str(path)]
+    files_read = [where]
     mean_us, max_us = rep_.average_s * 1e6, rep_.slowest_s * 1e6
-    window_path = scenario_dir / f"{stem}.oha.hist.json"
-    if window_path.is_file():
-        win = read_window(window_path)
-        files.append(str(window_path))
+    window_name = files.name(OHA_HIST)
+    if files.has(OHA_HIST):
+        win = window_of(files.json(OHA_HIST) or {}, files.where(OHA_HIST))
+        files_read.append(files.where(OHA_HIST))
         values_us, counts = win.hist_values_us.astype(np.float64), win.hist_counts
         kind = "exact" if win.requests_window > 0 else "none"
         mean_us = weighted_mean(values_us, counts)
         max_us = float(values_us.max()) if len(values_us) else math.nan
         if answered > 0 and win.requests_window == 0:
-            notes.append(f"no request answered after the {win.skip_s:g} s warm-up ({window_path.name})")
+            notes.append(f"no request answered after the {win.skip_s:g} s warm-up ({window_name})")
     elif scen.get("warmup_in_run") is True and answered > 0:
         values_us, counts, kind = np.array([], dtype=np.float64), np.array([], dtype=np.int64), "none"
-        notes.append(f"{window_path.name} missing: no latency histogram of the window")
+        notes.append(f"{window_name} missing: no latency histogram of the window")
     elif answered > 0 and rep_.percentiles_s:
         values_us = np.array([v * 1e6 for v in rep_.percentiles_s.values()] + [rep_.slowest_s * 1e6])
         counts = np.array(GRID_WEIGHTS, dtype=np.int64)
@@ -102,7 +102,7 @@ def load_oha_point(scenario_dir: Path, rep: int, host: int | None = None) -> Loa
         hist_kind=kind,
         hist_values_us=values_us,
         hist_counts=counts,
-        source_files=tuple(files),
+        source_files=tuple(files_read),
         notes=tuple(notes),
         extra=extra,
         text={"load_model": model if isinstance(model, str) else None},

@@ -33,6 +33,7 @@ from typing import Any
 
 from .errors import RawFormatError
 from .jsonio import read_utf8
+from .layout import TLS_TXT, RepFiles, certificate_text
 
 TLS_TEXT_COLUMNS: tuple[str, ...] = ("tls_version", "tls_cipher", "alpn", "alpn_source")
 
@@ -231,11 +232,8 @@ def parse_certificate(text: str, path: str | Path = "<certificate.txt>") -> Cert
 
 def read_certificate(run_dir: str | Path, suite: str = "https") -> CertInfo | None:
     """raw/<run>/<suite>/certificate.txt parsed, or None when the file is absent."""
-    p = Path(run_dir) / suite / "certificate.txt"
-    if not p.is_file():
-        return None
-    text = read_utf8(p)
-    return parse_certificate(text, p)
+    found = certificate_text(run_dir, suite)
+    return None if found is None else parse_certificate(*found)
 
 
 # ---------------------------------------------------------------- the per-point rule
@@ -256,22 +254,29 @@ def alpn_problem(protocol: str, alpn: str | None) -> str | None:
 
 def point_tls(scenario_dir: Path, rep: int, scen: Mapping[str, Any],
               app_text: Mapping[str, str | None] | None = None) -> tuple[dict[str, str | None], list[str]]:
+    """tls_columns of the point's r<rep>.tls.txt (read here)."""
+    files = RepFiles.of_dir(scenario_dir, rep)
+    return tls_columns(files.text(TLS_TXT), files.where(TLS_TXT), files.name(TLS_TXT), scen, app_text)
+
+
+def tls_columns(s_client_text: str | None, where: str, name: str, scen: Mapping[str, Any],
+                app_text: Mapping[str, str | None] | None = None) -> tuple[dict[str, str | None], list[str]]:
     """(runs-frame columns, fail reasons) of one TLS point.
 
-    Sources: r<rep>.tls.txt (s_client) first; for what it leaves out (ALPN in the brief layout;
+    Sources: r<rep>.tls.txt's text (s_client; None when the file, named `name`, is missing, and
+    `where` its path for errors) first; for what it leaves out (ALPN in the brief layout;
     everything when the file is missing), the TLS lines of the load tool's own output
     (`app_text`: LoadResult.text of an h2load point). Fail reasons: tls.txt missing, s_client made
     no TLS connection, or an ALPN that does not fit the scenario's protocol."""
     reasons: list[str] = []
-    path = Path(scenario_dir) / f"r{rep}.tls.txt"
     s_info: TlsInfo | None = None
-    if path.is_file():
-        s_info = read_s_client(path)
+    if s_client_text is not None:
+        s_info = parse_s_client(s_client_text, where)
         if not s_info.connected:
             why = f" ({s_info.error})" if s_info.error else ""
             reasons.append(f"TLS: s_client made no TLS connection{why}")
     else:
-        reasons.append(f"TLS: {path.name} missing")
+        reasons.append(f"TLS: {name} missing")
     app = app_text or {}
     version = (s_info.version if s_info else None) or app.get("tls_version")
     cipher = (s_info.cipher if s_info else None) or app.get("tls_cipher")

@@ -3,27 +3,34 @@ host I's share of a several-host point (r<rep>.h<I>.wrk.json + r<rep>.h<I>.stdou
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from .loadresult import LoadResult, point_stem
-from .wrk import check_req_per_s, read_wrk_json, read_wrk_text
+from .layout import STDOUT, WRK_JSON, RepFiles
+from .loadresult import LoadResult
+from .wrk import check_req_per_s, parse_wrk_json, parse_wrk_text
 
 
 def load_wrk_point(scenario_dir: Path, rep: int, host: int | None = None) -> LoadResult | None:
+    """wrk_result of the rep's files in scenario_dir (client host `host`'s with host=I)."""
+    return wrk_result(RepFiles.of_dir(scenario_dir, rep, host))
+
+
+def wrk_result(files: RepFiles, scen: Mapping[str, Any] | None = None) -> LoadResult | None:
     """The hook JSON is the source of the numbers; the text report, when present, is parsed too
     and its Requests/sec must agree with the JSON within 1 % (RawConsistencyError otherwise).
-    Returns None when wrk wrote no JSON (it died before done(), e.g. could not connect at start)."""
-    stem = point_stem(rep, host)
-    json_path = scenario_dir / f"{stem}.wrk.json"
-    text_path = scenario_dir / f"{stem}.stdout.txt"
-    if not json_path.is_file():
+    Returns None when wrk wrote no JSON (it died before done(), e.g. could not connect at start).
+    `scen` (scenario.json) is not needed."""
+    hook_text = files.text(WRK_JSON, errors="replace")
+    if hook_text is None:
         return None
-    hook = read_wrk_json(json_path)
-    files = [str(json_path)]
-    if text_path.is_file() and text_path.stat().st_size > 0:
-        text = read_wrk_text(text_path)
-        check_req_per_s(text, hook, text_path)
-        files.append(str(text_path))
+    hook = parse_wrk_json(hook_text, files.where(WRK_JSON))
+    files_read = [files.where(WRK_JSON)]
+    if files.size(STDOUT) > 0:
+        text = parse_wrk_text(files.text(STDOUT, errors="replace") or "", files.where(STDOUT))
+        check_req_per_s(text, hook, files.where(STDOUT))
+        files_read.append(files.where(STDOUT))
     errors = {
         "connect errors": hook.socket_errors.connect,
         "read errors": hook.socket_errors.read,
@@ -43,5 +50,5 @@ def load_wrk_point(scenario_dir: Path, rep: int, host: int | None = None) -> Loa
         hist_kind="none" if empty else hook.hist_kind,
         hist_values_us=hook.hist_values_us,
         hist_counts=hook.hist_counts,
-        source_files=tuple(files),
+        source_files=tuple(files_read),
     )
