@@ -23,7 +23,6 @@ from typing import Any
 from .cpuwindow import CoreDeltas, core_deltas, cpu_list, foreign_pct
 from .errors import RawFormatError
 from .jsonio import read_json_object, require
-from .layout import point_stem
 
 _NUM = (int, float)
 
@@ -54,11 +53,6 @@ class ClientHost:
     def steal_pct(self) -> float:
         """The worst load CPU's steal, % of its time."""
         return 100.0 * self.cores.worst_steal_frac
-
-
-def host_json_path(scenario_dir: str | Path, rep: int, host: int, part: str = "") -> Path:
-    """r<rep>.h<host><part>.host.json (part ".lat": h2load's latency run)."""
-    return Path(scenario_dir) / f"{point_stem(rep, host)}{part}.host.json"
 
 
 def _counters(doc: dict[str, Any], key: str, cpus: Sequence[str]) -> dict[str, tuple[int, ...]]:

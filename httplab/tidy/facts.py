@@ -12,14 +12,12 @@ from raw/.
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from ..lab.hoststate import read_host_states
-from ..parse.jsonio import read_json_object
+from ..parse import layout
 from ..parse.tls_info import read_certificate
 
 
@@ -30,12 +28,7 @@ def _commands(view: Path, runs: pd.DataFrame) -> dict[str, dict[str, str]]:
         return out
     order = ["start_utc", "rep"] if "start_utc" in runs else ["scenario", "rep"]
     for (server, scenario), grp in runs.sort_values(order).groupby(["server", "scenario"], sort=False):
-        raw_path = Path(str(grp["raw_path"].iloc[0]))        # <run_id>/<part>/<server>/<scenario>/r<rep>
-        f = view / Path(*raw_path.parts[1:]).parent / (raw_path.name + ".run.json")
-        try:
-            cmd = json.loads(f.read_text()).get("cmd") or ""
-        except (OSError, ValueError):
-            continue
+        cmd = layout.rep_command(view, str(grp["raw_path"].iloc[0]))
         if cmd:
             out.setdefault(str(server), {})[str(scenario)] = str(cmd)
     return out
@@ -43,11 +36,10 @@ def _commands(view: Path, runs: pd.DataFrame) -> dict[str, dict[str, str]]:
 
 def part_facts(view: Path, part: str, runs: pd.DataFrame) -> dict[str, Any]:
     """One part's facts (the module docstring), from the run's readable view."""
-    hosts_json = view / part / "hosts.json"
     cert = read_certificate(view, part)
     return {
-        "host_states": read_host_states(view, part),
-        "hosts": read_json_object(hosts_json) if hosts_json.is_file() else None,
+        "host_states": layout.host_states(view, part),
+        "hosts": layout.hosts_doc(view, part),
         "certificate": dataclasses.asdict(cert) if cert is not None else None,
         "commands": _commands(view, runs[runs["suite"] == part] if "suite" in runs else runs),
     }

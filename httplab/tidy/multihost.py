@@ -22,18 +22,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..parse.client_hosts import (ClientHost, client_foreign_pct, host_json_path, read_client_host,
-                                  start_offsets_s, start_skew_s)
-from ..parse.cpuwindow import ClientTime, ServerWindowCpu, read_client_time
+from ..parse.client_hosts import ClientHost, client_foreign_pct, client_host_of, start_offsets_s, start_skew_s
+from ..parse.cpuwindow import ClientTime, ServerWindowCpu, client_time_of
 from ..parse.errors import RawFormatError
-from ..parse.loaders import load_host_point
-from ..parse.loadresult import LoadResult, point_stem
+from ..parse.layout import CLIENT_TIME, HOST_JSON, LAT_HOST_JSON, OHA_JSON, WRK_JSON, RepFiles
+from ..parse.loaders import load_rep
+from ..parse.loadresult import LoadResult
 from ..parse.merge import merge_results
 from ..parse.percentiles import weighted_percentiles
 from . import bounds
 
 # The file whose absence means the tool wrote no result (loaders that return None without it).
-_RESULT_FILE = {"wrk": "wrk.json", "oha": "oha.json"}
+_RESULT_FILE = {"wrk": WRK_JSON, "oha": OHA_JSON}
 
 
 LAYOUTS = ("single", "per_host")
@@ -87,28 +87,34 @@ class MultiPoint:
         return [s.record for s in self.shares if s.record is not None]
 
 
-def load_multi_point(scenario_dir: Path, rep: int, scen: Mapping[str, Any], n_hosts: int) -> MultiPoint:
-    """Every host's share of the point (rep), merged; see the module docstring for the reasons."""
+def _record(files: RepFiles, suffix: str) -> ClientHost | None:
+    """Client host files.host's host.json (suffix HOST_JSON or LAT_HOST_JSON); None when absent."""
+    doc = files.json(suffix)
+    return None if doc is None else client_host_of(doc, files.where(suffix), files.host)
+
+
+def load_multi_point(files: RepFiles, scen: Mapping[str, Any], n_hosts: int) -> MultiPoint:
+    """Every host's share of the point's rep (files: the rep's contents), merged; see the module
+    docstring for the reasons."""
     tool = str(scen["tool"])
     duration_s = float(scen["duration_s"])
     shares: list[HostShare] = []
     reasons: list[str] = []
     for i in range(1, n_hosts + 1):
-        stem = point_stem(rep, i)
-        rec_path = host_json_path(scenario_dir, rep, i)
-        record = read_client_host(rec_path, i) if rec_path.is_file() else None
+        host = files.host_files(i)
+        record = _record(host, HOST_JSON)
         if record is None:
-            reasons.append(f"client host {i}: {rec_path.name} missing")
+            reasons.append(f"client host {i}: {host.name(HOST_JSON)} missing")
         elif record.exit_code not in (0, None):
             reasons.append(f"client host {i}: load tool exit {record.exit_code}")
-        result = load_host_point(tool, scenario_dir, rep, i)
+        result = load_rep(tool, host, scen)
         if result is None:
-            missing = f" ({stem}.{_RESULT_FILE[tool]} missing)" if tool in _RESULT_FILE else ""
+            missing = f" ({host.name(_RESULT_FILE[tool])} missing)" if tool in _RESULT_FILE else ""
             reasons.append(f"client host {i}: {tool} wrote no result{missing}")
-        time_path = scenario_dir / f"{stem}.client.time.txt"
-        time = read_client_time(time_path)
+        time_text = host.text(CLIENT_TIME)
+        time = None if time_text is None else client_time_of(time_text, host.where(CLIENT_TIME))
         if time is None:
-            reasons.append(f"client host {i}: {time_path.name} missing")
+            reasons.append(f"client host {i}: {host.name(CLIENT_TIME)} missing")
         shares.append(HostShare(i, record, result, time))
     complete = [s for s in shares if s.record is not None and s.result is not None]
     merged = (merge_results([s.result for s in complete], [s.record for s in complete])  # type: ignore[misc]
@@ -119,8 +125,7 @@ def load_multi_point(scenario_dir: Path, rep: int, scen: Mapping[str, Any], n_ho
     if why:
         reasons.append(why)
     if tool == "h2load":
-        lat_paths = [host_json_path(scenario_dir, rep, i, ".lat") for i in range(1, n_hosts + 1)]
-        lat = [read_client_host(p, i) for i, p in enumerate(lat_paths, 1) if p.is_file()]
+        lat = [r for i in range(1, n_hosts + 1) if (r := _record(files.host_files(i), LAT_HOST_JSON))]
         lat_s = float(scen.get("latency_run_duration_s") or duration_s)
         why = bounds.start_skew_reason(start_skew_s(lat), lat_s, "latency run: client hosts")
         if why:

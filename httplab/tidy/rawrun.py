@@ -1,11 +1,6 @@
-"""Walk a raw run directory (raw/<run_id>/...) and build the tidy frames (docs/data.md).
+"""Build the tidy frames (docs/data.md) of a raw run directory, raw/<run_id>/, read through
+httplab.parse.layout (the one module that knows its file names and reads them).
 
-Layout (the contract with the shell scripts):
-    raw/<run_id>/meta.json
-    raw/<run_id>/<suite>/suite.json
-    raw/<run_id>/<suite>/<server>/verify.r<rep>.txt
-    raw/<run_id>/<suite>/<server>/<scenario>/scenario.json
-    raw/<run_id>/<suite>/<server>/<scenario>/r<rep>.{stdout.txt,stderr.txt,wrk.json,server.json,run.json}
 A rep is finished when r<rep>.run.json exists (written last); unfinished reps are skipped.
 A point that several client hosts loaded at once (scenario.json "client_hosts" ≥ 2; "client_layout":
 "per_host", which an inventory's one client machine has too) has the load tool's files per host,
@@ -16,8 +11,7 @@ from __future__ import annotations
 
 import math
 import os
-import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,12 +19,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..parse import layout
 from ..parse.errors import RawFormatError
 from ..parse.jsonio import read_json_object, require
-from ..parse.loaders import loader_for
+from ..parse.layout import (CLIENT_TIME, CPU_JSON, RUN_JSON, SERVER_JSON, TLS_TXT, PointFiles, RepFiles,
+                            read_meta)
+from ..parse.loaders import load_rep
 from ..parse.loadresult import LoadResult
 from . import bounds, multihost, schema
-from ..parse.cpuwindow import WindowCpu, server_window_cpu, window_cpu
+from ..parse.cpuwindow import WindowCpu, server_window_cpu_of, window_cpu_of
 from ..parse.percentiles import coarsen_histogram, weighted_percentiles
 from .facts import run_facts
 from .rawpack import readable_view, relocate_error
@@ -75,36 +72,15 @@ SCENARIO_KEYS: dict[str, type | tuple[type, ...]] = {
     "client_threads": int, "duration_s": (int, float), "tool": str,
 }
 
-_REP_RE = re.compile(r"r(\d+)\.run\.json")
-_VERIFY_RE = re.compile(r"verify\.r(\d+)\.txt")
-
 
 # ---------------------------------------------------------------- small readers
-def read_meta(run_dir: str | Path) -> dict[str, Any]:
-    """raw/<run_id>/meta.json as a dict (RawFormatError if missing keys run_id/complete)."""
-    path = Path(run_dir) / "meta.json"
-    meta = read_json_object(path)
-    require(meta, "run_id", path, str)
-    meta.setdefault("complete", False)
-    return meta
+# read_meta (raw/<run_id>/meta.json: run_id required, complete defaulting to False) is the layout's.
 
-
-def read_scenario(scenario_dir: Path) -> dict[str, Any]:
-    path = scenario_dir / "scenario.json"
-    doc = read_json_object(path)
+def check_scenario(doc: dict[str, Any], where: str | Path) -> dict[str, Any]:
+    """scenario.json's object, its keys checked (RawFormatError naming `where` and the key)."""
     for key, types in SCENARIO_KEYS.items():
-        require(doc, key, path, types)
+        require(doc, key, where, types)
     return doc
-
-
-def finished_reps(scenario_dir: Path) -> list[int]:
-    """Reps whose r<rep>.run.json exists (the finished ones), ascending."""
-    reps = []
-    for p in scenario_dir.iterdir():
-        m = _REP_RE.fullmatch(p.name)
-        if m:
-            reps.append(int(m.group(1)))
-    return sorted(reps)
 
 
 @dataclass(frozen=True)
@@ -120,7 +96,7 @@ class ServerCost:
     window_end: str = "tool_exit"   # load_end: the window closed when the load ended (snapshot)
 
 
-def _opt_float(doc: dict[str, Any], key: str, path: Path) -> float:
+def _opt_float(doc: dict[str, Any], key: str, path: str | Path) -> float:
     value = doc.get(key)
     if value is None:
         return math.nan
@@ -130,10 +106,16 @@ def _opt_float(doc: dict[str, Any], key: str, path: Path) -> float:
 
 
 def read_server_cost(path: Path) -> ServerCost | None:
-    """r<rep>.server.json -> CPU seconds of the process tree over the window, RSS; None if absent."""
+    """server_cost of an r<rep>.server.json file; None if absent."""
     if not path.is_file():
         return None
-    doc = read_json_object(path)
+    return server_cost(read_json_object(path), path)
+
+
+def server_cost(doc: dict[str, Any], where: str | Path) -> ServerCost:
+    """r<rep>.server.json's object -> CPU seconds of the process tree over the window, RSS;
+    RawFormatError naming `where` and the key."""
+    path = where
     num = (int, float)
     clk = require(doc, "clk_tck", path, num)
     before = require(doc, "cpu_ticks_before", path, num)
@@ -204,22 +186,9 @@ def fail_reasons(exit_code: int | None, result: LoadResult | None, server_alive:
     return reasons
 
 
-# ---------------------------------------------------------------- walking
-@dataclass(frozen=True)
-class PointDir:
-    suite: str
-    server: str
-    scenario_dir: Path
-
-
-def iter_scenario_dirs(run_dir: Path) -> Iterator[Path]:
-    """Every raw/<run_id>/<suite>/<server>/<scenario>/ that has a scenario.json, sorted."""
-    for path in sorted(run_dir.glob("*/*/*/scenario.json")):
-        yield path.parent
-
-
+# ---------------------------------------------------------------- one rep's runs row
 def _cpu_columns(win: WindowCpu | None) -> dict[str, Any]:
-    """The runs row's core figures of a one-host point (r<rep>.cpu.json, cpuwindow.window_cpu)."""
+    """The runs row's core figures of a one-host point (r<rep>.cpu.json, cpuwindow.window_cpu_of)."""
     steal = win.steal_pct if win else math.nan
     foreign = win.foreign_cpu_pct if win else math.nan
     return {
@@ -233,111 +202,178 @@ def _cpu_columns(win: WindowCpu | None) -> dict[str, Any]:
     }
 
 
-def _point_row(run_id: str, run_dir: Path, scenario_dir: Path, scen: dict[str, Any], rep: int
-               ) -> tuple[dict[str, Any], LoadResult | None, list[dict[str, Any]]]:
-    """The runs row of one rep of a point, its LoadResult (for the latency frame) and, when
-    several client hosts loaded it, its client_hosts rows (else [])."""
-    run_json_path = scenario_dir / f"r{rep}.run.json"
-    run_json = read_json_object(run_json_path)
-    exit_code = run_json.get("exit_code")
-    if exit_code is not None and (isinstance(exit_code, bool) or not isinstance(exit_code, int)):
-        raise RawFormatError(run_json_path, f"unexpected value {exit_code!r}", key="exit_code")
-    tool = scen["tool"]
-    scen_path = scenario_dir / "scenario.json"
-    n_hosts = multihost.client_hosts_of(scen, scen_path)
-    multi = (multihost.load_multi_point(scenario_dir, rep, scen, n_hosts)
-             if multihost.per_host_layout(scen, scen_path) else None)
-    result = multi.result if multi is not None else loader_for(tool)(scenario_dir, rep)
-    cost = read_server_cost(scenario_dir / f"r{rep}.server.json")
-    alive_flags = [run_json.get("server_alive"), cost.alive if cost else None]
-    alive = False if any(a is False for a in alive_flags) else (
-        True if any(a is True for a in alive_flags) else None)
-    reasons = fail_reasons(exit_code, result, alive, tool)
-    if multi is not None:
-        reasons.extend(multi.reasons)
-    tls_cols: dict[str, str | None] = {}
-    if scen["tls"]:
-        from ..parse.tls_info import point_tls
-        tls_cols, tls_reasons = point_tls(scenario_dir, rep, scen, result.text if result else None)
-        reasons.extend(tls_reasons)
+def _int_field(doc: dict[str, Any], key: str, where: str, minimum: int | None = None) -> int | None:
+    """doc[key] when an integer (≥ minimum) or absent/null (None); RawFormatError otherwise."""
+    value = doc.get(key)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                              or (minimum is not None and value < minimum)):
+        raise RawFormatError(where, f"unexpected value {value!r}", key=key)
+    return value
 
-    status = "failed" if reasons else "ok"
-    if status == "ok" and result is not None:
+
+@dataclass(frozen=True)
+class _ToolRun:
+    """The load tool's side of one rep: its result, and for per-host points the hosts' shares."""
+    result: LoadResult | None
+    multi: multihost.MultiPoint | None
+    n_hosts: int
+
+
+def _tool_run(files: RepFiles, scen: dict[str, Any], scen_where: str) -> _ToolRun:
+    """The tool's result: one host's files, or every client host's merged (tidy.multihost)."""
+    n_hosts = multihost.client_hosts_of(scen, scen_where)
+    if multihost.per_host_layout(scen, scen_where):
+        multi = multihost.load_multi_point(files, scen, n_hosts)
+        return _ToolRun(multi.result, multi, n_hosts)
+    return _ToolRun(load_rep(scen["tool"], files, scen), None, n_hosts)
+
+
+def _alive(run_doc: dict[str, Any], cost: ServerCost | None) -> bool | None:
+    """Whether the server still answered: False when run.json or server.json says not."""
+    flags = [run_doc.get("server_alive"), cost.alive if cost else None]
+    return False if any(a is False for a in flags) else (True if any(a is True for a in flags) else None)
+
+
+def _tls(files: RepFiles, scen: dict[str, Any], result: LoadResult | None
+         ) -> tuple[dict[str, str | None], list[str]]:
+    """A TLS point's negotiated-parameter columns and fail reasons (r<rep>.tls.txt); ({}, [])
+    for a cleartext point."""
+    if not scen["tls"]:
+        return {}, []
+    from ..parse.tls_info import tls_columns
+    return tls_columns(files.text(TLS_TXT), files.where(TLS_TXT), files.name(TLS_TXT), scen,
+                       result.text if result else None)
+
+
+def _status(reasons: list[str], result: LoadResult | None) -> str:
+    """failed (any reason), saturated (an open-model rate the server did not keep up with: its
+    reason appended) or ok."""
+    if reasons:
+        return "failed"
+    if result is not None:
         saturated = bounds.saturation_reason(result.req_per_s, result.extra.get("target_rps"))
         if saturated:
-            status = "saturated"
             reasons.append(saturated)
-    requests = float(result.requests) if result else math.nan
+            return "saturated"
+    return "ok"
+
+
+def _result_columns(result: LoadResult | None) -> dict[str, Any]:
+    """The tool's figures: requests, rates, latency (percentiles from the full histogram), errors,
+    the histogram's kind, and the tool's own text and float columns."""
     if result is not None and result.hist_counts.sum() > 0:
         p50, p90, p99, p999 = weighted_percentiles(result.hist_values_us, result.hist_counts,
                                                    [50, 90, 99, 99.9])
     else:
         p50 = p90 = p99 = p999 = math.nan
-    cpu_s = cost.cpu_s if cost else math.nan
-    tail_s = (window_tail_s(tool, cost, result) if multi is None
-              else multihost.outside_load_s(multi, tool, cost.wall_s if cost else math.nan))
-    window_s = cost.wall_s - tail_s if cost else math.nan
-    cpu_pct = 100.0 * cpu_s / window_s if cost and window_s > 0 else math.nan
-    cpu_us_per_req = 1e6 * cpu_s / requests if requests and requests > 0 else math.nan
-    if multi is None:
-        cpu_cols = _cpu_columns(window_cpu(scenario_dir, rep, cpu_s, tail_s))
-    else:
-        cpu_cols = multihost.cpu_columns(multi, server_window_cpu(scenario_dir, rep, cpu_s, tail_s))
-    position = run_json.get("position")
-    if position is not None and (isinstance(position, bool) or not isinstance(position, int) or position < 1):
-        raise RawFormatError(run_json_path, f"unexpected value {position!r}", key="position")
-    server = scen["server"]
-    rel = scenario_dir.relative_to(run_dir)
-    row: dict[str, Any] = {
-        "run_id": run_id, "suite": scen["suite"], "protocol": scen["protocol"], "tls": scen["tls"],
-        "server": scen["server"], "route": scen["route"], "method": scen["method"],
-        "size_bytes": scen["size_bytes"], "connections": scen["connections"],
-        "streams": scen["streams"], "client_threads": scen["client_threads"],
-        "duration_s": float(scen["duration_s"]), "rep": rep,
-        "status": status,
-        "requests": requests,
+    cols: dict[str, Any] = {
+        "requests": float(result.requests) if result else math.nan,
         "req_per_s": result.req_per_s if result else math.nan,
         "bytes_per_s": result.bytes_per_s if result else math.nan,
         "lat_mean_us": result.lat_mean_us if result else math.nan,
         "lat_p50_us": p50, "lat_p90_us": p90, "lat_p99_us": p99, "lat_p999_us": p999,
         "lat_max_us": result.lat_max_us if result else math.nan,
         "errors": float(result.total_errors) if result else math.nan,
-        "server_cpu_s": cpu_s, "cpu_pct": cpu_pct, "cpu_us_per_req": cpu_us_per_req,
-        "rss_peak_kb": cost.rss_peak_kb if cost else math.nan,
-        "raw_path": f"{run_id}/{rel.as_posix()}/r{rep}",
-        "position": position,
-        "client_cpu_s": cpu_cols["client_cpu_s"],
-        "client_busy": cpu_cols["client_busy"],
-        "server_busy": cpu_cols["server_busy"],
-        "client_bound": cpu_cols["client_bound"],
-        "steal_pct": cpu_cols["steal_pct"], "foreign_cpu_pct": cpu_cols["foreign_cpu_pct"],
-        "noisy": cpu_cols["noisy"],
-        "rss_start_kb": cost.rss_start_kb if cost else math.nan,
-        "scenario": scen["scenario"], "pipeline": scen["pipeline"],
-        "fail_reason": "; ".join(reasons), "hist_kind": result.hist_kind if result else "none",
+        "hist_kind": result.hist_kind if result else "none",
+    }
+    for col in TOOL_TEXT_COLUMNS:
+        if result is not None and result.text.get(col) is not None:
+            cols[col] = result.text[col]
+    for col in EXTRA_COLUMNS:
+        if result is not None and col in result.extra:
+            value = result.extra[col]
+            cols[col] = math.nan if value is None else float(value)
+    return cols
+
+
+def _window_tail(tool: str, cost: ServerCost | None, run: _ToolRun) -> float:
+    """Seconds of the server's window outside the load (window_tail_s; per-host points:
+    multihost.outside_load_s)."""
+    if run.multi is None:
+        return window_tail_s(tool, cost, run.result)
+    return multihost.outside_load_s(run.multi, tool, cost.wall_s if cost else math.nan)
+
+
+def _cost_columns(cost: ServerCost | None, tail_s: float, requests: float) -> dict[str, Any]:
+    """The server's cost over its window (r<rep>.server.json less the tail): CPU, CPU per request,
+    the capacity it implies, RSS, the window's length and how it ended."""
+    cpu_s = cost.cpu_s if cost else math.nan
+    window_s = cost.wall_s - tail_s if cost else math.nan
+    cpu_us_per_req = 1e6 * cpu_s / requests if requests and requests > 0 else math.nan
+    return {
+        "server_cpu_s": cpu_s,
+        "cpu_pct": 100.0 * cpu_s / window_s if cost and window_s > 0 else math.nan,
+        "cpu_us_per_req": cpu_us_per_req,
         "capacity_rps": 1e6 / cpu_us_per_req if cpu_us_per_req and cpu_us_per_req > 0 else math.nan,
+        "rss_peak_kb": cost.rss_peak_kb if cost else math.nan,
+        "rss_start_kb": cost.rss_start_kb if cost else math.nan,
         "rss_warm_kb": cost.rss_warm_kb if cost else math.nan,
         "rss_peak_method": cost.rss_peak_method if cost else "none",
-        "noisy_reason": cpu_cols["noisy_reason"],
-        "aa_of": aa_of(server),
-        "start_utc": run_json.get("start_utc"),
         "window_s": window_s,
         "window_end": ("none" if cost is None else "tool_exit_corrected" if tail_s > 0
                        else cost.window_end),
     }
-    row.update(tls_cols)
-    for col in TOOL_TEXT_COLUMNS:
-        if result is not None and result.text.get(col) is not None:
-            row[col] = result.text[col]
-    for col in EXTRA_COLUMNS:
-        if result is not None and col in result.extra:
-            value = result.extra[col]
-            row[col] = math.nan if value is None else float(value)
+
+
+def _core_columns(files: RepFiles, run: _ToolRun, cpu_s: float, tail_s: float) -> dict[str, Any]:
+    """The pinned cores over the window (r<rep>.cpu.json): busy shares, client-bound, steal,
+    foreign CPU and the noisy flag; per-host points take the client side from the hosts' files."""
+    cpu_doc = files.json(CPU_JSON)
+    if run.multi is None:
+        win = None if cpu_doc is None else window_cpu_of(
+            cpu_doc, files.where(CPU_JSON), files.text(CLIENT_TIME), files.where(CLIENT_TIME), cpu_s, tail_s)
+        return _cpu_columns(win)
+    server = None if cpu_doc is None else server_window_cpu_of(cpu_doc, files.where(CPU_JSON), cpu_s, tail_s)
+    return multihost.cpu_columns(run.multi, server)
+
+
+def _scenario_columns(scen: dict[str, Any]) -> dict[str, Any]:
+    """The point's parameters from scenario.json."""
+    return {
+        "suite": scen["suite"], "protocol": scen["protocol"], "tls": scen["tls"],
+        "server": scen["server"], "route": scen["route"], "method": scen["method"],
+        "size_bytes": scen["size_bytes"], "connections": scen["connections"],
+        "streams": scen["streams"], "client_threads": scen["client_threads"],
+        "duration_s": float(scen["duration_s"]), "scenario": scen["scenario"],
+        "pipeline": scen["pipeline"], "aa_of": aa_of(scen["server"]),
+    }
+
+
+def _point_row(run_id: str, point: PointFiles, rep: int
+               ) -> tuple[dict[str, Any], LoadResult | None, list[dict[str, Any]]]:
+    """The runs row of one rep of a point, its LoadResult (for the latency frame) and, when
+    several client hosts loaded it, its client_hosts rows (else [])."""
+    files, scen = point.rep(rep), point.scenario
+    run_doc = files.json(RUN_JSON) or {}
+    exit_code = _int_field(run_doc, "exit_code", files.where(RUN_JSON))
+    run = _tool_run(files, scen, point.scenario_where)
+    result = run.result
+    cost = None if not files.has(SERVER_JSON) else server_cost(files.json(SERVER_JSON) or {},
+                                                               files.where(SERVER_JSON))
+    reasons = fail_reasons(exit_code, result, _alive(run_doc, cost), scen["tool"])
+    if run.multi is not None:
+        reasons.extend(run.multi.reasons)
+    tls_cols, tls_reasons = _tls(files, scen, result)
+    reasons.extend(tls_reasons)
+    status = _status(reasons, result)
+    cols = _result_columns(result)
+    tail_s = _window_tail(scen["tool"], cost, run)
+    costs = _cost_columns(cost, tail_s, cols["requests"])
+    cores = _core_columns(files, run, costs["server_cpu_s"], tail_s)
+    position = _int_field(run_doc, "position", files.where(RUN_JSON), minimum=1)
+    row: dict[str, Any] = {
+        "run_id": run_id, **_scenario_columns(scen), "rep": rep, "status": status, **cols, **costs,
+        "raw_path": layout.raw_path(run_id, point.rel, rep), "position": position,
+        **{k: cores[k] for k in ("client_cpu_s", "client_busy", "server_busy", "client_bound",
+                                 "steal_pct", "foreign_cpu_pct", "noisy", "noisy_reason")},
+        "fail_reason": "; ".join(reasons), "start_utc": run_doc.get("start_utc"),
+        **tls_cols,
+    }
     host_rows: list[dict[str, Any]] = []
-    if multi is not None:
-        row["client_hosts"] = n_hosts
-        row["client_start_skew_ms"] = 1e3 * multi.skew_s
-        host_rows = multihost.host_rows(multi, row, cpu_cols["server_busy"])
+    if run.multi is not None:
+        row["client_hosts"] = run.n_hosts
+        row["client_start_skew_ms"] = 1e3 * run.multi.skew_s
+        host_rows = multihost.host_rows(run.multi, row, cores["server_busy"])
     return row, result, host_rows
 
 
@@ -422,25 +458,27 @@ def empty_client_hosts_frame() -> pd.DataFrame:
     return schema.empty_frame(schema.CLIENT_HOSTS)
 
 
-def build_frames(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+def build_frames(run_dir: str | Path, meta: Mapping[str, Any] | None = None
+                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(runs, latency) frames for one raw run. Failed runs are kept (status='failed')."""
-    runs, latency, _ = build_all_frames(run_dir)
+    runs, latency, _ = build_all_frames(run_dir, meta)
     return runs, latency
 
 
-def build_all_frames(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def build_all_frames(run_dir: str | Path, meta: Mapping[str, Any] | None = None
+                     ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(runs, latency, client_hosts) frames for one raw run; client_hosts has one row per client
-    host of every point that several hosts loaded at once (no rows when none did)."""
+    host of every point that several hosts loaded at once (no rows when none did). meta: the
+    run's meta.json when the caller has read it (read here otherwise)."""
     run_dir = Path(run_dir)
-    meta = read_meta(run_dir)
-    run_id = meta["run_id"]
+    run_id = (read_meta(run_dir) if meta is None else meta)["run_id"]
     rows: list[dict[str, Any]] = []
     host_rows: list[dict[str, Any]] = []
     lat_parts: list[pd.DataFrame] = []
-    for scenario_dir in iter_scenario_dirs(run_dir):
-        scen = read_scenario(scenario_dir)
-        for rep in finished_reps(scenario_dir):
-            row, result, hosts = _point_row(run_id, run_dir, scenario_dir, scen, rep)
+    for point in layout.iter_points(run_dir):
+        check_scenario(point.scenario, point.scenario_where)
+        for rep in point.reps:
+            row, result, hosts = _point_row(run_id, point, rep)
             rows.append(row)
             host_rows += hosts
             if result is not None and len(result.hist_values_us):
@@ -487,40 +525,35 @@ def parse_verify(text: str) -> tuple[list[str], list[str], list[str]]:
     return lines, passes, fails
 
 
-def load_verify(run_dir: str | Path) -> pd.DataFrame:
+def load_verify(run_dir: str | Path, meta: Mapping[str, Any] | None = None) -> pd.DataFrame:
     """One row per (suite, server, rep) verify gate: passed, counts, the failed checks, all lines."""
     run_dir = Path(run_dir)
-    run_id = read_meta(run_dir)["run_id"]
+    run_id = (read_meta(run_dir) if meta is None else meta)["run_id"]
     rows = []
-    for path in sorted(run_dir.glob("*/*/verify.r*.txt")):
-        m = _VERIFY_RE.fullmatch(path.name)
-        if not m:
-            continue
-        lines, passes, fails = parse_verify(path.read_text(encoding="utf-8", errors="replace"))
+    for vf in layout.verify_files(run_dir):
+        lines, passes, fails = parse_verify(vf.text)
         rows.append({
-            "run_id": run_id, "suite": path.parent.parent.name, "server": path.parent.name,
-            "rep": int(m.group(1)), "passed": bool(passes) and not fails,
+            "run_id": run_id, "suite": vf.part, "server": vf.server,
+            "rep": vf.rep, "passed": bool(passes) and not fails,
             "n_pass": len(passes), "n_fail": len(fails),
             "failed_checks": "\n".join(fails) if fails else ("" if passes else "no check recorded"),
-            "lines": "\n".join(lines), "raw_path": path.relative_to(run_dir.parent).as_posix(),
+            "lines": "\n".join(lines), "raw_path": vf.raw_path,
         })
     df = pd.DataFrame(rows, columns=list(VERIFY_COLUMNS))
     return df.sort_values(["suite", "server", "rep"], kind="stable").reset_index(drop=True)
 
 
-def load_suites(run_dir: str | Path) -> pd.DataFrame:
+def load_suites(run_dir: str | Path, meta: Mapping[str, Any] | None = None) -> pd.DataFrame:
     """One row per suite directory: status from suite.json, or 'incomplete' when it is missing."""
     run_dir = Path(run_dir)
-    meta = read_meta(run_dir)
-    names = set(meta.get("suites") or []) | {p.parent.name for p in run_dir.glob("*/suite.json")} | {
-        p.parent.parent.parent.name for p in run_dir.glob("*/*/*/scenario.json")}
+    meta = read_meta(run_dir) if meta is None else meta
     rows = []
-    for suite in sorted(names):
-        path = run_dir / suite / "suite.json"
-        if path.is_file():
-            doc = read_json_object(path)
+    for suite in sorted(layout.part_names(run_dir, meta)):
+        found = layout.suite_status(run_dir, suite)
+        if found is not None:
+            doc, where = found
             rows.append({"run_id": meta["run_id"], "suite": suite,
-                         "status": str(require(doc, "status", path, str)),
+                         "status": str(require(doc, "status", where, str)),
                          "message": str(doc.get("message") or ""), "end_utc": doc.get("end_utc")})
         else:
             rows.append({"run_id": meta["run_id"], "suite": suite, "status": "incomplete",
@@ -590,8 +623,8 @@ def load_run(run_dir: str | Path) -> RawRun:
     meta = read_meta(run_dir)
     view = readable_view(run_dir)
     try:
-        runs, latency, clients = build_all_frames(view)
-        verify, suites = load_verify(view), load_suites(view)
+        runs, latency, clients = build_all_frames(view, meta)
+        verify, suites = load_verify(view, meta), load_suites(view, meta)
         parts = sorted({*map(str, runs["suite"]), *map(str, suites["suite"])} if len(suites) else set(map(str, runs["suite"])))
         facts = run_facts(view, parts, runs)
     except RawFormatError as exc:
