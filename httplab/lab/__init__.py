@@ -1,3 +1,4 @@
-"""The lab's declarations and run-time side: where things are (paths), what the suites declare
-(suites). The lowest layer of the package: it imports nothing else of httplab, and every other
-layer may read it."""
+"""The lab's declarations and run-time side: the suite and server registries (suites, manifest), the
+servers' display names and colours, the run schedule, the host probe, hosts.json, paths, and the
+idle-connection client. It sits above parse (whose exception types and JSON readers it uses) and
+below tidy, stats and report, which may all read it."""

@@ -9,7 +9,10 @@ A suite's folder holds
 
 suite.toml:
   title = "…"           the report's title
-  seed = "000"          the published write-up the suite mirrors (docs/glossary.md), if any
+  [seed]                the published write-up the suite mirrors (docs/glossary.md), if any, as data:
+                        number, title, setup, kind ("claims": [[seed.claims]] what, text, points =
+                        [[scenario, its event loop's req/s, Go's]], and a peak; "ranking": stdlib_avg,
+                        language -> req/s); httplab.report.findings sets it beside the run
   order = 10            run_all.sh runs suites low first (1000 when absent)
   baseline = "go"       the server the generic report's Δ columns compare with
   headline = {part = "scenario"}   the index page's headline point of each part (the contestant's
@@ -24,10 +27,13 @@ suite.toml:
 """
 from __future__ import annotations
 
+import importlib.util
+import sys
 import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 DEFAULT_ORDER = 1000
@@ -48,7 +54,8 @@ class Suite:
     folder: Path
     parts: tuple[str, ...]
     title: str
-    seed: str | None = None
+    seed: str | None = None   # the write-up's number ("000"), from [seed]
+    seed_doc: dict[str, Any] = field(default_factory=dict)   # the whole [seed] table
     order: int = DEFAULT_ORDER
     baseline: str | None = None
     headline: dict[str, str] = field(default_factory=dict)
@@ -116,7 +123,8 @@ def load_suite(folder: Path) -> Suite:
     if not isinstance(order, int):
         raise SuiteError(f"{toml}: order must be a whole number")
     return Suite(name=folder.name, folder=folder, parts=parts, title=str(data.get("title", folder.name)),
-                 seed=data.get("seed"), order=order, baseline=data.get("baseline"),
+                 seed=(data.get("seed") or {}).get("number"), seed_doc=dict(data.get("seed") or {}),
+                 order=order, baseline=data.get("baseline"),
                  headline={str(k): str(v) for k, v in data.get("headline", {}).items()},
                  scenario_pairs=sp, suite_pairs=xp,  # type: ignore[arg-type]
                  composites=composites, wording=data.get("wording", {}), sections=tuple(sections))
@@ -172,3 +180,31 @@ def main(argv: list[str] | None = None) -> int:
     for s in all_suites():
         print(f"{s.name}\torder {s.order}\tparts {' '.join(s.parts)}\t{s.title}")
     return 0
+
+
+def suite_module(name: str, module: str = "report") -> ModuleType:
+    """The suite's own Python code, suites/<name>/<module>.py, imported once as
+    `suites.<name>.<module>` (the suites' folders are not a package of httplab: a suite's code may use
+    every layer of httplab, and nothing in httplab imports it by name). KeyError for an unknown
+    suite, FileNotFoundError for a module the suite does not have."""
+    full = f"suites.{name}.{module}"
+    if full in sys.modules:
+        return sys.modules[full]
+    path = suite(name).folder / f"{module}.py"
+    if not path.is_file():
+        raise FileNotFoundError(f"suite {name!r} has no {module}.py ({path})")
+    spec = importlib.util.spec_from_file_location(full, path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[full] = mod
+    try:
+        spec.loader.exec_module(mod)
+    except BaseException:
+        del sys.modules[full]
+        raise
+    return mod
+
+
+def has_module(name: str, module: str = "report") -> bool:
+    """Whether the suite has suites/<name>/<module>.py."""
+    return (suite(name).folder / f"{module}.py").is_file()

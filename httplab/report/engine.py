@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 
 from ..lab.suites import suite as lab_suite
+from ..lab.suites import suite_module as suite_code  # a notebook's R.suite_code(suite): its suite's report.py
 from ..lab.paths import repo_root, resolve
 from ..lab.servers import contestants, display_name
 from .quality import NoiseFloor, floor_sentence, noise_floor
@@ -20,6 +21,7 @@ from ..stats.frames import RunStats
 from ..stats.write import read_data
 from .method_words import statistics_line
 from .wording import wording
+from .host_facts import as_dict, cell_text, fmt_utc, host_state_markdown, hosts_line
 
 
 @dataclass(frozen=True, eq=False)
@@ -119,187 +121,6 @@ def declared_section_keys(ctx: ReportContext) -> list[tuple[str, str, str]]:
     return [(s.key, s.title, s.note) for s in sections(ctx).values()]
 
 
-def _fmt_utc(value: Any) -> str:
-    return str(value).replace("T", " ") if value else "—"
-
-
-def _cell(text: Any) -> str:
-    """A value made safe for one Markdown table cell."""
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def _d(value: Any) -> dict[str, Any]:
-    """value if it is a dict, else {} (a hand-edited host file must not break the header)."""
-    return value if isinstance(value, dict) else {}
-
-
-def _start_end(start: str, end: str | None, only: str = "") -> str:
-    """One value when start and end agree, else both; `only` labels a lone value (end missing)."""
-    if end is None:
-        return f"{start} ({only})"
-    return start if start == end else f"start: {start}; end: {end}"
-
-
-def _cpu_detail(s: dict[str, Any]) -> str:
-    cpu = _d(s.get("cpu"))
-    parts = [str(s.get("cpu_model") or "model not readable")]
-    if cpu.get("vendor_id"):
-        parts.append(f"{cpu['vendor_id']} family {cpu.get('family', '?')} model {cpu.get('model', '?')} "
-                     f"stepping {cpu.get('stepping', '?')}")
-    parts.append(f"microcode {cpu.get('microcode') or 'not readable'}")
-    if s.get("cpu_flags_count") is not None:
-        parts.append(f"{s['cpu_flags_count']} flags (sha256 `{s.get('cpu_flags_sha256')}`)")
-    return ", ".join(parts)
-
-
-def _cores_smt(s: dict[str, Any]) -> str:
-    smt = _d(s.get("smt"))
-    active = smt.get("active")
-    smt_txt = "not readable" if active is None else ("on" if active else "off")
-    if smt.get("control"):
-        smt_txt += f" (control: {smt['control']})"
-    online = f" (`{s['cpus_online']}`)" if s.get("cpus_online") else ""
-    return f"{s.get('cores') if s.get('cores') is not None else '?'} online{online}; SMT {smt_txt}"
-
-
-def _governor(s: dict[str, Any]) -> str:
-    gov = _d(s.get("governor"))
-    vals = set(gov.values())
-    if not gov or vals == {None}:
-        txt = "not exposed (no cpufreq in /sys)"
-    elif len(vals) == 1:
-        txt = f"{next(iter(vals))} on every CPU"
-    else:
-        txt = ", ".join(f"{k} {v or 'not readable'}" for k, v in gov.items())
-    return txt + (f" (driver {s['cpufreq_driver']})" if s.get("cpufreq_driver") else "")
-
-
-def _boost(s: dict[str, Any]) -> str:
-    if s.get("boost") is None:
-        return "not exposed"
-    return f"{'on' if s['boost'] else 'off'} ({s.get('boost_source')})"
-
-
-def _thp(s: dict[str, Any]) -> str:
-    thp = s.get("thp") or "not readable"
-    return f"{thp} (defrag: {s['thp_defrag']})" if s.get("thp_defrag") else thp
-
-
-def _kernel(s: dict[str, Any]) -> str:
-    k = _d(s.get("kernel"))
-    if not k.get("release"):
-        return "not readable"
-    return f"{k['release']} ({k['version']})" if k.get("version") else str(k["release"])
-
-
-def _load(s: dict[str, Any] | None) -> str:
-    la = _d(_d(s).get("loadavg"))
-    if not la:
-        return "not recorded"
-    try:
-        return " / ".join(f"{float(la[k]):.2f}" for k in ("1m", "5m", "15m"))
-    except (KeyError, TypeError, ValueError):
-        return "not readable"
-
-
-def _busy_procs(s: dict[str, Any] | None) -> str:
-    from ..lab.hoststate import BUSY_PROCESS_WARN_PCT
-    if s is None:
-        return "not recorded"
-    if not isinstance(s.get("busiest"), list):
-        return "not readable"
-    busy = [p for p in s["busiest"] if isinstance(p, dict) and isinstance(p.get("cpu_pct"), (int, float))
-            and p["cpu_pct"] > BUSY_PROCESS_WARN_PCT]
-    if not busy:
-        return f"none above {BUSY_PROCESS_WARN_PCT:g} % of a core"
-    return ", ".join(f"{p.get('comm')} (pid {p.get('pid')}) {p['cpu_pct']:.0f} %" for p in busy)
-
-
-def _steal(start: dict[str, Any], end: dict[str, Any] | None, where: str = "suite start") -> str:
-    from ..lab.hoststate import steal_between
-    steal = steal_between(start, end)
-    if steal:
-        per_cpu = ", ".join(f"{k} {v:.1%}" for k, v in steal.items() if k != "all")
-        total = steal.get("all")
-        head = f"{total:.1%} over the suite" if total is not None else "over the suite"
-        return f"{head} ({per_cpu})" if per_cpu else head
-    boot = _d(start.get("steal_since_boot")).get("all")
-    return f"{boot:.2%} since boot (at the {where})" if boot is not None else "not readable"
-
-
-def _memory(s: dict[str, Any], where: str = "suite start") -> str:
-    mem = _d(s.get("memory"))
-    if mem.get("total_kb") is None:
-        return "not readable"
-    avail = mem.get("available_kb")
-    return (f"{mem['total_kb'] / 1024**2:.1f} GiB total"
-            + (f", {avail / 1024**2:.1f} GiB available at the {where}" if avail is not None else ""))
-
-
-def host_state_markdown(ctx: ReportContext) -> tuple[list[str], list[tuple[str, str]]]:
-    """(warnings, table rows) for the suite's host state at its start and end (the run's facts:
-    host.{start,end}.json as built into data/, httplab.lab.hoststate), compared with each other,
-    with meta.json's host block and with the run's start state (meta.json host_state). A run without
-    host files gets one 'not recorded' row."""
-    from ..lab.hoststate import aslr_text, fact_changes, host_changes
-    meta = ctx.run.meta
-    states = ctx.run.part_facts(ctx.suite).get("host_states") or {}
-    start, end = states.get("start"), states.get("end")
-    run_start = meta.get("host_state") if isinstance(meta.get("host_state"), dict) else None
-    warnings = host_changes(start, end)
-    if run_start is not None and start is not None:
-        warnings += [f"since the run started, {w}" for w in fact_changes(run_start, start)]
-    meta_model = (meta.get("host") or {}).get("cpu_model")
-    other: dict[str, list[str]] = {}  # a CPU model other than meta.json's -> where it was seen
-    for label, s in (("run start", run_start), ("suite start", start), ("suite end", end)):
-        if meta_model and s is not None and s.get("cpu_model") and s["cpu_model"] != meta_model:
-            other.setdefault(str(s["cpu_model"]), []).append(label)
-    for model, labels in other.items():
-        warnings.append(f"CPU model at the {' and '.join(labels)} is {model}, meta.json records {meta_model}")
-    warnings = list(dict.fromkeys(warnings))
-    if start is None and end is None:
-        return warnings, [("Host state", "not recorded (no host.start.json / host.end.json for this suite)")]
-    s0, s1 = start, end  # as recorded, for the rows that show both ends
-    if start is None:  # only the end: show it as such
-        start, end, where, only = end, None, "suite end", "suite end; start not recorded"
-    else:
-        where, only = "suite start", "suite start; end not recorded"
-
-    def fact(fn: Any) -> str:
-        return _start_end(fn(start), fn(end) if end is not None else None, only)
-
-    rows = [
-        ("CPU details", fact(_cpu_detail)),
-        ("Cores / SMT", fact(_cores_smt)),
-        ("Governor", fact(_governor)),
-        ("Boost", fact(_boost)),
-        ("Transparent huge pages", fact(_thp)),
-        ("ASLR", fact(lambda s: aslr_text(s.get("aslr")))),
-        ("Kernel (host state)", fact(_kernel)),
-        ("Load average 1/5/15 min", f"suite start {_load(s0)}; suite end {_load(s1)}"),
-        ("Other busy processes", f"suite start: {_busy_procs(s0)}; suite end: {_busy_procs(s1)}"),
-        ("CPU steal", _steal(start, end, where)),
-        ("Memory", _memory(start, where)),
-    ]
-    return warnings, rows
-
-
-def hosts_line(ctx: ReportContext) -> str:
-    """The host mode of each suite the report reads (its hosts.json, as built into data/), one clause
-    per distinct mode; runs made before host modes ran locally."""
-    from ..lab.hosts import hosts_of
-    suites = [str(s) for s in ctx.run.suites["suite"]] if not ctx.run.suites.empty else [ctx.suite]
-    said: dict[str, list[str]] = {}
-    for suite in suites:
-        doc = ctx.run.part_facts(suite).get("hosts")
-        h = hosts_of(doc, f"{ctx.run.run_dir}/{suite}/hosts.json") if doc else None
-        said.setdefault(h.words() if h else "local: this machine over loopback (before host modes were "
-                        "recorded)", []).append(suite)
-    if len(said) == 1:
-        return next(iter(said))
-    return "; ".join(f"{', '.join(f'`{s}`' for s in ss)}: {w}" for w, ss in said.items())
-
-
 def header_markdown(ctx: ReportContext, title: str) -> str:
     """Run id, profile, dates, host, CPU pinning, tool versions, n and the confidence level."""
     meta = ctx.run.meta
@@ -321,7 +142,7 @@ def header_markdown(ctx: ReportContext, title: str) -> str:
     rows = [
         ("Run id", f"`{ctx.run.run_id}`"),
         ("Profile", str(meta.get("profile", "—"))),
-        ("Start / end (UTC)", f"{_fmt_utc(meta.get('start_utc'))} / {_fmt_utc(meta.get('end_utc'))}"),
+        ("Start / end (UTC)", f"{fmt_utc(meta.get('start_utc'))} / {fmt_utc(meta.get('end_utc'))}"),
         ("Run complete", "yes" if meta.get("complete") else "**no** (partial run)"),
         *suite_rows,
         ("CPU", f"{host.get('cpu_model', host.get('cpu', '—'))}, {host.get('cores', '—')} cores"),
@@ -334,11 +155,11 @@ def header_markdown(ctx: ReportContext, title: str) -> str:
                  f"n = {n_txt} ok runs per server and scenario"),
         ("Statistics", f"{statistics_line(ctx.confidence)}; baseline `{ctx.baseline}`"),
     ]
-    rows.insert(next(i for i, (k, _) in enumerate(rows) if k == "Pinning") + 1, ("Hosts", hosts_line(ctx)))
-    warnings, host_rows = host_state_markdown(ctx)
+    rows.insert(next(i for i, (k, _) in enumerate(rows) if k == "Pinning") + 1, ("Hosts", hosts_line(ctx.run, ctx.suite)))
+    warnings, host_rows = host_state_markdown(ctx.run, ctx.suite)
     at = next(i for i, (k, _) in enumerate(rows) if k == "Pinning")
     rows[at:at] = host_rows
-    table = "| Item | Value |\n|---|---|\n" + "\n".join(f"| {k} | {_cell(v)} |" for k, v in rows)
+    table = "| Item | Value |\n|---|---|\n" + "\n".join(f"| {k} | {cell_text(v)} |" for k, v in rows)
     warn = (f"> **⚠ The host changed during this suite:** {'; '.join(warnings)}.\n\n" if warnings else "")
     return f"# {title}\n\n{warn}{table}\n"
 
@@ -421,22 +242,22 @@ def _version(text: Any) -> str:
 
 def tools_table(meta: dict[str, Any]) -> str:
     """Tool | version, then the servers' versions (meta.json `servers`, runs made before it lack it)."""
-    tools = _d(meta.get("tools"))
-    servers = _d(meta.get("servers"))
+    tools = as_dict(meta.get("tools"))
+    servers = as_dict(meta.get("servers"))
     rows = [(f"`{k}`", _version(v)) for k, v in tools.items()]
     rows += [(f"server {display_name(k)}", _version(v)) for k, v in servers.items()]
     if not rows:
         return "*No tool versions recorded.*"
     note = "" if servers else "\n\n*This run's meta.json records no server versions (runs before the manifests).*"
-    return "| Tool | Version |\n|---|---|\n" + "\n".join(f"| {k} | {_cell(v)} |" for k, v in rows) + note
+    return "| Tool | Version |\n|---|---|\n" + "\n".join(f"| {k} | {cell_text(v)} |" for k, v in rows) + note
 
 
 def machine_line(meta: dict[str, Any]) -> str:
     """'AMD EPYC, 2 cores, Linux 6.18' with the host state's details where recorded."""
-    host, st = _d(meta.get("host")), _d(meta.get("host_state"))
+    host, st = as_dict(meta.get("host")), as_dict(meta.get("host_state"))
     parts = [str(host.get("cpu_model") or st.get("cpu_model") or "CPU not recorded"),
              f"{host.get('cores', st.get('cores', '?'))} cores"]
-    mhz = _d(st.get("cpu")).get("mhz")
+    mhz = as_dict(st.get("cpu")).get("mhz")
     if mhz:
         parts[0] += f" ({float(mhz) / 1000:.1f} GHz)"
     if host.get("kernel"):
@@ -460,7 +281,7 @@ def contents(ctx: ReportContext) -> None:
 
 def title_markdown(ctx: ReportContext, title: str, intro: str = "") -> str:
     meta = ctx.run.meta
-    date = _fmt_utc(meta.get("start_utc")).removesuffix("Z")
+    date = fmt_utc(meta.get("start_utc")).removesuffix("Z")
     line = (f"Run `{ctx.run.run_id}` · {date} UTC · profile {meta.get('profile', '—')} · "
             f"{machine_line(meta)} · [← all reports]({INDEX_LINK})")
     return f"# {title}\n\n{line}\n\n{intro}".rstrip() + "\n"

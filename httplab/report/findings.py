@@ -16,6 +16,7 @@ from ..lab.hoststate import parse_cpu_list
 from ..stats import format_delta
 from ..stats.write import KEEPALIVE_SCORE
 from ..lab.servers import display_name, language, short_name, tier
+from ..lab.suites import suite_of_part
 from .cells import mean_ci_of, ratio_ci_of
 from .engine import ReportContext, compared_servers
 from .fmt import fmt_mean_ci
@@ -54,54 +55,27 @@ class Seed:
     peak: tuple[str, float, tuple[str, ...]]   # (what, req/s, our scenarios it is read against)
 
 
-def _p(scenario: str, a: float, b: float) -> SeedPoint:
-    return SeedPoint(scenario, a, b)
+def seed_of(part: str) -> Seed | None:
+    """The write-up that the suite of `part` mirrors, with its claims (suite.toml's [seed], kind
+    "claims"); None for a suite without one or whose seed ranks instead (kind "ranking")."""
+    s = suite_of_part(part)
+    doc = s.seed_doc if s is not None else {}
+    if doc.get("kind") != "claims":
+        return None
+    claims = tuple(Claim(str(c["what"]), str(c["text"]), tuple(SeedPoint(str(sc), float(a), float(b))
+                                                               for sc, a, b in c["points"]))
+                   for c in doc.get("claims", []))
+    peak = doc["peak"]
+    return Seed(str(doc["number"]), str(doc["title"]), str(doc["setup"]), claims,
+                (str(peak["what"]), float(peak["req_per_s"]), tuple(map(str, peak["scenarios"]))))
 
 
-SEEDS: dict[str, Seed] = {
-    "http1": Seed("000", "HTTP Server Benchmark", "xKit vs Go net/http, wrk -t4 -c100 -d10s", (
-        Claim("GET /ping by connections", "xKit +18% ~ +24%", (
-            _p("get_ping_c50", 151935, 128639), _p("get_ping_c100", 152316, 128915),
-            _p("get_ping_c200", 151007, 128162), _p("get_ping_c500", 155486, 125471))),
-        Claim("GET /echo by response size", "xKit +15% ~ +54%", (
-            _p("get_echo_s64_c100", 150592, 127432), _p("get_echo_s256_c100", 146487, 126907),
-            _p("get_echo_s1024_c100", 144831, 125729), _p("get_echo_s4096_c100", 141511, 91886))),
-        Claim("POST /echo by body size", "xKit +15% ~ +60%", (
-            _p("post_echo_b1024_c100", 141495, 122584), _p("post_echo_b4096_c100", 133935, 83512),
-            _p("post_echo_b16384_c100", 82231, 53828), _p("post_echo_b65536_c100", 35908, 31124))),
-    ), ("Peak req/s of the event loop (GET /ping)", 155486,
-        ("get_ping_c50", "get_ping_c100", "get_ping_c200", "get_ping_c500"))),
-    "h2c": Seed("001", "HTTP/2 (h2c) Server Benchmark", "xKit vs Go h2c, h2load -m10", (
-        Claim("GET /ping by connections", "xKit +294% ~ +405%", (
-            _p("get_ping_c50", 576249, 141655), _p("get_ping_c100", 561825, 120732),
-            _p("get_ping_c200", 555800, 110143), _p("get_ping_c500", 538905, 136719))),
-        Claim("GET /echo by response size", "xKit +257% ~ +340%", (
-            _p("get_echo_s64_c100", 518176, 123386), _p("get_echo_s256_c100", 511276, 116267),
-            _p("get_echo_s1024_c100", 493405, 115267), _p("get_echo_s4096_c100", 383507, 107457))),
-        Claim("POST /echo by body size", "xKit +15% ~ +235%", (
-            _p("post_echo_b1024_c100", 401047, 119739), _p("post_echo_b4096_c100", 195221, 90585),
-            _p("post_echo_b16384_c100", 57304, 41313), _p("post_echo_b65536_c100", 19040, 16557))),
-    ), ("Peak req/s of the event loop (GET /ping)", 576249,
-        ("get_ping_c50", "get_ping_c100", "get_ping_c200", "get_ping_c500"))),
-    "https": Seed("002", "HTTPS Server Benchmark", "xKit + OpenSSL vs Go crypto/tls; wrk, h2load -m10", (
-        Claim("HTTPS/1.1 GET /ping by connections", "Go ≈ xKit (Go +0% to +10%)", (
-            _p("h1_get_ping_c50", 125147, 125076), _p("h1_get_ping_c100", 124593, 128277),
-            _p("h1_get_ping_c200", 122837, 127075), _p("h1_get_ping_c500", 111397, 122498))),
-        Claim("HTTPS/2 GET /ping by connections", "xKit +209% ~ +278%", (
-            _p("h2_get_ping_c50", 511586, 165341), _p("h2_get_ping_c100", 508685, 144024),
-            _p("h2_get_ping_c200", 497775, 131749))),
-        Claim("HTTPS/2 GET /echo by response size", "xKit +92% ~ +221%", (
-            _p("h2_get_echo_s64_c100", 470607, 146727), _p("h2_get_echo_s1024_c100", 388828, 140926),
-            _p("h2_get_echo_s4096_c100", 227414, 118595))),
-        Claim("HTTPS/2 POST /echo by body size", "xKit +98% (1 KiB) → Go +46% (64 KiB)", (
-            _p("h2_post_echo_b1024_c100", 291086, 146916), _p("h2_post_echo_b4096_c100", 128229, 104892),
-            _p("h2_post_echo_b16384_c100", 38975, 37391), _p("h2_post_echo_b65536_c100", 10278, 14994))),
-    ), ("Peak req/s of the event loop (HTTPS/2 GET /ping)", 511586,
-        ("h2_get_ping_c50", "h2_get_ping_c100", "h2_get_ping_c200"))),
-}
-
-# Seed 003 ranks languages by their stdlib servers' average req/s over four keep-alive endpoints.
-SEED_003_TITLE = "Five-language shoot-out (stdlib servers, wrk -c100)"
+def ranking_seed(part: str) -> dict | None:
+    """The [seed] table of a suite whose write-up ranked languages (kind "ranking": number, title,
+    stdlib_avg: language -> req/s), None otherwise."""
+    s = suite_of_part(part)
+    doc = s.seed_doc if s is not None else {}
+    return doc if doc.get("kind") == "ranking" else None
 
 
 # ---------------------------------------------------------------- our side of a claim
@@ -165,7 +139,7 @@ def _vs_seed(ctx: ReportContext, claim: Claim, a: str, b: str) -> str:
 def claims_table(ctx: ReportContext) -> pd.DataFrame:
     """One row per seed claim: the seed's summary, ours (smallest and largest Δ of the scenarios
     the claim covers, each with its interval), and ours ÷ the seed's ratio per scenario."""
-    seed = SEEDS.get(ctx.suite)
+    seed = seed_of(ctx.suite)
     servers = compared_servers(ctx)
     if seed is None or len(servers) < 2:
         return pd.DataFrame()
@@ -191,7 +165,7 @@ def claims_table(ctx: ReportContext) -> pd.DataFrame:
 def languages_table(ctx: ReportContext) -> pd.DataFrame:
     """Seed 003's ranking (its stdlib servers' average req/s) beside ours: each language's stdlib
     server's score (the four keep-alive endpoints, per rep, with its interval)."""
-    from .languages import SEED_STDLIB_AVG
+    SEED_STDLIB_AVG = (ranking_seed(ctx.suite) or {}).get("stdlib_avg", {})
     present = sorted(set(ctx.runs["server"])) if not ctx.runs.empty else []
     rows = []
     for lang, seed_avg in SEED_STDLIB_AVG.items():
@@ -220,7 +194,7 @@ def reasons(ctx: ReportContext) -> list[str]:
            "single-threaded event loop loses nothing, "
            + ("so each number here says what a server does with one core, the seed's with twelve shared "
               "with the load generator."
-              if ctx.suite == "languages" else "so ratios against such servers are larger here.")]
+              if ranking_seed(ctx.suite) is not None else "so ratios against such servers are larger here.")]
     runs = ctx.runs
     if not runs.empty and "client_bound" in runs:
         ok = runs[(runs["status"] == "ok") & runs["aa_of"].isna()]
@@ -267,13 +241,14 @@ def headline(ctx: ReportContext, seed: Seed, a: str) -> str:
 
 def findings_markdown(ctx: ReportContext) -> str:
     """The report's opening section: the seed's headline claims beside ours, one table, the reasons."""
-    if ctx.suite == "languages":
+    ranking = ranking_seed(ctx.suite)
+    if ranking is not None:
         table = languages_table(ctx)
-        lead = (f"Seed 003, *{SEED_003_TITLE}*, ranked five languages by their standard-library servers' "
+        lead = (f"Seed {ranking['number']}, *{ranking['title']}*, ranked five languages by their standard-library servers' "
                 "average req/s on a 12-core laptop. Below, each language's stdlib server in this run, every "
                 "server pinned to the same core.")
     else:
-        seed = SEEDS.get(ctx.suite)
+        seed = seed_of(ctx.suite)
         if seed is None:
             return ""
         table = claims_table(ctx)
@@ -312,7 +287,7 @@ def seed_chart(ctx: ReportContext):
                             zorder=4, label="this run (95 % CI)" if x == 0 else None)
         ax.set_xticks(list(xs), [p[0] for p in points], rotation=35, ha="right")
         values = [v for p in points for v in (p[1], p[2]) if v is not None]
-        if ctx.suite == "languages":
+        if ranking_seed(ctx.suite) is not None:
             P.set_value_axis(ax, values, log=True)
             ax.set_ylabel("avg requests/s (stdlib server)")
             what = "each language's stdlib server: seed 003's average req/s and this run's score"
@@ -331,16 +306,16 @@ def seed_chart(ctx: ReportContext):
 def _chart_points(ctx: ReportContext) -> list[tuple[str, float, float | None, float | None, float | None, str]]:
     from ..lab.servers import colour
     out = []
-    if ctx.suite == "languages":
+    if ranking_seed(ctx.suite) is not None:
         present = sorted(set(ctx.runs["server"])) if not ctx.runs.empty else []
-        from .languages import SEED_STDLIB_AVG
+        SEED_STDLIB_AVG = (ranking_seed(ctx.suite) or {}).get("stdlib_avg", {})
         for lang, avg in SEED_STDLIB_AVG.items():
             std = [s for s in present if language(s) == lang and tier(s) == "stdlib"]
             if std:
                 m = mean_ci_of(ctx.stats.estimate((ctx.suite, KEEPALIVE_SCORE, std[0]), "req_per_s"))
                 out.append((lang, avg, m.mean, m.low, m.high, colour(std[0])))
         return out
-    seed = SEEDS.get(ctx.suite)
+    seed = seed_of(ctx.suite)
     servers = compared_servers(ctx)
     if seed is None or len(servers) < 2:
         return []

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import html
 import math
-import sys
 from pathlib import Path
 
 import pandas as pd

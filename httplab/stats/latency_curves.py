@@ -1,4 +1,5 @@
-"""Latency-under-load statistics of the latency suites (latency_h1, latency_h2c, latency_https):
+"""Latency-under-load statistics of open-model points (the runs whose load tool had a load model:
+the latency suite's parts):
 per point the curve's figures with intervals, and per server the knee. (The corrected/uncorrected
 contrast is a scenario pair of stats.write, a row of the comparisons frame.)
 
@@ -26,7 +27,6 @@ import pandas as pd
 
 from .cells import mean_ci
 
-LATENCY_SUITES: tuple[str, ...] = ("latency_h1", "latency_h2c", "latency_https")
 KNEE_MULTIPLE = 3.0
 """The knee: P99 may grow to this multiple of the low-load P99."""
 SHARED_SCENARIO = "r10k"
@@ -40,10 +40,11 @@ PERCENTILE_COLS: tuple[str, ...] = ("lat_p50_us", "lat_p90_us", "lat_p99_us", "l
 
 
 def latency_runs(runs: pd.DataFrame) -> pd.DataFrame:
-    """The runs of the latency suites (with their load columns), others dropped."""
+    """The runs of open-model parts (their load columns set: a load model), others dropped."""
     if runs.empty or "load_model" not in runs:
         return runs.iloc[0:0]
-    return runs[runs["suite"].isin(LATENCY_SUITES)].reset_index(drop=True)
+    modelled = set(runs.loc[runs["load_model"].notna(), "suite"])
+    return runs[runs["suite"].isin(modelled)].reset_index(drop=True)
 
 
 def _first(values: pd.Series) -> float:

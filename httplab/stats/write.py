@@ -60,7 +60,8 @@ def build_data(run_dir: str | Path, out_dir: str | Path, confidence: float = 0.9
     written += write_tidy({"verify": run.verify, "suites": run.suites}, out)
     doc = {"run_id": run.run_id, "raw_dir": str(Path(run_dir)), "confidence": confidence,
            "meta": run.meta, "facts": run.facts}
-    (out / RUN_JSON).write_text(json.dumps(doc, indent=1, sort_keys=True, default=str) + "\n", encoding="utf-8")
+    # meta.json keeps its order (the report lists its tools as the run recorded them)
+    (out / RUN_JSON).write_text(json.dumps(doc, indent=1, default=str) + "\n", encoding="utf-8")
     return run, stats, written + [out / RUN_JSON]
 
 

@@ -47,7 +47,7 @@ def test_the_io_uring_entry_ran_on_io_uring(run_dir: Path) -> None:
 
 def test_report_has_targets_ratios_and_figures(run_dir: Path) -> None:
     md = (Path(SMOKE) / "reports" / run_dir.name / "backends.md").read_text()
-    assert "The issue's targets against this run" in md
+    assert "The suite's targets against this run" in md
     assert "How the gain moves with connections and pipelining" in md
     assert "the C server: io_uring / epoll (C uring/C)" in md
     assert md.count("![") >= 2

@@ -1,4 +1,4 @@
-"""The backends report (suites/backends/report.ipynb, httplab.report.backends): its
+"""The backends report (suites/backends/report.ipynb and report.py): its
 targets and ratios are data (suites/backends/targets.toml) naming points the suite declares and
 servers with manifests; the targets are decided as the versus report decides them, per target's own
 contestant; the tables and figure read the comparisons frame, on a backends run captured here
@@ -13,8 +13,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from httplab.report import backends as B
-from httplab.report import versus as V
+from httplab.lab.suites import suite_module
+B = suite_module("backends")
+V = suite_module("versus")
 from httplab.stats.write import run_stats
 from httplab.lab import servers as S
 from httplab.tidy.rawrun import load_run
@@ -128,6 +129,6 @@ def test_notebook_executes_on_the_captured_run(tmp_path, monkeypatch):
                                parameters={"run_dir": str(run), "out_dir": str(tmp_path / "data")},
                                progress_bar=False)
     text = json.dumps(json.loads(out.read_text()), ensure_ascii=False)
-    assert "The issue's targets against this run" in text and "How the gain moves" in text
+    assert "The suite's targets against this run" in text and "How the gain moves" in text
     assert "A/A noise floor" in text and "image/png" in text
     assert (tmp_path / "data" / "comparisons.parquet").is_file()

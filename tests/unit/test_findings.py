@@ -33,17 +33,17 @@ def http1(built):
 def test_seed_points_reproduce_the_seed_summaries():
     # the ranges the seeds print are their own tables' ratios, rounded
     for suite, claim, lo, hi in [("http1", 0, 0.18, 0.24), ("h2c", 0, 2.94, 4.05), ("https", 1, 2.09, 2.78)]:
-        ratios = [p.ratio - 1 for p in F.SEEDS[suite].claims[claim].points]
+        ratios = [p.ratio - 1 for p in F.seed_of(suite).claims[claim].points]
         assert round(min(ratios), 2) == pytest.approx(lo, abs=0.01)
         assert round(max(ratios), 2) == pytest.approx(hi, abs=0.01)
 
 
 def test_claims_table_reads_the_comparisons_rows(http1):
     table = F.claims_table(http1)
-    assert list(table.iloc[:, 0])[:3] == [c.what for c in F.SEEDS["http1"].claims]
+    assert list(table.iloc[:, 0])[:3] == [c.what for c in F.seed_of("http1").claims]
     assert len(table.columns) <= 8
     # ours ÷ seed's, per scenario: the smallest over GET /ping is the comparisons row's ratio over the seed's
-    ping = F.SEEDS["http1"].claims[0]
+    ping = F.seed_of("http1").claims[0]
     per = []
     for p in ping.points:
         row = http1.stats.compare("req_per_s", ("http1", p.scenario, "evloop"), ("http1", p.scenario, "go"))
@@ -77,6 +77,6 @@ def test_seed_chart_sets_each_seed_ratio_beside_ours(http1):
     data, (w, _) = P.png_bytes(fig)
     assert w == P.WIDTH_PX
     points = F._chart_points(http1)
-    assert [p[0] for p in points] == [p.scenario for c in F.SEEDS["http1"].claims for p in c.points]
+    assert [p[0] for p in points] == [p.scenario for c in F.seed_of("http1").claims for p in c.points]
     assert all(lo <= est <= hi for _, _, est, lo, hi, _ in points)
     assert "seed vs this run" in P.description(fig)

@@ -12,11 +12,18 @@ from httplab.parse.errors import RawFormatError
 from httplab.stats.write import build_data
 from httplab.parse.h2load_loader import load_h2load_point
 from httplab.parse.h2log import compact_log, histogram_from, write_compact
-from httplab.report.h2c import (h2_vs_h1_table, log_cost_ci, log_cost_table, log_cost_sentence, open_h2_report,
-                              protocol_table, summary_text)
+from httplab.lab.suites import suite_module
+_H2 = suite_module("h2c")   # the h2c suite's report code, suites/h2c/report.py
+h2_vs_h1_table = _H2.h2_vs_h1_table
+log_cost_ci = _H2.log_cost_ci
+log_cost_table = _H2.log_cost_table
+log_cost_sentence = _H2.log_cost_sentence
+open_h2_report = _H2.open_h2_report
+protocol_table = _H2.protocol_table
+summary_text = _H2.summary_text
 from httplab.parse.loaders import known_tools, loader_for
 from httplab.tidy.rawrun import RUNS_COLUMNS, build_frames, fail_reasons, load_run
-from httplab.report.scenarios import h2c_sections, suite_sections
+from httplab.report.scenarios import suite_sections
 from make_fake_h2c import H2_SCENARIOS, make_fake_h2c_run
 from notebook_kernel import needs_kernel
 
@@ -167,7 +174,7 @@ def test_sections_and_tables(h2run):
     h2 = full.suite("h2c").runs
     secs = {s.key: s for s in suite_sections("h2c", h2)}
     assert list(secs) == ["ping", "echo_get", "echo_post"] and secs["echo_post"].transfer
-    assert [s.key for s in h2c_sections(h2.iloc[0:0])] == ["ping", "echo_get", "echo_post"]
+    assert [s.key for s in _H2.table_layout(h2.iloc[0:0])] == ["ping", "echo_get", "echo_post"]
     with pytest.raises(ValueError, match="no table layout"):
         suite_sections("h3", h2)
     t = h2_vs_h1_table(h2, full.suite("http1").runs)

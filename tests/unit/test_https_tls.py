@@ -175,7 +175,8 @@ def test_alpn_mismatch_and_missing_tls_fail(https_run):
 
 
 def test_tls_tables_and_summary(https_run):
-    from httplab.report.https import tls_cost_table, tls_params_table
+    from httplab.lab.suites import suite_module
+    tls_cost_table, tls_params_table = suite_module("https").tls_cost_table, suite_module("https").tls_params_table
     h = https_run.suite("https").runs
     full = https_run.runs
     t1 = tls_cost_table(h, full[full["suite"] == "http1"], "h1")
@@ -195,7 +196,8 @@ def test_tls_tables_and_summary(https_run):
 
 def test_https_report_context(https_run, tmp_path):
     from httplab.report import engine as R
-    from httplab.report import https as HS
+    from httplab.lab.suites import suite_module
+    HS = suite_module("https")
     from httplab.stats.write import build_data
     _, _, written = build_data(https_run.run_dir, tmp_path / "out")
     assert "run.json" in {p.name for p in written}

@@ -9,7 +9,8 @@ import nbformat
 import numpy as np
 import pytest
 
-from httplab.report import languages as L
+from httplab.lab.suites import suite_module
+L = suite_module("languages")
 from httplab.tidy.rawrun import RUNS_COLUMNS, load_run
 from httplab.stats import MeanCI, RatioCI
 

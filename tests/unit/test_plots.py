@@ -10,7 +10,8 @@ import pytest
 from matplotlib.colors import to_hex
 
 from httplab.report import engine as R
-from httplab.report import languages as L
+from httplab.lab.suites import suite_module
+L = suite_module("languages")
 from httplab.report import plots as P
 from httplab.lab import servers as S
 from httplab.tidy.rawrun import load_run

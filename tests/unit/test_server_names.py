@@ -157,7 +157,8 @@ def test_plots_use_the_manifest_colours(tmp_path):
 
 def test_language_plots_use_the_manifest_colours(tmp_path):
     from make_fake_languages import make_fake_languages_run
-    from httplab.report import languages as L
+    from httplab.lab.suites import suite_module
+    L = suite_module("languages")
     from httplab.tidy.rawrun import load_run
     runs = load_run(make_fake_languages_run(tmp_path / "raw")).runs
     for tier_name in ("stdlib", "production", None):

@@ -2,7 +2,8 @@ import pandas as pd
 import pytest
 
 from httplab.tidy.rawrun import build_frames
-from httplab.report.scenarios import http1_sections, scenario_label, uncovered
+from httplab.lab.suites import suite_module
+from httplab.report.scenarios import scenario_label, uncovered
 from httplab.report.summary import summary_block
 from httplab.report.tables import (comparison_table, cost_table, failed_runs_table, latency_table, to_markdown,
                             verify_table)
@@ -18,7 +19,7 @@ def runs(tmp_path):
 
 
 def _sections(runs):
-    return {s.key: s for s in http1_sections(runs)}
+    return {s.key: s for s in suite_module("http1").table_layout(runs)}
 
 
 def test_ping_table_layout_n_and_delta(runs):
@@ -82,18 +83,18 @@ def test_failed_and_verify_tables(runs, tmp_path):
 
 
 def test_sections_cover_all_fake_scenarios(runs):
-    assert uncovered(runs, http1_sections(runs)).empty
+    assert uncovered(runs, suite_module("http1").table_layout(runs)).empty
     assert scenario_label({"method": "POST", "route": "/echo", "size_bytes": 65536, "connections": 100,
                            "pipeline": 1}) == "POST /echo 64 KiB, 100 conns"
 
 
 def test_summary_block(runs):
-    text = summary_block(runs, http1_sections(runs), run_id="X", **FAST)
+    text = summary_block(runs, suite_module("http1").table_layout(runs), run_id="X", **FAST)
     lines = text.splitlines()
     assert lines[0] == "C (evloop) vs Go net/http — run X"
     ping = next(ln for ln in lines if ln.startswith("GET /ping:"))
     assert " ~ " in ping and "[" in ping and "of 2 points" in ping
     assert any(ln.startswith("Peak throughput: C ") and "req/s [" in ln for ln in lines)
     assert any(ln.startswith("Peak transfer: C ") and "MiB/s" in ln for ln in lines)
-    empty = summary_block(runs.iloc[0:0], http1_sections(runs.iloc[0:0]), **FAST)
+    empty = summary_block(runs.iloc[0:0], suite_module("http1").table_layout(runs.iloc[0:0]), **FAST)
     assert "no data" in empty

@@ -1,4 +1,4 @@
-"""The versus report (suites/versus/report.ipynb, httplab.report.versus): the targets
+"""The versus report (suites/versus/report.ipynb and report.py): the targets
 (data: suites/versus/targets.toml, beside the parts) decided from the interval, never from the
 point estimate, client-bound req/s decided only in the direction its bias allows, the contestant
 taken from the run and the manifests, and the tables, figure and notebook on a versus run captured
@@ -15,7 +15,8 @@ from types import SimpleNamespace
 import nbformat
 import pytest
 
-from httplab.report import versus as V
+from httplab.lab.suites import suite_module
+V = suite_module("versus")
 from httplab.stats.write import run_stats
 from httplab.tidy.rawrun import load_run
 from notebook_kernel import needs_kernel
@@ -207,6 +208,6 @@ def test_notebook_executes_on_the_captured_run(tmp_path, monkeypatch):
                                parameters={"run_dir": str(RUN), "out_dir": str(tmp_path / "data")},
                                progress_bar=False)
     text = json.dumps(json.loads(out.read_text()), ensure_ascii=False)
-    assert "The issue's targets against this run" in text and "**missed**" in text
+    assert "The suite's targets against this run" in text and "**missed**" in text
     assert "A/A noise floor, versus_h2c" in text and "image/png" in text
     assert (tmp_path / "data" / "comparisons.parquet").is_file()

@@ -8,16 +8,19 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..stats.cells import format_delta
-from ..stats.latency_curves import (CONTRAST_FRACTION, CONTRAST_PAIR, KNEE_MULTIPLE, LATENCY_SUITES,
+from httplab.stats.cells import format_delta
+from httplab.stats.latency_curves import (CONTRAST_FRACTION, CONTRAST_PAIR, KNEE_MULTIPLE,
                                     SHARED_SCENARIO, curve_points, knees)
-from ..tidy.bounds import SATURATION_MARGIN
-from ..lab.servers import display_name, sort_servers
-from .cells import delta
-from .engine import ReportContext, open_group_report
-from .fmt import fmt_count, fmt_mean_ci, fmt_us
-from .tables import _with_meta
+from httplab.tidy.bounds import SATURATION_MARGIN
+from httplab.lab.servers import display_name, sort_servers
+from httplab.report.cells import delta
+from httplab.lab.suites import suite as lab_suite
+from httplab.report.engine import ReportContext, open_group_report
+from httplab.report.fmt import fmt_count, fmt_mean_ci, fmt_us
+from httplab.report.tables import _with_meta
 
+# the suite's parts, in run order (latency_h1.sh, latency_h2c.sh, latency_https.sh)
+LATENCY_SUITES: tuple[str, ...] = lab_suite("latency").parts
 PROTOCOL_OF: dict[str, str] = {"latency_h1": "HTTP/1.1", "latency_h2c": "HTTP/2 (h2c)",
                                "latency_https": "HTTPS/1.1"}
 

@@ -12,18 +12,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..stats.select import column, ok_runs
-from .fmt import fmt_float, fmt_mean_ci
-from .engine import ReportContext, compared_servers, open_report, sections
-from .scenarios import Section
-from ..lab.servers import display_name, is_reference, short_name, sort_servers
-from .method_words import between_suites_words, ci_words
-from ..stats import RatioCI, format_delta, mean_ci
-from ..stats.frames import RunStats
-from ..stats.write import run_stats
-from .cells import delta
-from .summary import summary_block
-from .tables import _with_meta
+from httplab.stats.select import select, column, ok_runs
+from httplab.report.fmt import fmt_float, fmt_mean_ci
+from httplab.report.engine import ReportContext, compared_servers, open_report, sections
+from httplab.report.scenarios import Section, common_connections
+from httplab.lab.servers import display_name, is_reference, short_name, sort_servers
+from httplab.report.method_words import between_suites_words, ci_words
+from httplab.stats import RatioCI, format_delta, mean_ci
+from httplab.stats.frames import RunStats
+from httplab.stats.write import run_stats
+from httplab.report.cells import delta
+from httplab.report.summary import summary_block
+from httplab.report.tables import _with_meta
 
 SUITE = "https"
 # (key, cleartext suite, its scenario, https scenario, cleartext label, TLS label)
@@ -231,3 +231,36 @@ def summary_text(ctx: ReportContext) -> str:
     n_failed = int((runs["status"] != "ok").sum()) if not runs.empty else 0
     lines.append(f"Failed runs: {n_failed} (excluded; see the failed-runs table)")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- the tables' layout
+def table_layout(runs: pd.DataFrame) -> list[Section]:
+    """Seed 002's tables: HTTPS/1.1 (wrk) GET /ping by connections and GET /echo 1 KiB; HTTPS/2
+    (h2load with ALPN h2) GET /ping by connections, GET /echo by size and POST /echo by body size
+    (with Transfer/s). The protocol column splits the suite in two."""
+    h1 = {"protocol": "h1", "tls": True}
+    h2 = {"protocol": "h2", "tls": True}
+    c_h1 = common_connections(select(runs, {**h1, "method": "GET", "route": "/echo"}))
+    c_get = common_connections(select(runs, {**h2, "method": "GET", "route": "/echo"}))
+    c_post = common_connections(select(runs, {**h2, "method": "POST", "route": "/echo"}))
+    h2_runs = select(runs, h2)
+    streams = sorted(int(s) for s in h2_runs["streams"].unique()) if not h2_runs.empty else []
+    s_txt = "/".join(str(s) for s in streams) or "N"
+    note = (f"h2load -m {s_txt} over TLS (ALPN h2): up to {s_txt} concurrent streams per connection; "
+            "latency is per stream, from the latency run's log.")
+    return [
+        Section("h1_ping", "HTTPS/1.1 GET /ping — by connections",
+                {**h1, "method": "GET", "route": "/ping", "pipeline": lambda s: s <= 1},
+                "connections", "Connections"),
+        Section("h1_echo", f"HTTPS/1.1 GET /echo — response size ({c_h1 or 100} connections)",
+                {**h1, "method": "GET", "route": "/echo", "connections": c_h1}, "size_bytes",
+                "Response size", fixed={"connections": c_h1}),
+        Section("h2_ping", "HTTPS/2 GET /ping — by connections", {**h2, "method": "GET", "route": "/ping"},
+                "connections", "Connections", note=note),
+        Section("h2_echo_get", f"HTTPS/2 GET /echo — response size ({c_get or 100} connections)",
+                {**h2, "method": "GET", "route": "/echo", "connections": c_get}, "size_bytes",
+                "Response size", note=note, fixed={"connections": c_get}),
+        Section("h2_echo_post", f"HTTPS/2 POST /echo — request body ({c_post or 100} connections)",
+                {**h2, "method": "POST", "route": "/echo", "connections": c_post}, "size_bytes",
+                "Body size", transfer=True, note=note, fixed={"connections": c_post}),
+    ]

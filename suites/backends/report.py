@@ -21,14 +21,14 @@ from matplotlib import ticker
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from ..lab.suites import suite as lab_suite
-from ..stats.frames import RunStats
-from ..lab.servers import display_name, short_name
-from . import versus as V
-from .engine import ReportContext, open_group_report
-from .plots import DPI, FONT_MIN_PT, WIDTH_IN, cpu_bars, describe, legend_ncols, styled
-from .scenarios import scenario_sort_key
-from .tables import CLIENT_BOUND_MARK, _with_meta, client_bound_words
+from httplab.lab.suites import suite as lab_suite
+from httplab.stats.frames import RunStats
+from httplab.lab.servers import display_name, short_name
+from httplab.report import targets as V
+from httplab.report.engine import ReportContext, open_group_report
+from httplab.report.plots import DPI, FONT_MIN_PT, WIDTH_IN, cpu_bars, describe, legend_ncols, styled
+from httplab.report.scenarios import scenario_sort_key
+from httplab.report.tables import CLIENT_BOUND_MARK, _with_meta, client_bound_words
 
 SUITES: tuple[str, ...] = lab_suite("backends").parts
 # One colour per ratio in the forest plot (Okabe-Ito, readable by colour-blind readers): a ratio
@@ -65,7 +65,7 @@ def load_ratios(path: str | Path | None = None) -> tuple[Ratio, ...]:
 
 
 def load_targets(path: str | Path | None = None) -> tuple[V.Target, ...]:
-    """The issue's targets on the backends suite (the [[target]] tables of the file)."""
+    """The backends suite's targets (the [[target]] tables of its targets.toml)."""
     return V.load_targets(path or TARGETS_FILE, SUITES, TABLES)
 
 
@@ -118,7 +118,7 @@ def noise_note(row: pd.Series | None) -> str:
 def targets_table(stats: RunStats, confidence: float = 0.95,
                   targets: tuple[V.Target, ...] | None = None) -> pd.DataFrame:
     """`Point | Target | Measured ratio | Runs | Server | Reference | Target met?`, one row per target."""
-    title = "The issue's targets against this run"
+    title = "The suite's targets against this run"
     rows = []
     for t, row, d in V.target_results(stats, targets=load_targets() if targets is None else targets):
         rows.append({
@@ -227,7 +227,7 @@ def ratio_plot(ctx: ReportContext, ratios: tuple[Ratio, ...] | None = None, most
     ax.grid(axis="x", color="#eeeeee", lw=0.6)
     ax.set_xlabel("ratio of server CPU-µs per request (left of 1×: the first is cheaper)")
     handles = [Line2D([], [], color=hue[r], marker="o", lw=1.8, label=r.what) for r in chosen]
-    handles += [Line2D([], [], color="#d62728", marker="|", ms=14, mew=2.2, ls="none", label="the issue's target"),
+    handles += [Line2D([], [], color="#d62728", marker="|", ms=14, mew=2.2, ls="none", label="the suite's target"),
                 Line2D([], [], color="grey", marker="o", mfc="white", ls="none",
                        label=f"a side client-bound {CLIENT_BOUND_MARK}")]
     fig.legend(handles=handles, loc="outside lower center", frameon=False,
@@ -236,12 +236,12 @@ def ratio_plot(ctx: ReportContext, ratios: tuple[Ratio, ...] | None = None, most
     return describe(fig, (
         f"Forest plot: {len(chosen)} ratios of server CPU-µs per request ({'; '.join(r.what for r in chosen)}) "
         f"on each of {len(pts)} points, as a dot with its {ctx.confidence:.0%} interval as a whisker on a log "
-        "axis, with a line at 1× and the issue's targets as red ticks; hollow dots mark a client-bound side."))
+        "axis, with a line at 1× and the suite's targets as red ticks; hollow dots mark a client-bound side."))
 
 
 def figures_table(ctx: ReportContext) -> pd.DataFrame:
     """Each server's figures on every point (tables.cost_table)."""
-    from .tables import cost_table
+    from httplab.report.tables import cost_table
     if ctx.runs.empty:
         return _with_meta(pd.DataFrame(), "Every point", "no data: this run has no backends suite")
     return cost_table(ctx.runs, title="Every point, every server", **ctx.stat_args())

@@ -9,18 +9,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..stats.select import column, ok_runs, select
-from .fmt import fmt_mean_ci
-from .engine import ReportContext, compared_servers, open_report, sections
-from .scenarios import scenario_label, scenario_sort_key
-from ..lab.servers import display_name, short_name, sort_servers
-from .method_words import between_suites_words, ci_words
-from ..stats import MIN_RUNS, RatioCI, format_delta, mean_ci
-from ..stats.frames import RunStats, cell_of
-from ..stats.write import run_stats
-from .cells import delta, mean_ci_of
-from .summary import summary_block
-from .tables import _with_meta  # same table conventions (attrs title/caption)
+from httplab.stats.select import column, ok_runs, select
+from httplab.report.fmt import fmt_mean_ci
+from httplab.report.engine import ReportContext, compared_servers, open_report, sections
+from httplab.report.scenarios import Section, common_connections, scenario_label, scenario_sort_key
+from httplab.lab.servers import display_name, short_name, sort_servers
+from httplab.report.method_words import between_suites_words, ci_words
+from httplab.stats import MIN_RUNS, RatioCI, format_delta, mean_ci
+from httplab.stats.frames import RunStats, cell_of
+from httplab.stats.write import run_stats
+from httplab.report.cells import delta, mean_ci_of
+from httplab.report.summary import summary_block
+from httplab.report.tables import _with_meta  # same table conventions (attrs title/caption)
 
 SUITE = "h2c"
 H1_SUITE = "http1"
@@ -213,3 +213,27 @@ def summary_text(ctx: ReportContext) -> str:
     else:
         lines.append("h2load --log-file cost: no data")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- the tables' layout
+def table_layout(runs: pd.DataFrame) -> list[Section]:
+    """Seed 001's tables (h2load, -m streams per connection): GET /ping by connections; GET /echo
+    by size and POST /echo by body size (with Transfer/s) at 100 connections (else the most common
+    value in the data). Same Section shape as http1_sections, so tables/plots/summary serve both."""
+    get_echo = select(runs, {"method": "GET", "route": "/echo"})
+    post_echo = select(runs, {"method": "POST", "route": "/echo"})
+    c_get, c_post = common_connections(get_echo), common_connections(post_echo)
+    streams = sorted(int(s) for s in runs["streams"].unique()) if not runs.empty else []
+    s_txt = "/".join(str(s) for s in streams) or "N"
+    note = (f"h2load -m {s_txt}: up to {s_txt} concurrent streams per connection; latency is per "
+            "stream (request), from the latency run's log.")
+    return [
+        Section("ping", "GET /ping — minimal response", {"method": "GET", "route": "/ping"},
+                "connections", "Connections", note=note),
+        Section("echo_get", f"GET /echo — response size ({c_get or 100} connections)",
+                {"method": "GET", "route": "/echo", "connections": c_get},
+                "size_bytes", "Response size", note=note, fixed={"connections": c_get}),
+        Section("echo_post", f"POST /echo — request body ({c_post or 100} connections)",
+                {"method": "POST", "route": "/echo", "connections": c_post},
+                "size_bytes", "Body size", transfer=True, note=note, fixed={"connections": c_post}),
+    ]

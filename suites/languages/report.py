@@ -28,99 +28,63 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..stats.select import column, ok_runs
-from .fmt import fmt_count, fmt_float, fmt_kilo, fmt_mean_ci, fmt_us
-from .engine import ReportContext, open_report
-from .scenarios import LANGUAGE_ENDPOINTS
-from ..lab.servers import display_name, is_aa_copy, language, short_name, sort_servers, tier
-from .quality import mostly_client_bound
-from .tables import CLIENT_BOUND_MARK, client_bound_words, delta_cell
-from .method_words import ci_words, delta_words
-from ..stats.frames import RunStats
-from ..stats.multiple import rank
-from ..lab import suites
-from ..stats.write import KEEPALIVE_SCORE, run_stats
-from .cells import comparison, mean_ci_of, ratio_ci_of
-from ..stats import (MIN_RUNS, MINUS, MeanCI, RatioCI, format_delta, mean_ci, ratio_by_rep,
+from httplab.stats.select import column, ok_runs
+from httplab.report.fmt import fmt_count, fmt_float, fmt_kilo, fmt_mean_ci, fmt_us
+from httplab.report.scenarios import Section
+from httplab.report.engine import ReportContext, open_report
+from httplab.lab.servers import display_name, is_aa_copy, language, short_name, sort_servers, tier
+from httplab.report.quality import mostly_client_bound
+from httplab.report.tables import CLIENT_BOUND_MARK, client_bound_words, delta_cell
+from httplab.report.method_words import ci_words, delta_words
+from httplab.stats.frames import RunStats
+from httplab.stats.multiple import rank
+from httplab.lab import suites
+from httplab.stats.write import KEEPALIVE_SCORE, run_stats
+from httplab.report.cells import comparison, mean_ci_of, ratio_ci_of
+from httplab.stats import (MIN_RUNS, MINUS, MeanCI, RatioCI, format_delta, mean_ci, ratio_by_rep,
                     tail_ratio)
-from .tables import _with_meta
+from httplab.report.tables import _with_meta
 
-SUITE = "languages"
-ROOT, QUERY, JSON, POST, CLOSE = ("get_root_c100", "get_query_c100", "get_json_c100", "post_json_c100",
-                                  "get_root_close_c100")
-KEEPALIVE: tuple[str, ...] = suites.composites()[(SUITE, KEEPALIVE_SCORE)]  # seed 003's four endpoints, its order
-ENDPOINT_SHORT = {ROOT: "Root", POST: "POST", JSON: "JSON", QUERY: "Query", CLOSE: "Root, Connection: close"}
-TAIL_THRESHOLD = 10.0
-LANGUAGE_ORDER = ("Go", "Rust", "JavaScript", "C++", "Python", "C")
-RUNTIME = {"Go": "Go runtime + GC", "Rust": "none (no GC)", "JavaScript": "V8 engine + JIT + GC",
-           "C++": "none (no GC)", "Python": "CPython interpreter", "C": "none (libc only)"}
-# Seed 003's own measurements (stdlib, its 12-core laptop, wrk and server unpinned): avg req/s
-SEED_STDLIB_AVG = {"Go": 136e3, "Rust": 111e3, "JavaScript": 104e3, "C++": 89e3, "Python": 8.5e3}
+from httplab.lab.suites import suite_module
 
-
-# Tiers shown together in the views of a tier: the contestants (the lab's own servers: libc and
-# epoll, no framework) stand beside the standard libraries.
-TIER_VIEWS: dict[str, tuple[str, ...]] = {"stdlib": ("stdlib", "contestant")}
-
-
-def name(server: str) -> str:
-    return display_name(server)
-
-
-def open_languages_report(run_dir: str | Path | None = None, out_dir: str | Path | None = None,
-                          raw_root: str | Path = "raw", data_root: str | Path = "data",
-                          confidence: float = 0.95, *,
-                          baseline: str) -> ReportContext:
-    """open_report for the languages suite; tidy frames go to out_dir as languages_runs.* and
-    languages_latency.*. baseline: the server the per-endpoint Δ column compares with."""
-    return open_report(SUITE, run_dir=run_dir, out_dir=out_dir, raw_root=raw_root, data_root=data_root,
-                       confidence=confidence, baseline=baseline)
-
-
-def _ci_words(confidence: float) -> str:
-    return ci_words(confidence)
-
-
-def _delta_words(confidence: float) -> str:
-    return delta_words(confidence)
-
-
-def _servers(runs: pd.DataFrame, tier_name: str | None = None) -> list[str]:
-    if runs.empty:
-        return []
-    # the A/A copy is the run's noise floor (quality.noise_floor), not a contestant
-    present = [s for s in sort_servers(set(runs["server"])) if not is_aa_copy(s)]
-    return [s for s in present if tier_name is None or in_tier(s, tier_name)]
+# the suite's vocabulary (common.py) and the seed's guesses (seed.py), under the names the notebook uses
+_C = suite_module("languages", "common")
+_S = suite_module("languages", "seed")
+rep_scores = _C.rep_scores
+_vals = _C._vals
+count_cpus = _C.count_cpus
+one_core_note = _C.one_core_note
+ROOT = _C.ROOT
+QUERY = _C.QUERY
+JSON = _C.JSON
+POST = _C.POST
+CLOSE = _C.CLOSE
+SUITE = _C.SUITE
+KEEPALIVE = _C.KEEPALIVE
+ENDPOINT_SHORT = _C.ENDPOINT_SHORT
+TAIL_THRESHOLD = _C.TAIL_THRESHOLD
+LANGUAGE_ORDER = _C.LANGUAGE_ORDER
+RUNTIME = _C.RUNTIME
+SEED_STDLIB_AVG = _C.SEED_STDLIB_AVG
+TIER_VIEWS = _C.TIER_VIEWS
+name = _C.name
+open_languages_report = _C.open_languages_report
+_ci_words = _C._ci_words
+_delta_words = _C._delta_words
+_servers = _C._servers
+in_tier = _C.in_tier
+languages_of = _C.languages_of
+_rss_mib = _C._rss_mib
+MEMORY_WORDS = _C.MEMORY_WORDS
+_tier_label = _C._tier_label
+Guess = _S.Guess
+SEED_IMPROVEMENTS = _S.SEED_IMPROVEMENTS
+SEED_PRODUCTION = _S.SEED_PRODUCTION
+compare_to_guess = _S.compare_to_guess
+guesses_table = _S.guesses_table
+production_table = _S.production_table
 
 
-def in_tier(server: str, tier_name: str) -> bool:
-    """The server belongs to the view of tier_name (TIER_VIEWS: stdlib views hold the contestants)."""
-    return tier(server) in TIER_VIEWS.get(tier_name, (tier_name,))
-
-
-def languages_of(servers: Sequence[str]) -> list[str]:
-    """The servers' languages: LANGUAGE_ORDER first, then any other in the servers' order."""
-    present = [lang for s in servers if (lang := language(s))]
-    return [lang for lang in LANGUAGE_ORDER if lang in present] + [
-        lang for lang in dict.fromkeys(present) if lang not in LANGUAGE_ORDER]
-
-
-def _rss_mib(df: pd.DataFrame) -> str:
-    """The largest per-window peak RSS over the runs (runs made before the per-window peak show
-    'not recorded')."""
-    rss = df["rss_peak_kb"].max() if not df.empty else math.nan
-    return "not recorded" if pd.isna(rss) else f"{rss / 1024:.1f} MiB"
-
-
-MEMORY_WORDS = ("Memory: the largest per-scenario peak RSS, each the peak of its measured window alone "
-                "(VmHWM of the whole process tree, summed, reset just before the window)")
-
-
-def _tier_label(server: str) -> str:
-    return tier(server) or "—"
-
-
-# ---------------------------------------------------------------- per-endpoint tables
 def endpoint_table(runs: pd.DataFrame, scenario: str, baseline: str | None = None,
                    tier_name: str | None = None, confidence: float = 0.95,
                    stats: RunStats | None = None) -> pd.DataFrame:
@@ -167,28 +131,6 @@ def endpoint_table(runs: pd.DataFrame, scenario: str, baseline: str | None = Non
 
 
 # ---------------------------------------------------------------- ranking with ties
-def rep_scores(runs: pd.DataFrame, scenarios: Sequence[str] = KEEPALIVE) -> dict[str, dict[int, float]]:
-    """server -> {rep: score}: the score is the mean req/s of `scenarios` in one rep, for the reps
-    whose runs of all those scenarios are ok (a rep missing one is left out)."""
-    out: dict[str, dict[int, float]] = {}
-    if runs.empty:
-        return out
-    sub = ok_runs(runs[runs["scenario"].isin(scenarios)])
-    for s in sort_servers(set(runs["server"])):
-        grp = sub[sub["server"] == s]
-        if grp.empty:
-            out[s] = {}
-            continue
-        wide = grp.pivot_table(index="rep", columns="scenario", values="req_per_s", aggfunc="mean")
-        wide = wide.reindex(columns=list(scenarios)).dropna()
-        out[s] = {int(r): float(v) for r, v in wide.mean(axis=1).items()}
-    return out
-
-
-def _vals(scores: Mapping[int, float] | None) -> np.ndarray:
-    return np.array(list((scores or {}).values()), dtype=np.float64)
-
-
 @dataclass(frozen=True)
 class RankRow:
     server: str
@@ -511,110 +453,6 @@ def close_table(runs: pd.DataFrame, confidence: float = 0.95, stats: RunStats | 
 
 
 # ---------------------------------------------------------------- tiers and the seed's guesses
-@dataclass(frozen=True)
-class Guess:
-    language: str
-    seed_change: str  # what seed 003 proposed
-    text: str  # the guess as printed
-    low: float
-    high: float  # math.inf for "N+"
-    tier: str  # the tier of our server answering it (lab.servers.tier)
-    note: str = ""
-    answered_in: str | None = None  # the language of that server, when not the guess's own
-
-    @property
-    def answer_language(self) -> str:
-        return self.answered_in or self.language
-
-    def servers(self, present: Sequence[str]) -> list[str]:
-        """The servers of `present` answering the guess: those of its answer language and tier,
-        in display order (A/A copies left out)."""
-        return [s for s in sort_servers(present) if not is_aa_copy(s)
-                and language(s) == self.answer_language and tier(s) == self.tier]
-
-
-# "How Each Language Could Be Improved" (its Expected Result column)
-SEED_IMPROVEMENTS: tuple[Guess, ...] = (
-    Guess("Go", "use fasthttp", "250K+ req/s", 250e3, math.inf, "production"),
-    Guess("Rust", "use tokio async", "200K+ req/s", 200e3, math.inf, "production"),
-    Guess("JavaScript", "use cluster mode", "150K+ req/s", 150e3, math.inf, "production"),
-    Guess("C++", "use io_uring or epoll", "150K+ req/s", 150e3, math.inf, "contestant",
-          "answered in C: the lab's epoll event loop", answered_in="C"),
-    Guess("C++", "use io_uring or epoll", "150K+ req/s", 150e3, math.inf, "production",
-          "Asio runs on epoll"),
-    Guess("Python", "use uvloop + asyncio", "50K+ req/s", 50e3, math.inf, "production"),
-)
-# "Recommended Production Stack" (its Expected Performance column)
-SEED_PRODUCTION: tuple[Guess, ...] = (
-    Guess("Go", "stdlib (already excellent)", "150–200K req/s", 150e3, 200e3, "stdlib"),
-    Guess("Rust", "Actix-web or Axum + Tokio", "200–300K req/s", 200e3, 300e3, "production"),
-    Guess("JavaScript", "Fastify + cluster", "100–150K req/s", 100e3, 150e3, "production"),
-    Guess("C++", "Drogon or uWebSockets", "200–400K req/s", 200e3, 400e3, "production",
-          "we run Boost.Beast/Asio, not Drogon or uWebSockets"),
-    Guess("Python", "FastAPI + uvicorn", "30–50K req/s", 30e3, 50e3, "production",
-          "Starlette, the toolkit FastAPI is built on"),
-)
-
-
-def compare_to_guess(ci: MeanCI, low: float, high: float = math.inf) -> str:
-    """Where a measured mean (with its CI) lies against a guessed range [low, high] (high = inf
-    for 'N+'): 'below', 'above', 'within' when the whole CI is on that side / inside; 'overlaps
-    the lower end' / 'overlaps the upper end' when the CI straddles a bound; for an open-ended
-    guess ('N+') 'within' reads 'meets'. Without a CI the mean decides, marked '(no CI, n=…)'."""
-    def word(w: str) -> str:
-        return "meets" if w == "within" and math.isinf(high) else w
-    if ci.mean is None:
-        return "no data"
-    if not ci.has_interval:
-        m = ci.mean
-        where = "below" if m < low else ("above" if m > high else "within")
-        return f"{word(where)} (no CI, n={ci.n})"
-    lo, hi = ci.low, ci.high
-    if hi < low:  # type: ignore[operator]
-        return "below"
-    if lo > high:  # type: ignore[operator]
-        return "above"
-    if lo >= low and hi <= high:  # type: ignore[operator]
-        return word("within")
-    return "overlaps the lower end" if lo < low else "overlaps the upper end"  # type: ignore[operator]
-
-
-def guesses_table(runs: pd.DataFrame, guesses: Sequence[Guess] = SEED_IMPROVEMENTS,
-                  confidence: float = 0.95,
-                  title: str = "Seed 003's guesses (\"How each language could be improved\") against our measurements"
-                  ) -> pd.DataFrame:
-    """One row per guess: the seed's proposal and expected req/s beside our server's score (mean
-    req/s over the four keep-alive endpoints, per rep, log-scale t interval), share of the guess's lower
-    bound, and where the CI lies against the guess. The answering server is picked by language and
-    tier (Guess.servers): one row per such server of the run, or one 'no data' row when it has none."""
-    scores = rep_scores(runs)
-    present = _servers(runs)
-    rows = []
-    for g in guesses:
-        for s in g.servers(present) or [None]:
-            ci = mean_ci(_vals(scores.get(s) if s else None), confidence)
-            our = name(s) if s else f"no {g.answer_language} server of tier {g.tier} in this run"
-            rows.append({
-                "Language": g.language, "Seed's proposal": g.seed_change, "Seed's guess": g.text,
-                "Our server": our + (f" ({g.note})" if g.note and s else ""),
-                "Measured avg req/s (1 core)": fmt_mean_ci(ci),
-                "Share of the guess's low end": "—" if ci.mean is None else f"{ci.mean / g.low:.0%}",
-                "Against the guess": compare_to_guess(ci, g.low, g.high),
-            })
-    cap = ("Measured = the ranking score (mean req/s over the four keep-alive endpoints, per rep, "
-           f"{confidence:.0%} t interval on the log scale over reps; n = reps). The guesses are compared as the seed "
-           "stated them, unscaled, although the seed's numbers came from a 12-core laptop with wrk and "
-           "server unpinned on the same cores, while our server runs on ONE core (its CPU set) with "
-           "wrk on another. 'below'/'within'/'above' = the whole CI lies there; 'overlaps' = the CI "
-           "straddles a bound of the guess.")
-    return _with_meta(pd.DataFrame(rows), title, cap)
-
-
-def production_table(runs: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
-    return guesses_table(runs, SEED_PRODUCTION, confidence,
-                         title="Seed 003's \"Recommended Production Stack\" against our measurements")
-
-
 def tier_table(runs: pd.DataFrame, confidence: float = 0.95, stats: RunStats | None = None) -> pd.DataFrame:
     """Per language: the stdlib server and the production server with their scores, Δ production vs
     stdlib (paired by rep), the seed's stdlib measurement and its guess for the production stack.
@@ -655,38 +493,13 @@ def tier_table(runs: pd.DataFrame, confidence: float = 0.95, stats: RunStats | N
     return _with_meta(pd.DataFrame(rows), title, cap)
 
 
-def count_cpus(spec: Any) -> int | None:
-    """Number of CPUs in a cpuset list like "0", "0-1", "0,2-3"; None when unreadable."""
-    n = 0
-    try:
-        for part in str(spec).split(","):
-            a, _, b = part.strip().partition("-")
-            n += int(b) - int(a) + 1 if b else (int(a) * 0 + 1)
-    except ValueError:
-        return None
-    return n or None
-
-
-def one_core_note(meta: Mapping[str, Any]) -> str:
-    """The caveat every comparison with seed 003 needs: how many cores our server had."""
-    srv, cli = meta.get("server_cpus", "?"), meta.get("client_cpus", "?")
-    n = count_cpus(srv)
-    cores = "ONE core" if n == 1 else (f"{n} cores" if n else f"CPU set {srv}")
-    return (f"**We measure each server on {cores}** (server CPU set `{srv}`, wrk on `{cli}`): "
-            "multi-threaded runtimes (Go's GOMAXPROCS, thread pools, Node's cluster, uvicorn workers) "
-            "see only that set. Seed 003 ran server and wrk unpinned on the same 12-core laptop. Its "
-            "numbers and guesses are quoted as stated, not scaled: read 'below the guess' here as "
-            f"'below on {cores.lower() if n == 1 else cores}', not as a refutation of the seed.")
-
-
-# ---------------------------------------------------------------- plots
 def endpoint_bars(runs: pd.DataFrame, tier_name: str | None, metric: str = "req_per_s",
                   confidence: float = 0.95, scenarios: Sequence[str] = KEEPALIVE + (CLOSE,)):
     """Grouped bars: x = endpoint, one bar per server of the tier (mean over ok runs), whiskers =
     log-scale t interval (n ≥ 5), dots = runs; the common look of report.plots (width, fonts,
     manifest colours, log y over a > 10× span, client-bound hatched, noisy runs ×). None when
     there is no data."""
-    from . import plots as P
+    from httplab.report import plots as P
 
     ok = ok_runs(runs)
     if ok.empty:
@@ -718,7 +531,7 @@ def endpoint_bars(runs: pd.DataFrame, tier_name: str | None, metric: str = "req_
 
 def latency_curves(latency: pd.DataFrame, runs: pd.DataFrame, tier_name: str | None):
     """plots.latency_curves restricted to one tier's servers (one panel per endpoint)."""
-    from .plots import latency_curves as generic
+    from httplab.report.plots import latency_curves as generic
     servers = _servers(runs, tier_name)
     if not servers:
         return None
@@ -778,3 +591,21 @@ def summary_text(runs: pd.DataFrame, run_id: str = "", confidence: float = 0.95,
     n_failed = int((runs["status"] != "ok").sum())
     lines.append(f"Failed runs: {n_failed} (excluded; see the failed-runs table)")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- the tables' layout
+# The languages suite's endpoints (seed 003), by scenario id: (key, title). Its tables are built
+# by report.languages (one table per endpoint, every server a row), not by comparison_table.
+LANGUAGE_ENDPOINTS: dict[str, tuple[str, str]] = {
+    "get_root_c100": ("root", "Root endpoint (GET /)"),
+    "post_json_c100": ("post", "POST endpoint (POST /something, JSON body)"),
+    "get_json_c100": ("json", "JSON endpoint (GET /something?json=true)"),
+    "get_query_c100": ("query", "Query endpoint (GET /something?foo=bar)"),
+    "get_root_close_c100": ("close", "Connection: close (GET /, a new connection per request)"),
+}
+
+
+def table_layout(runs: pd.DataFrame) -> list[Section]:
+    """One section per endpoint of seed 003 (by scenario id), in the seed's order."""
+    return [Section(key, title, {"scenario": scen}, "scenario", "Endpoint")
+            for scen, (key, title) in LANGUAGE_ENDPOINTS.items()]

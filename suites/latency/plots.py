@@ -12,14 +12,18 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from ..stats.percentiles import PERCENTILES, weighted_percentiles
-from ..stats.cells import MeanCI, mean_ci
-from ..stats.latency_curves import (CONTRAST_FRACTION, KNEE_MULTIPLE, LATENCY_SUITES, SHARED_SCENARIO,
+from httplab.stats.percentiles import PERCENTILES, weighted_percentiles
+from httplab.stats.cells import MeanCI, mean_ci
+from httplab.stats.latency_curves import (CONTRAST_FRACTION, KNEE_MULTIPLE, SHARED_SCENARIO,
                                     curve_points, knees)
-from ..lab.servers import display_name, sort_servers
-from .latency import PROTOCOL_OF, shared_rate_words
-from .plots import (FONT_MIN_PT, describe, latency_tick, legend_ncols, new_figure, nines, palette,
+from httplab.lab.servers import display_name, sort_servers
+from httplab.lab.suites import suite_module
+from httplab.report.plots import (FONT_MIN_PT, describe, latency_tick, legend_ncols, new_figure, nines, palette,
                     set_nines_axis, set_value_axis, styled, count_tick)
+
+# the suite's report module: the protocol of each part and the shared rate's words
+_L = suite_module("latency")
+PROTOCOL_OF, shared_rate_words, LATENCY_SUITES = _L.PROTOCOL_OF, _L.shared_rate_words, _L.LATENCY_SUITES
 
 RUN_KEY = ["run_id", "suite", "server", "scenario", "rep"]
 
