@@ -51,6 +51,24 @@ def test_committed_manifests_are_valid_and_unique():
         assert m.version
 
 
+def test_committed_manifests_follow_the_family_layout():
+    """One convention for variants (docs/adding-a-server.md): a family folder servers/<family>/
+    with its default server's lab.toml at the top, if it has one, and one subfolder per variant,
+    servers/<family>/<variant>/lab.toml; nothing deeper, and no variant as a sibling family folder
+    (floor_uring lives in servers/floor/uring/, not in a sibling folder of floor)."""
+    base = ROOT / "servers"
+    ms = mf.load_all(base)
+    for m in ms:
+        parts = m.path.relative_to(base).parts
+        assert len(parts) in (2, 3), f"{m.path}: servers/<family>/[<variant>/]lab.toml"
+    families = {m.path.relative_to(base).parts[0] for m in ms}
+    for f in families:
+        assert not [g for g in families if g.startswith(f + "_")], f"a variant of {f} is a family"
+    where = {m.name: m.path.parent.relative_to(base).as_posix() for m in ms}
+    assert where["floor_uring"] == "floor/uring" and where["evloop_uring"] == "evloop/uring"
+    assert where["lang_go_std"] == "go/std" and where["lang_go_fasthttp"] == "go/fasthttp"
+
+
 def test_a_minimal_manifest_reads(tmp_path):
     m = mf.read_manifest(write(tmp_path, GOOD))
     assert (m.name, m.display, m.short, m.tier, m.ready) == ("tiny", "Tiny (test)", "Tiny (test)", "contestant", "port")

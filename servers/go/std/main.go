@@ -4,8 +4,8 @@
 //
 //	lang_go_std PORT
 //
-// `go build -o DIR/ ./cmd/...` names the binary after this directory
-// (lang_go_std); the server calls itself lang_go_std in its ready line.
+// Built by its manifest (servers/go/std/lab.toml) as DIR/lang_go_std, the
+// server id; the server calls itself lang_go_std in its ready line.
 package main
 
 import (

@@ -1,6 +1,6 @@
 /* floor_uring: the lab's floor responder on io_uring.
  *
- * The same work as servers/floor (accept, read, answer every request head
+ * The same work as servers/floor/floor.c (accept, read, answer every request head
  * with a fixed "pong", no HTTP parsing), with the other syscall model: one
  * io_uring_enter per loop turn submits every send the previous turn queued
  * and waits for the next completions, so no request costs a syscall of its

@@ -5,7 +5,8 @@
 //
 //	lang_go_fasthttp PORT
 //
-// `go build -o DIR/ ./cmd/...` names the binary after this directory.
+// Built by its manifest (servers/go/fasthttp/lab.toml) as DIR/lang_go_fasthttp,
+// the server id.
 package main
 
 import (
