@@ -300,8 +300,8 @@ def servers_dir() -> Path:
 
 def manifest_paths(base: Path | None = None) -> list[Path]:
     base = base or servers_dir()
-    # up to three levels: servers/<impl>/, servers/<impl>/<variant>/, servers/<impl>/cmd/<variant>/
-    return sorted(set(base.glob("*/lab.toml")) | set(base.glob("*/*/lab.toml")) | set(base.glob("*/*/*/lab.toml")))
+    # servers/<family>/lab.toml (the family's default server) and servers/<family>/<variant>/lab.toml
+    return sorted(set(base.glob("*/lab.toml")) | set(base.glob("*/*/lab.toml")))
 
 
 def load_all(base: Path | None = None) -> list[Manifest]:
