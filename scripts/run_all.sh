@@ -32,17 +32,26 @@ newest_unfinished() {
     done
 }
 
-# count_points: how many points the run's suites have left, summed (each bench script counts its
-# own with LAB_COUNT_POINTS=1, touching nothing), for the run-wide progress line.
+# count_points: how many points the run's suites have left and their estimated seconds, summed
+# ("POINTS SECONDS"; each bench script counts its own with LAB_COUNT_POINTS=1, touching nothing:
+# suite_plan in lib/suite.sh, which says where its per-point overheads come from), for the planned
+# duration and the run-wide progress line.
 count_points() {
-    local suite total=0 n
+    local suite total=0 secs=0 n s
     for suite in "${SUITES[@]}"; do
-        n=$(LAB_COUNT_POINTS=1 "$LAB_ROOT/scripts/bench.sh" "$suite" --run-dir "$RUN_DIR" "${SUITE_FLAGS[@]}" 2>/dev/null) \
+        read -r n s < <(LAB_COUNT_POINTS=1 "$LAB_ROOT/scripts/bench.sh" "$suite" --run-dir "$RUN_DIR" "${SUITE_FLAGS[@]}" 2>/dev/null) \
+            && [[ $n =~ ^[0-9]+$ && $s =~ ^[0-9]+$ ]] \
             || die "could not count the points of suite $suite (run scripts/bench.sh $suite --help)"
-        total=$(( total + n ))
+        total=$(( total + n )) secs=$(( secs + s ))
     done
-    echo "$total"
+    echo "$total $secs"
 }
+
+# PLAN_REPORT_S, PLAN_NOTEBOOK_S: the planned duration's figures for what follows the points:
+# packing, the build step and the index (about 15 s), then one notebook with its two exports per
+# suite (9 to 13 s each), measured on the two-core lab machine with quick runs.
+PLAN_REPORT_S=15
+PLAN_NOTEBOOK_S=12
 
 # A suite that stops (a server died, a tool hung, the disk is full) leaves the run to go on with
 # the next suite, then to pack and report what was finished. A signal (Ctrl-C, SIGTERM) stops the
@@ -56,9 +65,16 @@ run_suites() {
     local suite failed=() rc
     RUN_PROGRESS_FILE=$(mktemp) RUN_T0=$(date +%s)
     echo "0 0" >"$RUN_PROGRESS_FILE"
-    RUN_TOTAL=$(count_points)
+    local plan secs after=$PLAN_REPORT_S part nb=" "
+    plan=$(count_points)
+    read -r RUN_TOTAL secs <<<"$plan"
     export RUN_PROGRESS_FILE RUN_T0 RUN_TOTAL
     log "run $(basename "$RUN_DIR"): $RUN_TOTAL points to run in ${#SUITES[@]} suite(s): ${SUITES[*]}"
+    if ${reports:-true}; then
+        for part in "${SUITES[@]}"; do nb+="$(part_suite "$part") "; done
+        after=$(( after + PLAN_NOTEBOOK_S * $(printf '%s\n' $nb | sort -u | grep -c . || true) ))
+    fi
+    log "planned: $RUN_TOTAL points, $(plan_text $(( secs + after ))) (an estimate: $(plan_text "$secs") of points, each ${DURATION} s$( (( WARMUP )) && echo " + ${WARMUP} s warm-up") plus the overheads measured on the two-core lab machine, docs/running.md \"What a run costs\"; then $(plan_text "$after") of packing$(${reports:-true} && echo " and reports")$( [[ ${HOSTS:-local} == local ]] || echo "; measured in the local host mode: --hosts $HOSTS takes longer"))"
     for suite in "${SUITES[@]}"; do
         log "=== suite $suite → $RUN_DIR"
         rc=0

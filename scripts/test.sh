@@ -61,13 +61,16 @@ main() {
     step "Python unit and integration tests"
     (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 LANG_TESTS_REQUIRE_ALL=1 "$py" -m pytest -q tests/unit tests/integration)
 
+    # (the command-line refusals start no server: EVLOOP_WORKERS and EVLOOP_LOOP change nothing in
+    # them, so they run once, above)
+    local same=(--deselect tests/integration/test_evloop_cli.py::test_bad_flags_are_named)
     step "the C server's integration tests again with --workers 2 (EVLOOP_WORKERS)"
-    (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 EVLOOP_WORKERS=2 "$py" -m pytest -q \
+    (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 EVLOOP_WORKERS=2 "$py" -m pytest -q "${same[@]}" \
         tests/integration/test_evloop_http1.py tests/integration/test_evloop_h2.py \
         tests/integration/test_evloop_tls.py tests/integration/test_evloop_cli.py)
 
     step "the C server's integration tests again on io_uring (EVLOOP_LOOP=uring)"
-    (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 EVLOOP_LOOP=uring "$py" -m pytest -q \
+    (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 EVLOOP_LOOP=uring "$py" -m pytest -q "${same[@]}" \
         tests/integration/test_evloop_http1.py tests/integration/test_evloop_h2.py \
         tests/integration/test_evloop_tls.py tests/integration/test_evloop_cli.py \
         tests/integration/test_evloop_workers.py)
@@ -86,14 +89,18 @@ main() {
         --scenarios 'get_ping_c100,post_echo_b4096_c100,get_ping_pipe16_c100,h1_get_ping_c100,h2_get_ping_c100,get_root_c100'
     # (each suite runs those of these scenario ids it has: all six suites get some; the versus
     # suites their /ping points)
-    # The latency suites (oha, open model) on their own: their quick points, two servers, two reps.
+    # The latency suites (oha, open model) on their own: every kind of point (the capacity, a low and
+    # a high fraction, the uncorrected twin, one shared rate; --quick alone runs three), two servers,
+    # two reps.
     RAW_ROOT=$SCRATCH/latency/raw DATA_ROOT=$SCRATCH/latency/data REPORTS_ROOT=$SCRATCH/latency/reports \
         "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --suites latency --servers evloop,nginx \
-        --reps 2 --duration 1 --warmup 0
-    # The backends suite (epoll against io_uring) on its quick points, the four single-process servers.
+        --scenarios closed,f010,f080,f080_uncorrected,r10k --reps 2 --duration 1 --warmup 0
+    # The backends suite (epoll against io_uring) on its two points, the four single-process servers,
+    # with a 1 s warm-up: the one smoke run that goes through the warm-up (the quick profile has none).
     RAW_ROOT=$SCRATCH/backends/raw DATA_ROOT=$SCRATCH/backends/data REPORTS_ROOT=$SCRATCH/backends/reports \
         "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --suites backends \
-        --servers evloop,evloop_uring,floor,floor_uring --reps 1 --duration 1 --warmup 0
+        --servers evloop,evloop_uring,floor,floor_uring --scenarios get_ping_c100,get_ping_pipe16_c100 \
+        --reps 1 --duration 1 --warmup 1
     # The netns host mode (a server host and two client hosts as network namespaces, both loading
     # every point at once): http1 and h2c.
     RAW_ROOT=$SCRATCH/netns/raw DATA_ROOT=$SCRATCH/netns/data REPORTS_ROOT=$SCRATCH/netns/reports \

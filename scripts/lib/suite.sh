@@ -209,23 +209,51 @@ suite_exit() {
     fi
 }
 
-# suite_points: the number of points suite_run would measure now (0 for a complete suite).
-suite_points() {
-    local rep server total=0
-    [[ -f $RUN_DIR/$SUITE/suite.json ]] && { echo 0; return 0; }
+# What a part costs, for the planned duration run_all.sh prints before it starts (suite_plan):
+# each point's tool time from the profile (warm-up, measured run, h2load's latency run) plus the
+# overheads below, in seconds, measured in the local host mode on the two-core lab machine (bash -x
+# timestamps of scripts/bench.sh quick runs; docs/running.md, "What a run costs"). An estimate: a
+# busy machine, slow-starting servers, or the netns and inventory host modes take longer.
+PLAN_POINT_S=0.35       # every point: the tools' start and exit, the window's reads, the check, raw files
+PLAN_H2LOG_S=0.45       # an h2load point: its per-request log compacted (python -m httplab h2log)
+PLAN_OHA_S=0.25         # an oha point, per second of its run: its request database read into a histogram
+                        # (0.25 s for a quick point; 1 s at 3 s + 1 s, as the full latency run took)
+PLAN_TLS_S=0.05         # a TLS point: the negotiated-TLS probe (openssl s_client)
+PLAN_SERVER_S=0.4       # every server start: start, readiness polls, the verify gate, stop
+PLAN_PART_S=2.5         # every part: bench.sh, the host state at start and end (0.5 s each), order
+
+# suite_plan: "POINTS SECONDS": the number of points suite_run would measure now and their
+# estimated time, the part's fixed costs included ("0 0" for a complete suite or none selected).
+suite_plan() {
+    local rep server line starts=0 todo tools=()
+    [[ -f $RUN_DIR/$SUITE/suite.json ]] && { echo "0 0"; return 0; }
     for (( rep = 1; rep <= REPS; rep++ )); do
         for server in "${SUITE_SERVERS[@]}"; do
-            total=$(( total + $(todo_for "$server" "$rep" | grep -c . || true) ))
+            mapfile -t todo < <(todo_for "$server" "$rep")
+            (( ${#todo[@]} )) || continue
+            starts=$(( starts + 1 ))
+            for line in "${todo[@]}"; do parse_scenario "$line"; tools+=("$SC_TOOL"); done
         done
     done
-    echo "$total"
+    (( ${#tools[@]} )) || { echo "0 0"; return 0; }
+    printf '%s\n' "${tools[@]}" | awk -v d="$DURATION" -v w="$WARMUP" -v lat="$(lat_duration)" -v tls="$TLS" \
+        -v k="$starts" -v p="$PLAN_POINT_S" -v h2="$PLAN_H2LOG_S" -v oha="$PLAN_OHA_S" -v t="$PLAN_TLS_S" \
+        -v srv="$PLAN_SERVER_S" -v part="$PLAN_PART_S" '
+        { n++; s += d + w + p + (tls == "true" ? t : 0) + ($1 == "h2load" ? lat + h2 : 0) + ($1 == "oha" ? oha * (d + w) : 0) }
+        END { printf "%d %d\n", n, s + k * srv + part + 0.5 }'
+}
+
+# plan_text SECONDS: "about 4 min" (under 2 min: "about 75 s").
+plan_text() {
+    if (( $1 < 120 )); then echo "about $1 s"; else echo "about $(( ($1 + 30) / 60 )) min"; fi
 }
 
 # suite_run: the suite's points, rep by rep. With LAB_COUNT_POINTS=1 it only prints how many points
-# it would measure (run_all.sh adds them up for the run's progress line) and touches nothing.
+# it would measure and their estimated seconds (suite_plan: run_all.sh adds them up for the run's
+# planned duration and progress line) and touches nothing.
 suite_run() {
     local rep server line total=0 done=0 skipped=0 i order dir f
-    if [[ -n ${LAB_COUNT_POINTS:-} ]]; then suite_points; return 0; fi
+    if [[ -n ${LAB_COUNT_POINTS:-} ]]; then suite_plan; return 0; fi
     if [[ -f $RUN_DIR/$SUITE/suite.json ]]; then
         log "suite $SUITE of $(basename "$RUN_DIR") is already complete; nothing to do"
         return 0
@@ -257,8 +285,8 @@ suite_run() {
         log "suite $SUITE: nothing selected (--scenarios '${SCENARIO_FILTER:-}', servers ${SUITE_SERVERS[*]}); skipped"
         return 0
     fi
-    total=$(suite_points)
-    log "suite $SUITE: $total points to run (${REPS} reps, ${DURATION}s + ${WARMUP}s warm-up each), server CPUs $SERVER_CPUS, client CPUs $CLIENT_CPUS"
+    read -r total f < <(suite_plan)
+    log "suite $SUITE: $total points to run (${REPS} reps, ${DURATION}s + ${WARMUP}s warm-up each; planned: $(plan_text "$f"), an estimate), server CPUs $SERVER_CPUS, client CPUs $CLIENT_CPUS"
     suite_order
     host_state start
     SUITE_T0=$(date +%s)
@@ -348,7 +376,8 @@ run_params_json() {
 # apply_profile NAME: durations and reps. Flags given after it override.
 apply_profile() {
     case $1 in
-        quick) DURATION=${DURATION:-1} WARMUP=${WARMUP:-1} REPS=${REPS:-1} AA=${AA:-0} ;;
+        # quick checks the pipeline, not the servers: no warm-up (it would double each point's time)
+        quick) DURATION=${DURATION:-1} WARMUP=${WARMUP:-0} REPS=${REPS:-1} AA=${AA:-0} ;;
         full)  DURATION=${DURATION:-3} WARMUP=${WARMUP:-1} REPS=${REPS:-5} AA=${AA:-1} ;;
         *)     die "unknown profile '$1' (quick, full)" ;;
     esac
@@ -361,8 +390,9 @@ suite_usage() {
 usage: $(basename "$0") [--run-dir DIR] [--quick] [--duration S] [--warmup S] [--reps N]
                         [--servers a,b] [--scenarios glob,glob]
   --run-dir DIR   raw/<run_id> to write into (default: a new run under raw/)
-  --quick         the quick profile (1 s runs, 1 rep, the suite's QUICK_SCENARIOS unless
-                  --scenarios is given); default: full (3 s runs, 5 reps, every scenario)
+  --quick         the quick profile (1 s runs, no warm-up, 1 rep, the suite's QUICK_SCENARIOS
+                  unless --scenarios is given); default: full (3 s runs after a 1 s warm-up,
+                  5 reps, every scenario)
   --duration S    seconds per measured run (whole seconds)
   --warmup S      seconds of unrecorded warm-up before each measured run
   --reps N        repetitions of every point

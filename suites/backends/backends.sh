@@ -21,4 +21,4 @@ SCENARIOS=(
 )
 # every point: the A/A copy of the C server (on epoll) gives the run's noise floor on each
 HEADLINE_SCENARIOS=get_ping_c50,get_ping_c100,get_ping_c200,get_ping_c500,get_ping_pipe16_c100
-QUICK_SCENARIOS=get_ping_c100,get_ping_pipe16_c100
+QUICK_SCENARIOS=get_ping_c100

@@ -32,4 +32,4 @@ SCENARIOS=(
 HEADLINE_SCENARIOS=h1_get_ping_c50,h1_get_ping_c100,h1_get_ping_c200,h1_get_ping_c500
 
 # --quick runs only these (the pipeline check, not the comparison)
-QUICK_SCENARIOS=h1_get_ping_c100,h2_get_ping_c100,h2_post_echo_b4096_c100
+QUICK_SCENARIOS=h1_get_ping_c100,h2_get_ping_c100

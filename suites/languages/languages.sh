@@ -18,4 +18,4 @@ SCENARIOS=(
 HEADLINE_SCENARIOS=get_root_c100
 
 # --quick runs only these (the pipeline check, not the comparison)
-QUICK_SCENARIOS=get_root_c100,post_json_c100
+QUICK_SCENARIOS=get_root_c100

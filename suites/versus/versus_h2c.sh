@@ -14,4 +14,4 @@ SCENARIOS=(
 )
 # the target's point: the A/A copy of the C server runs it (the run's noise floor)
 HEADLINE_SCENARIOS=get_ping_c100
-QUICK_SCENARIOS=get_ping_c100,get_echo_s1024_c100
+QUICK_SCENARIOS=get_ping_c100

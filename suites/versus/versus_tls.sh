@@ -17,4 +17,4 @@ SCENARIOS=(
 )
 # the targets' points: the A/A copy of the C server runs them (the run's noise floor)
 HEADLINE_SCENARIOS=h2_get_ping_c100,h1_get_ping_c100
-QUICK_SCENARIOS=h1_get_ping_c100,h1_get_echo_s1024_c100,h2_get_ping_c100,h2_get_echo_s1024_c100
+QUICK_SCENARIOS=h1_get_ping_c100,h2_get_ping_c100
