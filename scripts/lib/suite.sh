@@ -4,7 +4,7 @@
 # A suite declares SUITE, PROTOCOL (h1|h2, the default of its scenarios), TLS,
 # SCHEME, SERVER_MODE (h1|h2c|tls) and SCENARIOS: one line per scenario, "id kind
 # method route size connections depth lua", where kind is a route kind (the
-# manifests' `serves`, httplab.parse.manifest.ROUTE_KINDS), optionally prefixed with
+# manifests' `serves`, httplab.lab.manifest.ROUTE_KINDS), optionally prefixed with
 # its protocol ("h2:ping") when a suite mixes them; its servers are those whose
 # manifests start in SERVER_MODE and serve one of its kinds (suite_servers); size is the payload, depth the pipeline depth over
 # HTTP/1.1 or the concurrent streams per connection over HTTP/2, and lua wrk's
@@ -48,7 +48,7 @@ add_aa_copy() {
 }
 
 # suite_order: each rep's order of the servers, from a seeded random Latin square
-# (httplab.tidy.order): every server takes every position about equally often over the
+# (httplab.lab.schedule): every server takes every position about equally often over the
 # reps, so a position effect (the first server after a pause, the last one on a
 # warm machine) cannot favour one of them, and can be tested from the tidy data.
 # Written once to <suite>/order.json with its seed; a resumed suite reads it back.
