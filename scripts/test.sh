@@ -58,8 +58,12 @@ main() {
     step "server manifests"
     manifest_tool validate --built
 
-    step "Python unit and integration tests"
-    (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 LANG_TESTS_REQUIRE_ALL=1 "$py" -m pytest -q tests/unit tests/integration)
+    # The unit tests are independent of each other and of the machine's timing: both cores run
+    # them (pytest-xdist). The integration tests start live servers and time them: one at a time.
+    step "Python unit tests (on both cores)"
+    (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 "$py" -m pytest -q -n 2 tests/unit)
+    step "Python integration tests (live servers, one at a time)"
+    (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 LANG_TESTS_REQUIRE_ALL=1 "$py" -m pytest -q tests/integration)
 
     # (the command-line refusals start no server: EVLOOP_WORKERS and EVLOOP_LOOP change nothing in
     # them, so they run once, above)

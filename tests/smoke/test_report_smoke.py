@@ -27,7 +27,7 @@ def run_id() -> str:
 # in the smoke run's scenarios)
 REPORTS = {
     "http1": ("http1", ("GET /ping — minimal response", "POST /echo — request body")),
-    "http2": ("h2c", ("GET /ping — minimal response", "POST /echo — request body")),
+    "h2c": ("h2c", ("GET /ping — minimal response", "POST /echo — request body")),
     "https": ("https", ("HTTPS/1.1 GET /ping — by connections", "HTTPS/2 GET /ping — by connections")),
     "languages": ("languages", ()),
 }
@@ -105,8 +105,8 @@ def test_pipelined_latency_is_labelled_per_batch(run_id: str) -> None:
     assert "per batch" in (Path(SMOKE) / "reports" / run_id / "http1.md").read_text()
 
 
-def test_http2_report_compares_with_http1_of_the_same_run(run_id: str) -> None:
-    md = (Path(SMOKE) / "reports" / run_id / "http2.md").read_text()
+def test_h2c_report_compares_with_http1_of_the_same_run(run_id: str) -> None:
+    md = (Path(SMOKE) / "reports" / run_id / "h2c.md").read_text()
     header, *body = table_rows(md, "HTTP/2 vs HTTP/1.1")
     servers = {row[0] for row in body}
     assert {"C (evloop)", "Go net/http"} <= servers, body
@@ -148,8 +148,11 @@ def test_tidy_frame_has_one_ok_row_per_finished_point(run_id: str, report: str) 
     finished = list(raw.glob(f"{suite}/*/*/r*.run.json"))
     data = Path(SMOKE) / "data" / run_id
     assert not list(data.glob("runs.csv")), "tidy frames as parquet (CSV only on request)"
-    assert {p.name for p in data.iterdir()} == {"runs.parquet", "latency.parquet", "estimates.parquet",
-                                                "estimates.csv", "comparisons.parquet", "comparisons.csv"}
+    # the one build step's output: tidy frames, the gate's transcripts and each part's end, the
+    # statistics, and run.json (meta.json and the parts' facts)
+    assert {p.name for p in data.iterdir()} == {"runs.parquet", "latency.parquet", "verify.parquet", "suites.parquet",
+                                                "estimates.parquet", "estimates.csv", "comparisons.parquet",
+                                                "comparisons.csv", "run.json"}
     runs = pd.read_parquet(data / "runs.parquet")
     runs = runs[runs["suite"] == suite]
     assert len(runs) == len(finished) > 0

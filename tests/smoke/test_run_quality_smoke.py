@@ -17,7 +17,7 @@ from httplab.tidy.rawrun import load_run
 SMOKE = os.environ.get("LAB_SMOKE_DIR")
 pytestmark = pytest.mark.skipif(not SMOKE, reason="LAB_SMOKE_DIR not set (scripts/test.sh sets it)")
 
-SUITES = {"http1": "http1", "h2c": "http2", "https": "https", "languages": "languages"}
+SUITES = {"http1": "http1", "h2c": "h2c", "https": "https", "languages": "languages"}
 # The versus suites run in the smoke run too, their /ping points only; one report.
 VERSUS_SUITES = ("versus_h2c", "versus_tls")
 
