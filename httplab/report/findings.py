@@ -1,8 +1,9 @@
 """A report's findings, first: the seed's headline claims beside this run's numbers, and the
 reasons the two differ that the run itself shows (cores per server, client-bound points, the A/A
 noise floor). Every number of ours is a row of the statistics frames (ctx.stats); the seeds'
-numbers are copied from their tables (../shared/seeds/), per scenario, so "ours ÷ seed" is taken
-scenario by scenario, never between a range and a range.
+numbers are their published tables' rows, declared per scenario in each suite's suite.toml ([seed];
+docs/glossary.md says what each write-up is), so "ours ÷ seed" is taken scenario by scenario, never
+between a range and a range.
 """
 from __future__ import annotations
 
