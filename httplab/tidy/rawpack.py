@@ -56,8 +56,10 @@ ARCHIVE_SUFFIX = ".tar.xz"
 HIST_MEMBER = ".rawpack-hist"  # inside <server>/ in the archive
 HIST_MAGIC = b"httplab-rawpack-hist 1\n"
 PLACEHOLDER = b'"@rawpack-hist: unpack with python -m httplab pack unpack"'
-# What archives packed before the module moved under tidy/ hold in the same place: still read.
-LEGACY_PLACEHOLDERS = (b'"@rawpack-hist: unpack with python -m httplab.rawpack unpack"',)
+# What archives packed before hold in the same place, each naming the command of its day: still
+# read (the committed runs' archives hold the second).
+LEGACY_PLACEHOLDERS = (b'"@rawpack-hist: unpack with python -m httplab.rawpack unpack"',
+                       b'"@rawpack-hist: unpack with python -m httplab.tidy.rawpack unpack"')
 HIST_KEY = re.compile(rb'"latency_hist":\s?')
 # [[v,c],[v,c]] (report.lua, h2log) or [[v, c], [v, c]] (json.dumps defaults)
 HIST_ARRAY = re.compile(rb"\[(?:\[\d+, ?\d+\](?:, ?\[\d+, ?\d+\])*)?\]")
