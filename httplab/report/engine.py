@@ -33,7 +33,9 @@ class ReportContext:
     confidence: float
     baseline: str
     full: RawRun  # the whole run (all suites), e.g. to compare h2c with http1
-    run_stats: RunStats  # the whole run's estimates and comparisons, as built into data_dir
+    # the estimates and comparisons of the whole run (all its suites), read from data/: every Δ the
+    # report prints is a row of these frames (stats.write.build_data made them)
+    stats: RunStats
     toc: list[str] = field(default_factory=list)  # the section titles shown so far (heading())
 
     @property
@@ -46,12 +48,6 @@ class ReportContext:
 
     def stat_args(self) -> dict[str, Any]:
         return {"confidence": self.confidence, "stats": self.stats}
-
-    @property
-    def stats(self) -> RunStats:
-        """The estimates and comparisons of the whole run (all its suites), read from data/: every Δ
-        the report prints is a row of these frames (stats.write.build_data made them)."""
-        return self.run_stats
 
     @cached_property
     def noise(self) -> NoiseFloor:

@@ -24,7 +24,7 @@ from matplotlib.lines import Line2D
 from httplab.lab.suites import suite as lab_suite
 from httplab.stats.frames import RunStats
 from httplab.lab.servers import display_name, short_name
-from httplab.report import targets as V
+from httplab.report import targets as T
 from httplab.report.engine import ReportContext, open_group_report
 from httplab.report.plots import DPI, FONT_MIN_PT, WIDTH_IN, cpu_bars, describe, legend_ncols, styled
 from httplab.report.scenarios import scenario_sort_key
@@ -49,12 +49,12 @@ class Ratio:
 @lru_cache(maxsize=4)
 def _load_ratios(path: Path) -> tuple[Ratio, ...]:
     out = []
-    for i, entry in enumerate(V.read_toml(path, TABLES).get("ratio", []), 1):
+    for i, entry in enumerate(T.read_toml(path, TABLES).get("ratio", []), 1):
         where = f"{path}: [[ratio]] {i}"
         if not isinstance(entry, dict) or set(entry) != {"a", "b", "what"}:
-            raise V.TargetsError(f"{where}: needs exactly the keys a, b and what")
+            raise T.TargetsError(f"{where}: needs exactly the keys a, b and what")
         if not all(isinstance(entry[k], str) and entry[k] for k in ("a", "b", "what")):
-            raise V.TargetsError(f"{where}: a, b and what must be non-empty strings")
+            raise T.TargetsError(f"{where}: a, b and what must be non-empty strings")
         out.append(Ratio(entry["a"], entry["b"], entry["what"]))
     return tuple(out)
 
@@ -64,9 +64,9 @@ def load_ratios(path: str | Path | None = None) -> tuple[Ratio, ...]:
     return _load_ratios(Path(path or TARGETS_FILE).resolve())
 
 
-def load_targets(path: str | Path | None = None) -> tuple[V.Target, ...]:
+def load_targets(path: str | Path | None = None) -> tuple[T.Target, ...]:
     """The backends suite's targets (the [[target]] tables of its targets.toml)."""
-    return V.load_targets(path or TARGETS_FILE, SUITES, TABLES)
+    return T.load_targets(path or TARGETS_FILE, SUITES, TABLES)
 
 
 def open_backends_report(run_dir: str | Path | None = None, out_dir: str | Path | None = None,
@@ -94,12 +94,12 @@ def points(runs: pd.DataFrame) -> list[dict]:
 
 
 # ---------------------------------------------------------------- tables
-def findings_markdown(stats: RunStats, targets: tuple[V.Target, ...] | None = None) -> str:
+def findings_markdown(stats: RunStats, targets: tuple[T.Target, ...] | None = None) -> str:
     """One bullet per target: the point, the ratio with its interval, the target, the decision."""
     lines = []
-    for t, row, d in V.target_results(stats, targets=load_targets() if targets is None else targets):
-        lines.append(f"- **{t.what}**, {V.METRIC_WORDS[t.metric]} {short_name(t.contestant)}/"
-                     f"{short_name(t.reference)}: {V.ratio_cell(row)}; target {'≤' if t.at_most else '≥'} "
+    for t, row, d in T.target_results(stats, targets=load_targets() if targets is None else targets):
+        lines.append(f"- **{t.what}**, {T.METRIC_WORDS[t.metric]} {short_name(t.contestant)}/"
+                     f"{short_name(t.reference)}: {T.ratio_cell(row)}; target {'≤' if t.at_most else '≥'} "
                      f"{t.bound:g}× — {d.text()}{noise_note(row)}")
     return "\n".join(lines)
 
@@ -116,20 +116,20 @@ def noise_note(row: pd.Series | None) -> str:
 
 
 def targets_table(stats: RunStats, confidence: float = 0.95,
-                  targets: tuple[V.Target, ...] | None = None) -> pd.DataFrame:
+                  targets: tuple[T.Target, ...] | None = None) -> pd.DataFrame:
     """`Point | Target | Measured ratio | Runs | Server | Reference | Target met?`, one row per target."""
     title = "The suite's targets against this run"
     rows = []
-    for t, row, d in V.target_results(stats, targets=load_targets() if targets is None else targets):
+    for t, row, d in T.target_results(stats, targets=load_targets() if targets is None else targets):
         rows.append({
             "Point": t.what,
             "Target": t.words(),
-            "Measured ratio": V.ratio_cell(row),
-            "Runs": V.runs_cell(row),
+            "Measured ratio": T.ratio_cell(row),
+            "Runs": T.runs_cell(row),
             "Server": f"{display_name(t.contestant)}: "
-                      f"{V.figure_cell(stats, (t.suite, t.scenario, t.contestant), t.metric)}",
+                      f"{T.figure_cell(stats, (t.suite, t.scenario, t.contestant), t.metric)}",
             "Reference": f"{display_name(t.reference)}: "
-                         f"{V.figure_cell(stats, (t.suite, t.scenario, t.reference), t.metric)}",
+                         f"{T.figure_cell(stats, (t.suite, t.scenario, t.reference), t.metric)}",
             "Target met?": d.text(),
         })
     if not rows or all(r["Measured ratio"] == "no data" for r in rows):
@@ -138,7 +138,7 @@ def targets_table(stats: RunStats, confidence: float = 0.95,
     df.attrs["key_columns"] = ["Point", "Target"]
     return _with_meta(df, title, (
         f"Ratio = server / reference, the ratio of geometric means with its {confidence:.0%} t interval "
-        f"on the log scale, paired by rep where both ran in ≥ {V.MIN_RUNS} common reps. A target is met "
+        f"on the log scale, paired by rep where both ran in ≥ {T.MIN_RUNS} common reps. A target is met "
         "when the whole interval lies on its side of the bound, missed when the whole interval lies beyond "
         "it, not decided otherwise. Each server's figure is the geometric mean of its ok runs with its "
         "interval (n = ok runs)."))
@@ -149,7 +149,7 @@ def gain_table(ctx: ReportContext, metric: str = "cpu_us_per_req",
     """`Point | <ratio 1> | <ratio 2> | ...`: each declared ratio a / b of `metric` with its
     interval on every point of the suite, so a column reads how it moves with the connections and
     with pipelining."""
-    words = V.METRIC_WORDS[metric]
+    words = T.METRIC_WORDS[metric]
     title = f"{words}: each ratio on every point"
     runs = ctx.runs
     present = set(runs["server"]) if not runs.empty else set()
@@ -162,7 +162,7 @@ def gain_table(ctx: ReportContext, metric: str = "cpu_us_per_req",
         for r in chosen:
             c = ctx.stats.compare(metric, (first["suite"], first["scenario"], r.a),
                                   (first["suite"], first["scenario"], r.b))
-            row[f"{r.what} ({short_name(r.a)}/{short_name(r.b)})"] = V.ratio_cell(c)
+            row[f"{r.what} ({short_name(r.a)}/{short_name(r.b)})"] = T.ratio_cell(c)
         rows.append(row)
     df = pd.DataFrame(rows)
     df.attrs["key_columns"] = ["Point"]
@@ -218,7 +218,7 @@ def ratio_plot(ctx: ReportContext, ratios: tuple[Ratio, ...] | None = None, most
     ax.set_xscale("log")
     ax.set_xlim(math.exp(-span), math.exp(span))
     ax.axvline(1.0, color="black", lw=0.8, zorder=1)
-    ax.xaxis.set_major_locator(ticker.FixedLocator(V.ratio_ticks(math.exp(-span), math.exp(span))))
+    ax.xaxis.set_major_locator(ticker.FixedLocator(T.ratio_ticks(math.exp(-span), math.exp(span))))
     ax.xaxis.set_minor_locator(ticker.NullLocator())
     ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda x, _pos: f"{x:g}×"))
     ax.set_yticks(range(len(rows)))
