@@ -49,7 +49,8 @@ count_points() {
 
 # PLAN_REPORT_S, PLAN_NOTEBOOK_S: the planned duration's figures for what follows the points:
 # packing, the build step and the index (about 15 s), then one notebook with its two exports per
-# suite (9 to 13 s each), measured on the two-core lab machine with quick runs.
+# suite (9 to 13 s each, one at a time), measured on the two-core lab machine with quick runs; they
+# run REPORT_JOBS at a time (make_reports), which is counted as that many rounds fewer.
 PLAN_REPORT_S=15
 PLAN_NOTEBOOK_S=12
 
@@ -65,14 +66,15 @@ run_suites() {
     local suite failed=() rc
     RUN_PROGRESS_FILE=$(mktemp) RUN_T0=$(date +%s)
     echo "0 0" >"$RUN_PROGRESS_FILE"
-    local plan secs after=$PLAN_REPORT_S part nb=" "
+    local plan secs after=$PLAN_REPORT_S part nb=" " n
     plan=$(count_points)
     read -r RUN_TOTAL secs <<<"$plan"
     export RUN_PROGRESS_FILE RUN_T0 RUN_TOTAL
     log "run $(basename "$RUN_DIR"): $RUN_TOTAL points to run in ${#SUITES[@]} suite(s): ${SUITES[*]}"
     if ${reports:-true}; then
         for part in "${SUITES[@]}"; do nb+="$(part_suite "$part") "; done
-        after=$(( after + PLAN_NOTEBOOK_S * $(printf '%s\n' $nb | sort -u | grep -c . || true) ))
+        n=$(printf '%s\n' $nb | sort -u | grep -c . || true)
+        after=$(( after + PLAN_NOTEBOOK_S * ( (n + $(report_jobs) - 1) / $(report_jobs) ) ))
     fi
     log "planned: $RUN_TOTAL points, $(plan_text $(( secs + after ))) (an estimate: $(plan_text "$secs") of points, each ${DURATION} s$( (( WARMUP )) && echo " + ${WARMUP} s warm-up") plus the overheads measured on the two-core lab machine, docs/running.md \"What a run costs\"; then $(plan_text "$after") of packing$(${reports:-true} && echo " and reports")$( [[ ${HOSTS:-local} == local ]] || echo "; measured in the local host mode: --hosts $HOSTS takes longer"))"
     for suite in "${SUITES[@]}"; do
@@ -112,13 +114,37 @@ pack_raw() {
         || log "warning: packing $RUN_DIR failed (see above); its raw files stay unpacked"
 }
 
+# report_jobs: how many reports make_reports executes at once (REPORT_JOBS; default the machine's
+# cores, at most 4).
+report_jobs() {
+    local jobs=${REPORT_JOBS:-$(( $(nproc) < 4 ? $(nproc) : 4 ))}
+    [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "REPORT_JOBS takes a number ≥ 1 (got '$jobs')"
+    echo "$jobs"
+}
+
+# report_one SUITE OUT: its notebook executed by papermill into OUT/<suite>.ipynb, then exported.
+report_one() {
+    local suite=$1 out=$2 nb py
+    py=$(lab_python)
+    nb=$(suite_notebook "$suite")
+    log "papermill ${nb#"$LAB_ROOT"/} (suite $suite, run $(basename "$RUN_DIR"))"
+    (cd "$LAB_ROOT" && "$(dirname "$py")/papermill" -k httplab --cwd "$LAB_ROOT" \
+        "$nb" "$out/$suite.ipynb" -p suite "$suite" -p run_dir "$RUN_DIR" -p out_dir "$DATA_ROOT/$(basename "$RUN_DIR")" >/dev/null) ||
+        { log "error: the $suite report failed (papermill, above)"; return 1; }
+    export_report "$out/$suite.ipynb" "$out" || { log "error: exporting the $suite report failed (above)"; return 1; }
+}
+
 # make_reports: one executed notebook per suite whose parts the run has (reports/<run>/<suite>.ipynb,
 # not committed), exported without code to Markdown and HTML (export_report, lib/report.sh).
+# The notebooks read only data/ and write only their own files, so REPORT_JOBS of them (default: the
+# machine's cores, at most 4) run at once: a notebook is one Python process, mostly its kernel's
+# start and imports, and on two cores the five reports of a run take about half as long.
 make_reports() {
-    local part suite nb out py run_id done_suites=" "
+    local part suite out py run_id done_suites=" " jobs running=0 failed=0
     py=$(lab_python)
     run_id=$(basename "$RUN_DIR")
     out=$REPORTS_ROOT/$run_id
+    jobs=$(report_jobs)
     mkdir -p "$out"
     # The one build step: raw/<run_id>/ → data/<run_id>/ (the tidy and statistics frames and the
     # run's facts); the notebooks read only that. A statistics error stops here, before any report.
@@ -130,12 +156,12 @@ make_reports() {
         [[ -n $suite ]] || { log "note: part $part of run $run_id belongs to no suite of suites/; not reported"; continue; }
         [[ $done_suites == *" $suite "* ]] && continue   # a suite of several parts is reported once
         done_suites+="$suite "
-        nb=$(suite_notebook "$suite")
-        log "papermill ${nb#"$LAB_ROOT"/} (suite $suite, run $run_id)"
-        (cd "$LAB_ROOT" && "$(dirname "$py")/papermill" -k httplab --cwd "$LAB_ROOT" \
-            "$nb" "$out/$suite.ipynb" -p suite "$suite" -p run_dir "$RUN_DIR" -p out_dir "$DATA_ROOT/$run_id" >/dev/null)
-        export_report "$out/$suite.ipynb" "$out"
+        if (( running >= jobs )); then wait -n || failed=1; running=$(( running - 1 )); fi
+        report_one "$suite" "$out" &
+        running=$(( running + 1 ))
     done
+    while (( running > 0 )); do wait -n || failed=1; running=$(( running - 1 )); done
+    (( failed == 0 )) || die "a report of run $run_id failed (above); the others are in $out/"
     "$py" -m httplab index "$REPORTS_ROOT" --raw "$RAW_ROOT"
     log "reports: $out/ and $REPORTS_ROOT/index.html"
 }

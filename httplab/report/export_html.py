@@ -110,7 +110,11 @@ def write_stylesheet(reports_root: Path, css: str) -> Path:
     if path.is_file():
         print(f"{path}: nbconvert's CSS changed; every page linking it now uses the new one", file=sys.stderr)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(css, encoding="utf-8")
+    # through a file of this process's own and a rename: run_all.sh exports two reports at once, and
+    # a page must never be served half a stylesheet
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(css, encoding="utf-8")
+    tmp.replace(path)
     return path
 
 
