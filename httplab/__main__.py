@@ -39,6 +39,13 @@ VERBS: dict[str, tuple[str, str]] = {
 }
 
 
+# The verbs the shell calls while a run measures (scripts/lib/): they import only Python's standard
+# library, so that a benchmark host needs no more than python3 (scripts/offline.sh;
+# tests/unit/test_runtime_stdlib.py). Not `pack`: it runs once the suites are done, and an offline
+# host leaves it to the home machine (run_all.sh --no-pack).
+RUNTIME_VERBS: tuple[str, ...] = ("manifest", "suites", "schedule", "host-state", "h2log", "oha-hist")
+
+
 def usage() -> str:
     width = max(map(len, VERBS))
     rows = "\n".join(f"  {verb:<{width}}  {what}" for verb, (_, what) in VERBS.items())

@@ -25,16 +25,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sqlite3
 import sys
 from dataclasses import dataclass
+from collections import Counter
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from .errors import RawFormatError
 from .jsonio import number_pairs, read_json_object, require
+
+if TYPE_CHECKING:
+    import numpy as np
 
 FORMAT = 1
 
@@ -55,19 +59,21 @@ def compact(db: str | Path, skip_s: float) -> dict[str, object]:
             con.close()
     except sqlite3.Error as exc:
         raise RawFormatError(path, f"not oha's database ({exc})") from exc
-    arr = np.array(rows, dtype=np.float64).reshape(len(rows), 4)
-    if len(arr) and (not np.isfinite(arr).all() or (arr[:, 0] < 0).any()):
+    # Python floats are IEEE doubles, as a float64 array is: the same rounding (round() and
+    # numpy's rint both round half to even) and the same JSON, with the standard library alone
+    # (this runs on the benchmark host between measured runs)
+    arr = [tuple(math.nan if x is None else float(x) for x in row) for row in rows]
+    if any(not math.isfinite(x) for row in arr for x in row) or any(row[0] < 0 for row in arr):
         raise RawFormatError(path, "a duration that is negative or not a number")
-    us = np.rint(arr[:, 0] * 1e6).astype(np.int64)
-    values, counts = np.unique(us, return_counts=True)
-    codes, code_counts = np.unique(arr[:, 1].astype(np.int64), return_counts=True)
+    hist = Counter(round(row[0] * 1e6) for row in arr)
+    codes = Counter(int(row[1]) for row in arr)
     return {
         "tool": "oha-db", "format": FORMAT, "skip_s": skip_s, "requests_total": int(total),
-        "requests_window": int(len(arr)),
-        "status_counts": {str(c): int(n) for c, n in zip(codes, code_counts)},
-        "window_first_s": float(arr[:, 3].min()) if len(arr) else None,
-        "window_last_end_s": float(arr[:, 2].max()) if len(arr) else None,
-        "latency_hist": [[int(v), int(c)] for v, c in zip(values, counts)],
+        "requests_window": len(arr),
+        "status_counts": {str(c): codes[c] for c in sorted(codes)},
+        "window_first_s": min(row[3] for row in arr) if arr else None,
+        "window_last_end_s": max(row[2] for row in arr) if arr else None,
+        "latency_hist": [[v, hist[v]] for v in sorted(hist)],
     }
 
 
