@@ -85,7 +85,7 @@ rc=0
 # The tool runs in a session of its own, waited for in the background: stopped
 # from outside (scripts/ansible/stop.yml, a suite's Ctrl-C) this script ends the whole session, so no
 # load outlives the suite on any host.
-setsid -w /usr/bin/time -o "$prefix.client.time.txt" -f "$TIME_FORMAT" \
+setsid -w "${LAB_GNU_TIME:-/usr/bin/time}" -o "$prefix.client.time.txt" -f "$TIME_FORMAT" \
     taskset -c "$cpus" timeout -k 2 "$limit" "$@" >"$prefix.stdout.txt" 2>"$prefix.stderr.txt" &
 child=$!
 trap 'pkill -TERM -s "$child" 2>/dev/null; exit 143' TERM INT HUP   # (timeout is a group of its own, not a session)

@@ -39,9 +39,13 @@ check_count() {
 }
 utc_now() { date -u +%Y-%m-%dT%H:%M:%SZ; }
 
-# lab_python: the Python that has the lab's packages (the venv, else a conda env).
+# lab_python: the Python that has the lab's packages (the venv, else a conda env). A benchmark host
+# without them (an offline archive, scripts/offline.sh) names a plain python3 in LAB_RUNTIME_PYTHON:
+# the verbs a run calls need only the standard library (httplab.__main__.RUNTIME_VERBS).
 lab_python() {
-    if [[ -x $VENV_DIR/bin/python ]]; then echo "$VENV_DIR/bin/python"
+    if [[ -n ${LAB_RUNTIME_PYTHON:-} ]]; then
+        command -v "$LAB_RUNTIME_PYTHON" || die "LAB_RUNTIME_PYTHON=$LAB_RUNTIME_PYTHON is not a program here"
+    elif [[ -x $VENV_DIR/bin/python ]]; then echo "$VENV_DIR/bin/python"
     elif [[ -n ${CONDA_PREFIX:-} && -x $CONDA_PREFIX/bin/python ]]; then echo "$CONDA_PREFIX/bin/python"
     else die "no lab Python environment: run scripts/setup.sh"
     fi
@@ -79,9 +83,11 @@ cpu_count() {
 # Inside a measured window (CLIENT_TIME_FILE set) the tool runs under GNU time,
 # which writes its CPU time (from getrusage) to that file: the client's own cost.
 CLIENT_TIME_FORMAT='user_s=%U sys_s=%S wall_s=%e maxrss_kb=%M exit=%x'
+# GNU time by path (bash's `time` keyword would shadow it); an offline archive carries its own.
+GNU_TIME=${LAB_GNU_TIME:-/usr/bin/time}
 on_client() {
     local timer=() host
-    [[ -n ${CLIENT_TIME_FILE:-} ]] && timer=(/usr/bin/time -o "$CLIENT_TIME_FILE" -f "$CLIENT_TIME_FORMAT")
+    [[ -n ${CLIENT_TIME_FILE:-} ]] && timer=("$GNU_TIME" -o "$CLIENT_TIME_FILE" -f "$CLIENT_TIME_FORMAT")
     read -ra host <<<"$(client_host_prefix)"
     if [[ -n ${LAB_CLIENT_OPENSSL_CONF:-} ]]; then
         "${timer[@]}" "${host[@]}" taskset -c "$CLIENT_CPUS" env OPENSSL_CONF="$LAB_CLIENT_OPENSSL_CONF" "$@"

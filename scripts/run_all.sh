@@ -7,7 +7,9 @@
 #                      every suite, in the order their suite.toml gives; docs/suites.md)
 #                      [--duration S] [--warmup S] [--reps N] [--skip-setup]
 #                      [--servers a,b] [--scenarios glob,glob] [--aa | --no-aa]
-#                      [--order-seed N] [--no-reports]
+#                      [--order-seed N] [--no-reports] [--skip-build] [--no-pack]
+#                      (--skip-build: the servers in build/ are used as they are, e.g. an offline
+#                      archive's; --no-pack: raw/ stays unpacked, for the home machine to pack)
 #                      [--hosts local|netns] [--netns-rate RATE] [--clients N] [--rtt MS]
 #                      [--inventory FILE]
 #                      (where server and load tool run: this machine, network namespaces with N
@@ -200,7 +202,7 @@ check_suite_flags() {
 main() {
     trap 'run_interrupted INT' INT
     trap 'run_interrupted TERM' TERM
-    local profile=full run_id="" new=false skip_setup=false reports_only=false reports=true t0 s
+    local profile=full run_id="" new=false skip_setup=false skip_build=false pack=true reports_only=false reports=true t0 s
     mapfile -t SUITES < <(lab_suites)
     SUITE_FLAGS=() BUILD_FLAGS=()
     while (( $# )); do
@@ -223,6 +225,8 @@ main() {
             --aa)         export AA=1 ;;
             --no-aa)      export AA=0 ;;
             --skip-setup) skip_setup=true ;;
+            --skip-build) skip_build=true ;;
+            --no-pack)    pack=false ;;
             --reports-only) reports_only=true ;;
             --no-reports) reports=false ;;
             -h|--help)    usage; exit 0 ;;
@@ -253,7 +257,7 @@ main() {
     $skip_setup || "$LAB_ROOT/scripts/setup.sh"
     # Only the servers the run will start: a server that is being edited and does not build
     # stops no run that leaves it out.
-    "$LAB_ROOT/scripts/build.sh" "${BUILD_FLAGS[@]}"
+    $skip_build || "$LAB_ROOT/scripts/build.sh" "${BUILD_FLAGS[@]}"
     default_cpu_sets
 
     if [[ -n $run_id ]]; then RUN_DIR=$RAW_ROOT/$run_id
@@ -292,7 +296,7 @@ main() {
     run_suites
     finish_run_meta "$RUN_DIR" "$( (( ${#FAILED_SUITES[@]} == 0 )) && echo true || echo false)" ||
         log "warning: the run's end could not be written to $RUN_DIR/meta.json ($(raw_problem "$RUN_DIR"))"
-    pack_raw
+    if $pack; then pack_raw; else log "raw files left unpacked (--no-pack); pack them with: python -m httplab pack pack $RUN_DIR"; fi
     if $reports; then make_reports
     else log "no reports (--no-reports); make them with: scripts/run_all.sh --reports-only --run-id $(basename "$RUN_DIR")"; fi
     log "run_all finished in $(( $(date +%s) - t0 ))s"

@@ -26,12 +26,19 @@ create_run_meta() {
     for t in wrk h2load oha gcc go rustc node python openssl nghttp2 curl; do
         tools=$(jq --arg k "$t" --arg v "$(tool_version "$t")" '. + {($k): $v}' <<<"$tools")
     done
-    commit=$(git -C "$LAB_ROOT" rev-parse --verify -q HEAD 2>/dev/null || echo none)
-    dirty=$( [[ -n $(git -C "$LAB_ROOT" status --porcelain --untracked-files=no 2>/dev/null) ]] && echo true || echo false)
+    if [[ -n ${LAB_SOURCE_COMMIT:-} ]]; then
+        # an offline archive has no .git: it names the commit it was packed from (scripts/offline.sh)
+        commit=$LAB_SOURCE_COMMIT dirty=${LAB_SOURCE_DIRTY:-false}
+    else
+        commit=$(git -C "$LAB_ROOT" rev-parse --verify -q HEAD 2>/dev/null || echo none)
+        dirty=$( [[ -n $(git -C "$LAB_ROOT" status --porcelain --untracked-files=no 2>/dev/null) ]] && echo true || echo false)
+    fi
     mkdir -p "$dir"
     state=$("$(lab_python)" -m httplab host-state --exclude-pid $$ 2>/dev/null) || state=null
     # each server's own version line (its manifest's `version` command)
-    versions=$(manifest_tool versions 2>/dev/null) || versions=null
+    # (an offline archive has them from the machine it was built on: its compilers are not here)
+    if [[ -n ${LAB_SERVER_VERSIONS:-} ]]; then versions=$(cat "$LAB_SERVER_VERSIONS")
+    else versions=$(manifest_tool versions 2>/dev/null) || versions=null; fi
     local hosts
     # the host mode, and in inventory mode every host's facts: a host that cannot be reached stops
     # the run here, before it begins (the reason is on stderr)
