@@ -56,6 +56,19 @@ PLACEHOLDERS = {
     "root": "the lab's checkout",
     "servers": "the folder holding every server's folder (servers/, or LAB_SERVERS_DIR)",
     "conf_dir": "the folder the rendered config file is written to ([config] servers only)",
+    "cores": "the number of cores the server is pinned to, n (start commands, env and config vars)",
+}
+
+# How a server uses the n cores it is given ([cores] uses): every server says, so that a suite that
+# gives servers several cores (the scaling suite) knows what n means for each, and a report can say
+# it. The lab pins a server to n CPUs (taskset) and fills {cores} with n.
+CORE_USES: dict[str, str] = {
+    "single": "one thread serves (an event loop, or threads behind one lock such as Python's GIL): "
+              "more cores do not help it; the scaling suite measures it at n = 1 only",
+    "processes": "n processes, set through {cores} in its start command, env or config vars",
+    "threads": "n threads in one process, set through {cores} in its start command, env or config vars",
+    "affinity": "it sizes itself from the CPU set it is pinned to (or runs a fixed pool on it): the "
+                "pinning is the setting; {cores} is not needed",
 }
 
 FIELDS: dict[str, str] = {
@@ -69,8 +82,8 @@ FIELDS: dict[str, str] = {
     "build": "optional shell command run in this folder by scripts/build.sh ({build} etc. filled in)",
     "test": "optional shell command run in this folder by scripts/test.sh",
     "version": "shell command that prints the server's version (first line goes to meta.json)",
-    "start.<mode>": "command line per mode (h1, h2c, tls); placeholders {port} {addr} {cert} {key} {build} {dir} {root} {conf_dir}; the server must listen on {addr} (in the command, or as @ADDR@ in its config template)",
-    "env": "optional table of environment variables for the start command",
+    "start.<mode>": "command line per mode (h1, h2c, tls); placeholders {port} {addr} {cert} {key} {build} {dir} {root} {conf_dir} {cores}; the server must listen on {addr} (in the command, or as @ADDR@ in its config template)",
+    "env": "optional table of environment variables for the start command ({cores} allowed)",
     "serves.<protocol>": "route kinds served over h1 / h2: " + ", ".join(ROUTE_KINDS),
     "ready": "'port' (ready when the port accepts) or a path such as '/ping' (ready when it answers 2xx)",
     "ready_timeout_s": "optional: seconds to wait for readiness (default 10)",
@@ -78,6 +91,8 @@ FIELDS: dict[str, str] = {
     "config.vars / config.<mode>": "optional: @NAME@ values for the template (all modes / one mode); placeholders allowed",
     "apt": "optional list of Debian packages scripts/setup.sh installs for this server",
     "services": "optional list of packaged system services setup.sh stops (the lab starts its own instance)",
+    "cores.uses": "how it uses n cores: one of " + ", ".join(CORE_USES) + " (python -m httplab manifest fields)",
+    "cores.how": "one sentence for the reports: what n cores mean for this server (e.g. '--workers n: n event loops')",
 }
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -85,7 +100,8 @@ _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 _TEMPLATE_VAR = re.compile(r"@([A-Z_]+)@")
 _KNOWN_KEYS = {"name", "display", "short", "language", "tier", "colour", "order", "build", "test",
-               "version", "start", "env", "serves", "ready", "ready_timeout_s", "config", "apt", "services"}
+               "version", "start", "env", "serves", "ready", "ready_timeout_s", "config", "apt", "services",
+               "cores"}
 
 
 class ManifestError(ValueError):
@@ -111,6 +127,17 @@ class Config:
 
 
 @dataclass(frozen=True)
+class Cores:
+    uses: str   # a key of CORE_USES
+    how: str
+
+    @property
+    def scales(self) -> bool:
+        """Whether giving it more cores can make it serve more (all but single)."""
+        return self.uses != "single"
+
+
+@dataclass(frozen=True)
 class Manifest:
     path: Path
     name: str
@@ -123,6 +150,7 @@ class Manifest:
     version: str
     start: dict[str, str]
     serves: dict[str, tuple[str, ...]]
+    cores: Cores
     ready: str = "port"
     ready_timeout_s: float = 10.0
     build: str | None = None
@@ -198,6 +226,44 @@ def _config(path: Path, value: object, modes: set[str]) -> Config:
                                 "which neither config.vars nor this mode sets")
         by_mode[mode] = merged
     return Config(tpath, by_mode)
+
+
+def _mentions_cores(text: str) -> bool:
+    return "cores" in _PLACEHOLDER.findall(text)
+
+
+def _cores(path: Path, doc: dict) -> Cores:
+    """[cores]: how the server uses n cores. {cores} must reach every mode's start (through its
+    command, env or config vars) for processes and threads, and must not appear for single (a
+    single-threaded server that is told n would be claiming what it cannot do)."""
+    value = doc.get("cores")
+    if not isinstance(value, dict):
+        raise ManifestError(path, "cores", "missing: a table [cores] with uses = \"" + "|".join(CORE_USES)
+                            + "\" and how = \"<one sentence>\" (how the server uses n cores)")
+    unknown = set(value) - {"uses", "how"}
+    if unknown:
+        raise ManifestError(path, f"cores.{sorted(unknown)[0]}", "unknown key (uses, how)")
+    uses = value.get("uses")
+    if uses not in CORE_USES:
+        raise ManifestError(path, "cores.uses", f"{uses!r} is not one of " + ", ".join(CORE_USES))
+    how = value.get("how")
+    if not isinstance(how, str) or not how.strip():
+        raise ManifestError(path, "cores.how", "missing: one sentence saying what n cores mean for it")
+    env = doc.get("env") if isinstance(doc.get("env"), dict) else {}
+    config = doc.get("config") if isinstance(doc.get("config"), dict) else {}
+    for mode, cmd in doc["start"].items():
+        texts = [cmd, *(v for v in env.values() if isinstance(v, str))]
+        for table in (config.get("vars"), config.get(mode)):
+            if isinstance(table, dict):
+                texts += [v for v in table.values() if isinstance(v, str)]
+        told = any(_mentions_cores(t) for t in texts)
+        if uses in ("processes", "threads") and not told:
+            raise ManifestError(path, "cores.uses", f"{uses!r}, but mode {mode} never passes {{cores}} (in "
+                                f"start.{mode}, env or config vars): how would it know n?")
+        if uses == "single" and told:
+            raise ManifestError(path, "cores.uses", f"'single', but mode {mode} passes {{cores}}: a server "
+                                "that is told n uses processes or threads")
+    return Cores(uses, how.strip())
 
 
 def read_manifest(path: Path | str) -> Manifest:
@@ -281,13 +347,13 @@ def read_manifest(path: Path | str) -> Manifest:
     for k, v in env.items():
         if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", k):
             raise ManifestError(path, f"env.{k}", "not a valid variable name")
-        _check_placeholders(path, f"env.{k}", v, {"build", "dir", "root", "servers", "port"})
+        _check_placeholders(path, f"env.{k}", v, {"build", "dir", "root", "servers", "port", "cores"})
 
     display = _str(path, doc, "display")
     return Manifest(
         path=path.resolve(), name=name, display=display or name, short=_str(path, doc, "short", False) or display or name,
         language=_str(path, doc, "language") or "", tier=tier, colour=colour.lower(), order=order,
-        version=shell_fields["version"] or "", start=dict(start), serves=out_serves, ready=ready,
+        version=shell_fields["version"] or "", start=dict(start), serves=out_serves, cores=_cores(path, doc), ready=ready,
         ready_timeout_s=float(timeout), build=shell_fields["build"], test=shell_fields["test"], env=env,
         config=_config(path, doc["config"], set(start)) if "config" in doc else None,
         apt=_str_list(path, doc.get("apt", []), "apt"), services=_str_list(path, doc.get("services", []), "services"))
@@ -335,10 +401,11 @@ class Values:
     key: str | None = None
     conf_dir: str | None = None
     addr: str = "127.0.0.1"
+    cores: int = 1          # how many CPUs the server is pinned to
 
     def table(self, m: Manifest) -> dict[str, str]:
         t = {"build": str(self.build), "dir": str(m.dir), "root": str(ROOT), "servers": str(servers_dir()),
-             "addr": self.addr}
+             "addr": self.addr, "cores": str(self.cores)}
         for k in ("port", "cert", "key", "conf_dir"):
             v = getattr(self, k)
             if v is not None:
@@ -427,6 +494,7 @@ def shell_declarations(ms: list[Manifest]) -> str:
         _bash_assoc("SERVER_READY_TIMEOUT", {m.name: str(m.ready_timeout_s) for m in ms}),
         _bash_assoc("SERVER_CONFIG", {m.name: ("1" if m.config else "") for m in ms}),
         _bash_assoc("SERVER_MANIFEST", {m.name: str(m.path) for m in ms}),
+        _bash_assoc("SERVER_CORES_USES", {m.name: m.cores.uses for m in ms}),
     ]
     return "\n".join(lines) + "\n"
 
@@ -461,6 +529,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--built", action="store_true", help="also check that every start command is built / installed")
     sub.add_parser("shell", help="bash declarations of the registry")
     sub.add_parser("list", help="name, tier, modes and route kinds per server")
+    sub.add_parser("cores", help="how each server uses n cores: name, uses, how (tab-separated)")
     sub.add_parser("fields", help="the manifest's fields, placeholders and route kinds")
     for name in ("builds", "tests"):
         p = sub.add_parser(name, help=f"the {name[:-1]} commands: folder, command, servers (NUL-separated)")
@@ -478,6 +547,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--key")
     p.add_argument("--conf-dir")
     p.add_argument("--www")
+    p.add_argument("--cores", type=int, default=1, help="the number of CPUs it is pinned to ({cores})")
     args = ap.parse_args(argv)
     build = Path(args.build)
     try:
@@ -499,9 +569,15 @@ def main(argv: list[str] | None = None) -> int:
             print("\nplaceholders:")
             for k, v in PLACEHOLDERS.items():
                 print(f"  {{{k}}}{' ' * (12 - len(k))}{v}")
+            print("\n[cores] uses:")
+            for k, v in CORE_USES.items():
+                print(f"  {k:12} {v}")
             print("\nroute kinds:")
             for k, v in ROUTE_KINDS.items():
                 print(f"  {k:12} {v}")
+        elif args.cmd == "cores":
+            for m in ms:
+                print(f"{m.name}\t{m.cores.uses}\t{m.cores.how}")
         elif args.cmd in ("builds", "tests"):
             for job in shell_jobs(_select(ms, args.servers), args.cmd[:-1], build):
                 sys.stdout.write("\0".join(job) + "\0")
@@ -514,7 +590,9 @@ def main(argv: list[str] | None = None) -> int:
             m = _select(ms, [args.server])[0]
             if args.mode == "tls" and not (args.cert and args.key):
                 raise ManifestError(m.path, "start.tls", "tls mode needs a certificate and key (LAB_CERT, LAB_KEY)")
-            values = Values(build, args.port, args.cert, args.key, args.conf_dir, args.addr)
+            if args.cores < 1:
+                raise ManifestError(m.path, "cores", f"--cores takes a number ≥ 1 (got {args.cores})")
+            values = Values(build, args.port, args.cert, args.key, args.conf_dir, args.addr, args.cores)
             argv_ = start_argv(m, args.mode, values)
             if m.config is not None:
                 if not (args.conf_dir and args.www):

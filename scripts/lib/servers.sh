@@ -91,13 +91,14 @@ server_port() {
 }
 
 # server_command NAME PORT MODE: fills the array SERVER_CMD with the manifest's start command
-# for MODE (h1: HTTP/1.1; h2c: cleartext HTTP/2 by prior knowledge; tls: ALPN h2 and http/1.1,
+# for MODE, for as many cores as SERVER_CPUS names (h1: HTTP/1.1; h2c: cleartext HTTP/2 by prior knowledge; tls: ALPN h2 and http/1.1,
 # needs LAB_CERT and LAB_KEY), placeholders filled in. A server with a config template gets
 # it rendered first, in the runtime directory (runtime_files).
 server_command() {
     local name=$1 port=$2 mode=${3:-h1} args out
     known_server "$name" || die "unknown server '$name' (known: ${LAB_SERVERS[*]})"
-    args=(command "$name" "$mode" --port "$port")
+    # {cores}: the server uses as many cores as it is pinned to (its manifest's [cores] says how)
+    args=(command "$name" "$mode" --port "$port" --cores "$(cpu_count "${SERVER_CPUS:?}")")
     if [[ $mode == tls ]]; then
         [[ -n ${LAB_CERT:-} && -n ${LAB_KEY:-} ]] || die "tls mode needs LAB_CERT and LAB_KEY"
         args+=(--cert "$LAB_CERT" --key "$LAB_KEY")

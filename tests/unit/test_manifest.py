@@ -24,6 +24,9 @@ version = "python3 --version"
 h1 = "python3 {dir}/server.py {port} {addr}"
 [serves]
 h1 = ["ping"]
+[cores]
+uses = "single"
+how = "one thread"
 """
 
 
@@ -180,3 +183,73 @@ def test_serve_list_and_a_broken_manifest_through_the_shell(tmp_path):
     assert out.returncode != 0
     assert "tiny/lab.toml: serves.h1: unknown route kind 'pong'" in out.stderr
     assert shutil.which("bash")
+
+
+# ---------------------------------------------------------------- [cores]: how a server uses n cores
+
+def test_every_committed_server_says_how_it_uses_cores():
+    ms = mf.load_all(ROOT / "servers")
+    for m in ms:
+        assert m.cores.uses in mf.CORE_USES and m.cores.how, m.name
+    uses = {m.name: m.cores.uses for m in ms}
+    assert uses["evloop"] == "processes" and uses["floor"] == "single" and uses["go"] == "threads"
+    assert uses["nginx"] == "processes" and uses["h2o"] == "threads"
+
+
+@pytest.mark.parametrize("server, cores, want", [
+    ("evloop", 4, ["--workers", "4"]),     # flags
+    ("go", 8, ["GOMAXPROCS=8"]),          # environment
+])
+def test_cores_fill_flags_and_environment(server, cores, want, tmp_path):
+    m = {x.name: x for x in mf.load_all(ROOT / "servers")}[server]
+    build = tmp_path / "build"
+    (build / "bench").mkdir(parents=True)
+    for mode in m.start:
+        prog = mf.fill(m.start[mode].split()[0], mf.Values(build).table(m))
+        Path(prog).parent.mkdir(parents=True, exist_ok=True)
+        Path(prog).write_text("#!/bin/sh\n")
+        Path(prog).chmod(0o755)
+        argv = mf.start_argv(m, mode, mf.Values(build, port=1, cert="c", key="k", cores=cores))
+        text = " ".join(argv)
+        assert " ".join(want) in text, (mode, argv)
+
+
+def test_cores_fill_config_templates(tmp_path):
+    m = {x.name: x for x in mf.load_all(ROOT / "servers")}["nginx"]
+    out = mf.render_config(m, "h1", mf.Values(tmp_path, port=9, conf_dir=str(tmp_path), cores=6), www="/w")
+    assert "worker_processes 6;" in out.read_text()
+    h2o = {x.name: x for x in mf.load_all(ROOT / "servers")}["h2o"]
+    out = mf.render_config(h2o, "h1", mf.Values(tmp_path, port=9, conf_dir=str(tmp_path), cores=1), www="/w")
+    assert "num-threads: 1\n" in out.read_text()
+
+
+CORES_OK = '[cores]\nuses = "processes"\nhow = "n processes"\n'
+
+
+@pytest.mark.parametrize("edit, fld, words", [
+    (lambda t: t.replace('[cores]\nuses = "single"\nhow = "one thread"\n', ""), "cores", "missing"),
+    (lambda t: t.replace('uses = "single"', 'uses = "many"'), "cores.uses", "is not one of"),
+    (lambda t: t.replace('how = "one thread"', 'how = ""'), "cores.how", "one sentence"),
+    (lambda t: t.replace('how = "one thread"', 'how = "x"\nmax = 4'), "cores.max", "unknown key"),
+    # told nothing, yet said to scale by processes: how would it know n?
+    (lambda t: t.replace('uses = "single"', 'uses = "processes"'), "cores.uses", "never passes {cores}"),
+    # single, yet told n
+    (lambda t: t.replace("{addr}\"", "{addr} --threads {cores}\""), "cores.uses", "passes {cores}"),
+    (lambda t: t.replace("{addr}\"", "{addr} {core}\""), "start.h1", "unknown placeholder {core}"),
+])
+def test_each_cores_mistake_names_file_and_field(tmp_path, edit, fld, words):
+    good = GOOD
+    mf.read_manifest(write(tmp_path, good, "ok"))     # the base is valid
+    path = write(tmp_path, edit(good))
+    e = error_of(path)
+    assert e.field == fld, str(e)
+    assert f": {fld}: " in str(e) and words in str(e)
+
+
+def test_cores_may_reach_a_mode_through_env_or_config(tmp_path):
+    text = GOOD.replace('[cores]\nuses = "single"\nhow = "one thread"\n', CORES_OK + '[env]\nWORKERS = "{cores}"\n')
+    assert text != GOOD
+    m = mf.read_manifest(write(tmp_path, text))
+    assert m.cores.uses == "processes" and m.cores.scales
+    argv = mf.start_argv(m, "h1", mf.Values(tmp_path, port=1, cores=3))
+    assert argv[:2] == ["env", "WORKERS=3"]
