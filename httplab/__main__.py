@@ -20,6 +20,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "schedule": ("lab.schedule", "each rep's balanced random order of a suite's servers (order.json)"),
     "host-state": ("lab.hoststate", "the host's state as JSON (CPU, governor, SMT, load, busy processes)"),
     "idle-client": ("lab.idle_client", "the idle-connection memory measurement's client"),
+    "cores": ("lab.cores", "which CPUs the servers and the load tools get (the scaling and seed-conditions plans)"),
     # raw tool output (httplab.parse)
     "h2log": ("parse.h2log", "compact an h2load per-request log into a latency histogram"),
     "oha-hist": ("parse.oha_db", "an oha request database as a latency histogram"),
@@ -43,7 +44,7 @@ VERBS: dict[str, tuple[str, str]] = {
 # library, so that a benchmark host needs no more than python3 (scripts/offline.sh;
 # tests/unit/test_runtime_stdlib.py). Not `pack`: it runs once the suites are done, and an offline
 # host leaves it to the home machine (run_all.sh --no-pack).
-RUNTIME_VERBS: tuple[str, ...] = ("manifest", "suites", "schedule", "host-state", "h2log", "oha-hist")
+RUNTIME_VERBS: tuple[str, ...] = ("manifest", "suites", "schedule", "host-state", "h2log", "oha-hist", "cores")
 
 
 def usage() -> str:
