@@ -23,9 +23,15 @@ tool_version() {
 # create_run_meta RUN_DIR PROFILE SUITES PARAMS_JSON: writes meta.json once.
 create_run_meta() {
     local dir=$1 profile=$2 suites=$3 params=$4 tools='{}' t commit dirty state versions
+    # An offline archive's servers were built elsewhere: the toolchains that built them are those
+    # it recorded (LAB_BUILD_TOOLS, a JSON object), not asked of this host, which has none.
+    local built=" "
+    [[ -z ${LAB_BUILD_TOOLS:-} ]] || built+="$(jq -r 'keys | join(" ")' "$LAB_BUILD_TOOLS") "
     for t in wrk h2load oha gcc go rustc node python openssl nghttp2 curl; do
+        [[ $built == *" $t "* ]] && continue
         tools=$(jq --arg k "$t" --arg v "$(tool_version "$t")" '. + {($k): $v}' <<<"$tools")
     done
+    [[ -z ${LAB_BUILD_TOOLS:-} ]] || tools=$(jq --slurpfile b "$LAB_BUILD_TOOLS" '. + $b[0]' <<<"$tools")
     if [[ -n ${LAB_SOURCE_COMMIT:-} ]]; then
         # an offline archive has no .git: it names the commit it was packed from (scripts/offline.sh)
         commit=$LAB_SOURCE_COMMIT dirty=${LAB_SOURCE_DIRTY:-false}

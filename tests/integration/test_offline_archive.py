@@ -1,0 +1,143 @@
+"""The offline archive (scripts/offline.sh): packed here, unpacked outside the checkout, run in a
+network namespace with no route out and nothing but the archive's tools and /usr/bin:/bin on PATH,
+where package managers and toolchains are shims that log any call and fail; the run it brings back
+is imported and built at home.
+
+The archive is packed once for the module (about 25 s on the two-core lab machine), the run is one
+quick http1 suite of two points (about 6 s).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BUDGET = 60 << 20
+SHIMS = ("apt", "apt-get", "dpkg", "pip", "pip3", "cargo", "go", "npm", "wget")
+RUN_FLAGS = ["--quick", "--suites", "http1", "--servers", "evloop,floor", "--scenarios", "get_ping_c100",
+             "--reps", "1", "--duration", "1", "--warmup", "0"]
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("ip") is None,
+                                reason="the offline run is checked in a network namespace: needs root and iproute2")
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("offline-pack") / "httplab-offline-test.tar.xz"
+    r = subprocess.run([str(ROOT / "scripts/offline.sh"), "pack", str(out)], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines()[-1] == str(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def unpacked(archive: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The archive unpacked in a fresh folder outside the checkout (as `tar xJf` would)."""
+    where = tmp_path_factory.mktemp("offline-host")
+    assert ROOT not in where.parents
+    with tarfile.open(archive) as tar:
+        tar.extractall(where, filter="tar")
+    return where / "httplab-offline"
+
+
+def test_the_archive_fits_and_says_what_it_holds(archive: Path, unpacked: Path) -> None:
+    assert archive.stat().st_size <= BUDGET, f"{archive.stat().st_size / 2**20:.1f} MiB"
+    manifest = (unpacked / "MANIFEST").read_text()
+    rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    assert f"git {rev}" in manifest and "glibc >= 2." in manifest and "python3 >= 3.11" in manifest
+    for prog in ("wrk", "h2load", "oha", "nginx", "h2o", "jq", "curl", "openssl", "time"):
+        assert (unpacked / "tools/bin" / prog).is_file() and f"  {prog} " in manifest
+    for name in ("evloop", "evloop_uring", "go", "nginx", "h2o", "floor", "floor/uring"):
+        assert (unpacked / "servers" / name / "lab.toml").is_file() or \
+            (unpacked / "servers" / name.replace("_", "/") / "lab.toml").is_file(), name
+    # the servers that need a runtime the archive does not carry stay out of every suite
+    assert not (unpacked / "servers/node").exists() and not (unpacked / "servers/python").exists()
+    # only the run-time layers of the package: the analysis stays at home
+    assert (unpacked / "httplab/lab").is_dir() and not (unpacked / "httplab/stats").exists()
+
+
+def test_nothing_in_the_archive_points_into_the_checkout(unpacked: Path) -> None:
+    """No script, manifest or setting names the checkout (its compiled programs may hold their
+    source paths in strings: never a path they open; their RUNPATHs must not)."""
+    needle = str(ROOT).encode()
+    for f in unpacked.rglob("*"):
+        if not f.is_file() or f.is_symlink():
+            continue
+        data = f.read_bytes()
+        if data[:4] == b"\x7fELF":
+            dyn = subprocess.run(["readelf", "-d", str(f)], capture_output=True, text=True).stdout
+            assert str(ROOT) not in dyn, f
+        else:
+            assert needle not in data, f
+
+
+def shims(where: Path) -> tuple[Path, Path]:
+    """A folder of package-manager and toolchain shims that log their call and fail, and the log."""
+    d, log = where / "shims", where / "shims.log"
+    d.mkdir()
+    for name in SHIMS:
+        (d / name).write_text(f'#!/bin/sh\necho "{name} $*" >>"{log}"\nexit 97\n')
+        (d / name).chmod(0o755)
+    return d, log
+
+
+@pytest.fixture(scope="module")
+def offline_run(unpacked: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """run.sh with the quick flags in a namespace whose only link is lo; the run's folder."""
+    d, log = shims(tmp_path_factory.mktemp("offline-shims"))
+    ns = f"hloffline{os.getpid()}"
+    subprocess.run(["ip", "netns", "add", ns], check=True)
+    try:
+        subprocess.run(["ip", "-n", ns, "link", "set", "lo", "up"], check=True)
+        env = {"PATH": f"{d}:/usr/bin:/bin", "HOME": str(unpacked.parent), "LANG": "C.UTF-8"}
+        r = subprocess.run(["ip", "netns", "exec", ns, str(unpacked / "run.sh"), *RUN_FLAGS],
+                           capture_output=True, text=True, timeout=180, env=env, cwd=unpacked.parent)
+    finally:
+        subprocess.run(["ip", "netns", "del", ns])
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert not log.exists(), "called on the offline host: " + log.read_text()
+    runs = sorted((unpacked / "raw").iterdir())
+    assert len(runs) == 1
+    return runs[0], r.stderr
+
+
+def test_the_offline_run_is_complete(offline_run: tuple[Path, str]) -> None:
+    run, stderr = offline_run
+    meta = json.loads((run / "meta.json").read_text())
+    assert meta["complete"] is True and meta["suites"] == ["http1"]
+    assert meta["git"]["commit"] != "none" and meta["tools"]["go"] != "not found"   # recorded at pack time
+    assert json.loads((run / "http1/suite.json").read_text())["status"] == "complete"
+    for server in ("evloop", "floor"):
+        point = json.loads((run / "http1" / server / "get_ping_c100/r1.run.json").read_text())
+        assert point["exit_code"] == 0 and point["server_alive"] is True, point
+        assert "PASS" in (run / "http1" / server / "verify.r1.txt").read_text()
+        assert (run / "http1" / server / "get_ping_c100/r1.wrk.json").stat().st_size > 0
+    assert "--no-pack" in stderr and "--reports-only" in stderr
+
+
+def test_the_run_is_built_at_home(offline_run: tuple[Path, str], tmp_path: Path) -> None:
+    """Brought home: imported (copied into raw/ and packed), then the build step makes its data."""
+    run, _ = offline_run
+    env = {**os.environ, "RAW_ROOT": str(tmp_path / "raw"), "DATA_ROOT": str(tmp_path / "data")}
+    r = subprocess.run([str(ROOT / "scripts/offline.sh"), "import", str(run)], capture_output=True, text=True,
+                       timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == run.name
+    home = tmp_path / "raw" / run.name
+    assert (home / "http1/evloop.tar.xz").is_file() and not (home / "http1/evloop").exists()
+    r = subprocess.run([sys.executable, "-m", "httplab", "build", str(home), str(tmp_path / "data" / run.name)],
+                       capture_output=True, text=True, timeout=180, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    import pandas as pd
+
+    runs = pd.read_parquet(tmp_path / "data" / run.name / "runs.parquet")
+    assert sorted(runs["server"]) == ["evloop", "floor"]
+    assert set(runs["scenario"]) == {"get_ping_c100"}
