@@ -14,11 +14,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$LAB_ROOT/scripts/lib/offline.sh"
 
 main() {
-    local verb=${1:-} out t0
+    local verb=${1:-} out id
     case $verb in
         pack)
             out=${2:-$BUILD_DIR/offline/httplab-offline-$(git -C "$LAB_ROOT" rev-parse --short HEAD).tar.xz}
-            t0=$(date +%s)
             trap 'rm -rf "${OFFLINE_STAGE:-}"' EXIT
             out=$(offline_pack "$out")
             log "offline archive: $out ($(( $(stat -c %s "$out") / 1024 )) KiB, ${SECONDS}s; its MANIFEST lists what it holds)"
