@@ -16,6 +16,7 @@
 #      into a scratch raw/, data/ and reports/, then checks of the exported report; and one of the
 #      latency suites (oha's open model: capacity, fractions of it, a shared rate) on two servers,
 #      the backends suite (epoll against io_uring) on the C server's two loops and both floors,
+#      the scaling suite on the C server and Go (n = 1 on two cores),
 #      the http1 and h2c suites in the netns host mode (a server and two client namespaces), and
 #      in the inventory host mode (Ansible over ssh to stand-in hosts: scripts/inventory_netns.sh);
 #   7. that run's index and reports opened in headless Chromium (tests/browser: images,
@@ -107,6 +108,11 @@ main() {
         "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --suites backends \
         --servers evloop,evloop_uring,floor,floor_uring --scenarios get_ping_c100,get_ping_pipe16_c100 \
         --reps 1 --duration 1 --warmup 1
+    # The scaling suite (every server that can use several cores, at n = 1, 2, 4, ... of them) on two
+    # of them: n = 1 only on two cores, with the plan's message about larger n.
+    RAW_ROOT=$SCRATCH/scaling/raw DATA_ROOT=$SCRATCH/scaling/data REPORTS_ROOT=$SCRATCH/scaling/reports \
+        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --suites scaling --servers evloop,go \
+        --reps 1 --duration 1 --warmup 0
     # The netns host mode (a server host and two client hosts as network namespaces, both loading
     # every point at once): http1 and h2c.
     RAW_ROOT=$SCRATCH/netns/raw DATA_ROOT=$SCRATCH/netns/data REPORTS_ROOT=$SCRATCH/netns/reports \
@@ -117,7 +123,7 @@ main() {
     # each (scripts/inventory_netns.sh), the lab run from the server host's namespace.
     inventory_smoke "$SCRATCH/inventory"
     (cd "$LAB_ROOT" && LAB_SMOKE_DIR=$SCRATCH LAB_LATENCY_SMOKE_DIR=$SCRATCH/latency \
-        LAB_BACKENDS_SMOKE_DIR=$SCRATCH/backends LAB_NETNS_SMOKE_DIR=$SCRATCH/netns \
+        LAB_BACKENDS_SMOKE_DIR=$SCRATCH/backends LAB_SCALING_SMOKE_DIR=$SCRATCH/scaling LAB_NETNS_SMOKE_DIR=$SCRATCH/netns \
         LAB_INVENTORY_SMOKE_DIR=$SCRATCH/inventory "$py" -m pytest -q tests/smoke)
 
     step "the smoke run's reports in a browser (headless Chromium)"

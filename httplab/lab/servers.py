@@ -5,7 +5,8 @@ new lab.toml) looks right in every report without a change here.
 The manifests are read once per servers folder (servers_dir(), which honours LAB_SERVERS_DIR);
 clear_cache() forgets them. An id without a manifest (an old run's server, since removed) is shown
 under its id, sorted after the known servers, in a neutral colour derived from its name. An A/A copy
-(`<server>~aa`) is named, ordered and coloured after its original.
+(`<server>~aa`) is named, ordered and coloured after its original, and so is a server the scaling
+suite pinned to n cores (`<server>@<n>`), its n in its name.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from pathlib import Path
 from .manifest import Manifest, ManifestError, load_all, servers_dir
 
 AA_SUFFIX = "~aa"  # an A/A copy: a second instance of a server (scripts' AA_SUFFIX)
+CORES_SEP = "@"    # <server>@<n>: the server pinned to n cores (scripts' cores_of)
 
 # Tiers that are reference points rather than contestants (docs/glossary.md; lab.manifest.TIERS).
 REFERENCE_TIERS: tuple[str, ...] = ("reference", "floor")
@@ -46,8 +48,21 @@ def clear_cache() -> None:
 
 
 def manifest(server: str) -> Manifest | None:
-    """The manifest of a server id, or of the original of an A/A copy; None when there is none."""
-    return manifests().get(aa_of(server) or server)
+    """The manifest of a server id, or of the original of an A/A copy or of <server>@<n>; None
+    when there is none."""
+    return manifests().get(base_of(server))
+
+
+def cores_of(server: str) -> int | None:
+    """n of <server>@<n> (the scaling suite's server pinned to n cores); None for any other id."""
+    head, sep, n = server.removesuffix(AA_SUFFIX).rpartition(CORES_SEP)
+    return int(n) if sep and head and n.isdigit() else None
+
+
+def base_of(server: str) -> str:
+    """The manifest's server of an id: without the A/A mark and without @<n>."""
+    s = server.removesuffix(AA_SUFFIX)
+    return s.rpartition(CORES_SEP)[0] if cores_of(s) is not None else s
 
 
 def is_aa_copy(server: str) -> bool:
@@ -65,6 +80,9 @@ def display_name(server: str) -> str:
     original = aa_of(server)
     if original is not None:
         return display_name(original) + ", A/A copy"
+    n = cores_of(server)
+    if n is not None:
+        return f"{display_name(base_of(server))}, {n} core{'s' if n != 1 else ''}"
     m = manifests().get(server)
     return m.display if m else server
 
@@ -74,6 +92,9 @@ def short_name(server: str) -> str:
     original = aa_of(server)
     if original is not None:
         return short_name(original) + " A/A"
+    n = cores_of(server)
+    if n is not None:
+        return f"{short_name(base_of(server))} ×{n}"
     m = manifests().get(server)
     return m.short if m else server
 
@@ -101,9 +122,9 @@ def sort_servers(servers: Iterable[str]) -> list[str]:
     known = manifests()
 
     def key(s: str) -> tuple:
-        base = s.removesuffix(AA_SUFFIX)
+        base, n = base_of(s), cores_of(s) or 0
         m = known.get(base)
-        return (0, m.order, m.name, is_aa_copy(s), s) if m else (1, 0, base, is_aa_copy(s), s)
+        return (0, m.order, m.name, n, is_aa_copy(s), s) if m else (1, 0, base, n, is_aa_copy(s), s)
     return sorted(set(servers), key=key)
 
 
@@ -139,5 +160,7 @@ def colour(server: str) -> str:
     original = aa_of(server)
     if original is not None:
         return lighten(colour(original))
+    if cores_of(server) is not None:      # one colour per server across its cores (the scaling plots)
+        return colour(base_of(server))
     m = manifests().get(server)
     return m.colour if m else _neutral(server)

@@ -34,7 +34,9 @@ load_servers() {
 # scenarios only (HEADLINE_SCENARIOS). Its difference from the original is what two
 # identical servers show in this run: the noise floor every other Δ is read against.
 AA_SUFFIX="~aa"
-base_server() { echo "${1%"$AA_SUFFIX"}"; }
+# A server pinned to n cores by the scaling suite is named <server>@<n> (cores_of: n; none: empty).
+base_server() { local b=${1%"$AA_SUFFIX"}; echo "${b%@*}"; }
+cores_of() { [[ $1 == *@* ]] && echo "${1##*@}" || true; }
 is_aa_copy() { [[ $1 == *"$AA_SUFFIX" ]]; }
 
 known_server() { load_servers; [[ -n ${SERVER_CAPS[$(base_server "$1")]+set} ]]; }
@@ -78,12 +80,13 @@ run_jobs() {
 }
 
 # A fixed port per server, so a server that lingers never answers for another
-# (an A/A copy gets its own, after all the originals').
+# (an A/A copy gets its own, after all the originals'; so does each <server>@<n>).
 server_port() {
     local i base offset=0
     load_servers
     base=$(base_server "$1")
     is_aa_copy "$1" && offset=${#LAB_SERVERS[@]}
+    [[ -n $(cores_of "$1") ]] && offset=$(( ($(cores_of "$1") + 1) * ${#LAB_SERVERS[@]} ))
     for i in "${!LAB_SERVERS[@]}"; do
         [[ ${LAB_SERVERS[$i]} == "$base" ]] && { echo $(( ${LAB_PORT_BASE:-18080} + offset + i )); return; }
     done

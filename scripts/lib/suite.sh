@@ -307,6 +307,9 @@ suite_run() {
             # one's (maybe the record of its crash) stays as it was.
             SERVER_LOG=$RUN_DIR/$SUITE/$server/server.r$rep.log
             [[ -e $SERVER_LOG ]] && SERVER_LOG=$RUN_DIR/$SUITE/$server/server.r$rep.resumed-$(date +%s).log
+            # a suite may pin each server to CPUs of its own (the scaling suite: the first n of its
+            # share for <server>@<n>); the point's cpu.json records them
+            if declare -F suite_server_cpus >/dev/null; then SERVER_CPUS=$(suite_server_cpus "$server"); fi
             start_server "$server" "$SERVER_LOG"
             SUITE_AT="the verify gate of $server (rep $rep)"
             if ! gate "$server" "$rep"; then
@@ -460,6 +463,8 @@ parse_suite_flags() {
     [[ -z ${ORDER_SEED:-} || $ORDER_SEED =~ ^[0-9]+$ ]] || die "--order-seed takes a number (got '$ORDER_SEED')"
     hosts_read
     check_client_hosts
+    # a suite may turn its servers into others (the scaling suite: <server>@<n> for each n)
+    if declare -F suite_expand_servers >/dev/null; then suite_expand_servers; fi
     add_aa_copy
     default_cpu_sets
     if [[ -z ${RUN_DIR:-} ]]; then

@@ -166,3 +166,14 @@ def test_language_plots_use_the_manifest_colours(tmp_path):
         seen = _legend_colours(fig)
         assert seen == {k: v for k, v in _by_display(set(runs["server"])).items() if k in seen} and seen
         plt.close(fig)
+
+
+def test_a_server_pinned_to_n_cores_is_named_and_coloured_after_its_own():
+    """The scaling suite's <server>@<n>: its manifest, name with n, its server's colour, after it."""
+    assert S.base_of("evloop@4") == "evloop" and S.cores_of("evloop@4") == 4
+    assert S.cores_of("evloop") is None and S.base_of("evloop~aa") == "evloop"
+    assert S.manifest("go@2").name == "go"
+    assert S.display_name("evloop@1") == S.display_name("evloop") + ", 1 core"
+    assert S.display_name("go@8") == S.display_name("go") + ", 8 cores"
+    assert S.colour("go@8") == S.colour("go")
+    assert S.sort_servers(["go@2", "evloop@2", "go@1", "evloop@1"]) == ["evloop@1", "evloop@2", "go@1", "go@2"]
