@@ -2,7 +2,10 @@
 # run_all.sh: the lab's main job. setup → build → every suite → pack raw/ →
 # papermill → nbconvert → reports/index.html.
 #
-#   scripts/run_all.sh [--quick] [--suites NAME,...] [--run-id ID | --new]
+#   scripts/run_all.sh [--quick | --seed-conditions] [--suites NAME,...] [--run-id ID | --new]
+#                      (--seed-conditions: the write-ups' set-up, the server on all but four CPUs
+#                      and the load tool with four threads on those, 10 s runs; refused below 8
+#                      CPUs; by default the suites that mirror a write-up)
 #                      (NAME: a suite, i.e. a folder of suites/, or one of its parts; default:
 #                      every suite, in the order their suite.toml gives; docs/suites.md)
 #                      [--duration S] [--warmup S] [--reps N] [--skip-setup]
@@ -203,6 +206,7 @@ main() {
     trap 'run_interrupted INT' INT
     trap 'run_interrupted TERM' TERM
     local profile=full run_id="" new=false skip_setup=false skip_build=false pack=true reports_only=false reports=true t0 s
+    local suites_given=false
     mapfile -t SUITES < <(lab_suites)
     SUITE_FLAGS=() BUILD_FLAGS=()
     while (( $# )); do
@@ -210,7 +214,8 @@ main() {
             --suites|--run-id|--duration|--warmup|--reps|--servers|--scenarios|--order-seed|--hosts|--netns-rate|--clients|--inventory|--rtt)
                 need_value "$1" "$#" "$(flag_values "$1")" ;;&
             --quick)      profile=quick; SUITE_FLAGS+=(--quick) ;;
-            --suites)     IFS=, read -ra SUITES <<<"$2"; shift ;;
+            --seed-conditions) profile=seed; SUITE_FLAGS+=(--seed-conditions) ;;
+            --suites)     IFS=, read -ra SUITES <<<"$2"; suites_given=true; shift ;;
             --run-id)     run_id=$2; shift ;;
             --new)        new=true ;;
             --duration)   export DURATION=$2; shift ;;
@@ -235,6 +240,16 @@ main() {
         shift
     done
     # Every flag is checked here, before setup and build take minutes.
+    [[ " ${SUITE_FLAGS[*]} " == *" --quick "* && $profile == seed ]] && die "--quick and --seed-conditions exclude each other"
+    if [[ $profile == seed ]] && ! $reports_only; then
+        seed_conditions     # refuses a machine with too few CPUs, naming how many the profile needs
+        # by default the suites that mirror a write-up (a [seed] table in their suite.toml)
+        if ! $suites_given; then
+            SUITES=()
+            for s in $(lab_suites); do grep -q '^\[seed\]' "$SUITES_DIR/$s/suite.toml" && SUITES+=("$s"); done
+        fi
+        log "seed conditions: $CPU_PLAN_NOTE"
+    fi
     (( ${#SUITES[@]} )) || die "--suites names no suite (suites: $(lab_suites | paste -sd' '))"
     s=$(expand_suites "${SUITES[@]}") || exit 1
     mapfile -t SUITES <<<"$s"

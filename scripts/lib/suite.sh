@@ -259,6 +259,7 @@ suite_run() {
         return 0
     fi
     PAYLOAD_DIR=$BUILD_DIR/payload GATE_TMP=$(mktemp -d) SUITE_AT="the start of the suite" SUITE_POINT= SERVER_LOG=
+    SUITE_SERVER_CPUS=$SERVER_CPUS
     trap suite_exit EXIT
     trap 'suite_signal INT' INT
     trap 'suite_signal TERM' TERM
@@ -307,9 +308,9 @@ suite_run() {
             # one's (maybe the record of its crash) stays as it was.
             SERVER_LOG=$RUN_DIR/$SUITE/$server/server.r$rep.log
             [[ -e $SERVER_LOG ]] && SERVER_LOG=$RUN_DIR/$SUITE/$server/server.r$rep.resumed-$(date +%s).log
-            # a suite may pin each server to CPUs of its own (the scaling suite: the first n of its
-            # share for <server>@<n>); the point's cpu.json records them
-            if declare -F suite_server_cpus >/dev/null; then SERVER_CPUS=$(suite_server_cpus "$server"); fi
+            # <server>@<n> runs on the first n CPUs of the share, every other server on all of it;
+            # the point's cpu.json records them
+            SERVER_CPUS=$(point_server_cpus "$server")
             start_server "$server" "$SERVER_LOG"
             SUITE_AT="the verify gate of $server (rep $rep)"
             if ! gate "$server" "$rep"; then
@@ -365,15 +366,29 @@ suite_run() {
     log "suite $SUITE complete in $(( $(date +%s) - SUITE_T0 ))s"
 }
 
+# point_server_cpus SERVER: the CPUs SERVER is pinned to: for <server>@<n>, the first n of the
+# suite's server CPUs in SERVER_CPU_ORDER (a plan's order: one thread per physical core first; by
+# default the share's own order), else the whole share, SUITE_SERVER_CPUS.
+point_server_cpus() {
+    local n order
+    n=$(cores_of "$1")
+    [[ -n $n ]] || { echo "$SUITE_SERVER_CPUS"; return 0; }
+    read -ra order <<<"${SERVER_CPU_ORDER:-$(cpu_list_expand "$SUITE_SERVER_CPUS")}"
+    (( n >= 1 && n <= ${#order[@]} )) || die "$1: the server share has ${#order[@]} CPUs ($SUITE_SERVER_CPUS)"
+    local IFS=,
+    echo "${order[*]:0:n}"
+}
+
 # ---------------------------------------------------------------- profiles and flags
 
 # run_params_json: the profile's parameters as meta.json records them.
 run_params_json() {
     jq -n --argjson d "$DURATION" --argjson w "$WARMUP" --argjson r "$REPS" --argjson aa "${AA:-0}" \
         --argjson lat "$(lat_duration)" --arg hosts "${HOSTS:-local}" --argjson clients "$CLIENT_HOSTS" \
-        --arg rtt "${NETNS_RTT_MS:-}" \
+        --arg rtt "${NETNS_RTT_MS:-}" --arg plan "${CPU_PLAN_NOTE:-}" \
         '{duration_s: $d, warmup_s: $w, reps: $r, aa: $aa, latency_run_s: $lat, hosts: $hosts,
-          client_hosts: $clients, rtt_ms: (if $rtt == "" then null else ($rtt | tonumber) end)}'
+          client_hosts: $clients, rtt_ms: (if $rtt == "" then null else ($rtt | tonumber) end)}
+         + (if $plan == "" then {} else {cpu_plan: $plan} end)'
 }
 
 # apply_profile NAME: durations and reps. Flags given after it override.
@@ -382,9 +397,26 @@ apply_profile() {
         # quick checks the pipeline, not the servers: no warm-up (it would double each point's time)
         quick) DURATION=${DURATION:-1} WARMUP=${WARMUP:-0} REPS=${REPS:-1} AA=${AA:-0} ;;
         full)  DURATION=${DURATION:-3} WARMUP=${WARMUP:-1} REPS=${REPS:-5} AA=${AA:-1} ;;
-        *)     die "unknown profile '$1' (quick, full)" ;;
+        # the write-ups' own runs (wrk -t4 -c100 -d10s) with the lab's warm-up, reps and A/A copy;
+        # the CPU split is seed_conditions' (below)
+        seed)  DURATION=${DURATION:-10} WARMUP=${WARMUP:-1} REPS=${REPS:-5} AA=${AA:-1} ;;
+        *)     die "unknown profile '$1' (quick, full, seed)" ;;
     esac
     PROFILE=$1
+}
+
+# seed_conditions: the CPU split of the seed-conditions profile (python -m httplab cores seed: the
+# load tool's four threads on the last four CPUs, the server on all the others; it refuses a machine
+# with too few, naming how many it needs) into SERVER_CPUS, CLIENT_CPUS and SERVER_CPU_ORDER, and
+# SEED_EXTRA_SERVERS: the C server single-threaded, as the write-ups' event loop was (evloop@1),
+# beside the one that uses every server core (--workers n).
+seed_conditions() {
+    local plan
+    plan=$("$(lab_python)" -m httplab cores seed) || die "the seed-conditions profile cannot run on this machine (above)"
+    eval "$plan"
+    SERVER_CPUS=$PLAN_SERVER_CPUS CLIENT_CPUS=$PLAN_CLIENT_CPUS SERVER_CPU_ORDER=$PLAN_SERVER_ORDER
+    SEED_EXTRA_SERVERS=evloop@1 CPU_PLAN_NOTE=$PLAN_NOTE
+    export SERVER_CPUS CLIENT_CPUS SERVER_CPU_ORDER SEED_EXTRA_SERVERS CPU_PLAN_NOTE
 }
 
 # parse_suite_flags "$@": the flags every bench_*.sh takes.
@@ -396,6 +428,9 @@ usage: $(basename "$0") [--run-dir DIR] [--quick] [--duration S] [--warmup S] [-
   --quick         the quick profile (1 s runs, no warm-up, 1 rep, the suite's QUICK_SCENARIOS
                   unless --scenarios is given); default: full (3 s runs after a 1 s warm-up,
                   5 reps, every scenario)
+  --seed-conditions  the write-ups' set-up: the server on all but four CPUs, the load tool with
+                  four threads on those four, 10 s runs after a 1 s warm-up, 5 reps, and the C
+                  server also single-threaded (evloop@1); refused below 8 CPUs
   --duration S    seconds per measured run (whole seconds)
   --warmup S      seconds of unrecorded warm-up before each measured run
   --reps N        repetitions of every point
@@ -426,6 +461,7 @@ parse_suite_flags() {
                 need_value "$1" "$#" ;;&
             --run-dir)   RUN_DIR=$2; shift ;;
             --quick)     profile=quick ;;
+            --seed-conditions) profile=seed ;;
             --duration)  DURATION=$2; shift ;;
             --warmup)    WARMUP=$2; shift ;;
             --reps)      REPS=$2; shift ;;
@@ -444,6 +480,7 @@ parse_suite_flags() {
         esac
         shift
     done
+    [[ $profile == seed ]] && seed_conditions
     apply_profile "$profile"
     # The quick profile checks the pipeline, not the servers: a few points per suite.
     [[ $profile == quick && -z ${SCENARIO_FILTER:-} ]] && SCENARIO_FILTER=${QUICK_SCENARIOS:-}
@@ -465,6 +502,11 @@ parse_suite_flags() {
     check_client_hosts
     # a suite may turn its servers into others (the scaling suite: <server>@<n> for each n)
     if declare -F suite_expand_servers >/dev/null; then suite_expand_servers; fi
+    # the seed-conditions profile adds the single-threaded C server beside the C server
+    local extra
+    for extra in ${SEED_EXTRA_SERVERS:-}; do
+        [[ " ${SUITE_SERVERS[*]} " == *" $(base_server "$extra") "* ]] && SUITE_SERVERS+=("$extra")
+    done
     add_aa_copy
     default_cpu_sets
     if [[ -z ${RUN_DIR:-} ]]; then

@@ -5,15 +5,16 @@
 # gated, and interleaved with every other server and n in each rep's random order. The CPU split
 # comes from `python -m httplab cores scaling` (httplab/lab/cores.py: the servers on the first half
 # of the physical cores, the load tools on the rest, one thread per CPU; LAB_CPUS plans for another
-# CPU list); a server at n cores is pinned to the first n CPUs of the share and told n through its
-# manifest's {cores}. One part per server mode, as in the versus suite.
+# CPU list); a server at n cores is pinned to the first n CPUs of the share in the plan's order
+# (SERVER_CPU_ORDER: one thread per physical core first; lib/suite.sh point_server_cpus) and told n
+# through its manifest's {cores}. One part per server mode, as in the versus suite.
 
 plan=$("$(lab_python)" -m httplab cores scaling) || die "the scaling suite cannot run on this machine (above)"
 eval "$plan"
 # the plan decides the split for this suite, whatever the run's default (the run's meta.json keeps
 # that; each point's cpu.json records the CPUs it really had)
-SERVER_CPUS=$PLAN_SERVER_CPUS CLIENT_CPUS=$PLAN_CLIENT_CPUS
-export SERVER_CPUS CLIENT_CPUS
+SERVER_CPUS=$PLAN_SERVER_CPUS CLIENT_CPUS=$PLAN_CLIENT_CPUS SERVER_CPU_ORDER=$PLAN_SERVER_ORDER
+export SERVER_CPUS CLIENT_CPUS SERVER_CPU_ORDER
 [[ -n ${LAB_COUNT_POINTS:-} ]] || log "scaling: $PLAN_NOTE"
 SC_EXTRA_JSON_SCALING=$(jq -cn --arg note "$PLAN_NOTE" --arg ladder "$PLAN_LADDER" \
     '{scaling_plan: $note, scaling_ladder: ($ladder | split(" ") | map(tonumber))}')
@@ -30,17 +31,6 @@ suite_expand_servers() {
     (( ${#single[@]} == 0 )) || [[ -n ${LAB_COUNT_POINTS:-} ]] ||
         log "scaling: not measured (single-threaded by their manifests' [cores]): ${single[*]}"
     SUITE_SERVERS=("${out[@]}")
-}
-
-# suite_server_cpus SERVER: the CPUs <server>@<n> is pinned to (the first n of the share, one
-# thread per physical core first).
-suite_server_cpus() {
-    local n order
-    n=$(cores_of "$1")
-    read -ra order <<<"$PLAN_SERVER_ORDER"
-    (( n >= 1 && n <= ${#order[@]} )) || die "$1: the server share has ${#order[@]} CPUs ($PLAN_SERVER_CPUS)"
-    local IFS=,
-    echo "${order[*]:0:n}"
 }
 
 # suite_prepare_point: every point records the plan (scenario.json: scaling_plan, scaling_ladder).
