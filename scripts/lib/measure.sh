@@ -237,7 +237,14 @@ h2load_host_cmd() {
     TOOL_CMD+=("${H2_ARGS[@]}")
 }
 
-lat_duration() { echo $(( DURATION >= 2 ? DURATION / 2 : 1 )); }
+# The latency run's length: half the measured duration, rounded down; a 1 s run (the quick
+# profile, the test command's smoke runs) gets half a second, which still holds 10^4-10^5 requests
+# at these rates. lat_duration: in seconds, as scenario.json and meta.json record it;
+# lat_h2load: as h2load's -D takes it (whole seconds, or 500ms); lat_limit: whole seconds, rounded
+# up, for the deadline.
+lat_duration() { if (( DURATION >= 2 )); then echo $(( DURATION / 2 )); else echo 0.5; fi; }
+lat_h2load() { if (( DURATION >= 2 )); then echo $(( DURATION / 2 )); else echo 500ms; fi; }
+lat_limit() { if (( DURATION >= 2 )); then echo $(( DURATION / 2 )); else echo 1; fi; }
 
 h2load_warmup() {
     (( WARMUP > 0 )) || return 0
@@ -264,23 +271,23 @@ h2load_measure() {
 
 # The latency run: the same load with --log-file (one line per request), reduced
 # at once to a compact histogram by httplab.parse.h2log; the log itself is not kept
-# (tens of MB per run). Half the measured duration, rounded down (at least 1 s),
+# (tens of MB per run). Half the measured duration, rounded down (lat_duration above),
 # gives ≥ 10^4 samples at these rates and keeps the suite's time in bounds.
 # With several client hosts each host runs and compacts its own (client_run.sh --h2log).
 h2load_after() {
     local part=$3 log
     LAT_EXIT_CODE=0
     if multi_client; then
-        DURATION_NOW=$(lat_duration) H2_LOG=1 fanout_run "$(( $(lat_duration) + TOOL_MARGIN ))" \
+        DURATION_NOW=$(lat_h2load) H2_LOG=1 fanout_run "$(( $(lat_limit) + TOOL_MARGIN ))" \
             "$part" .lat h2load_host_cmd h2log || LAT_EXIT_CODE=$?
-        note_tool_fault "h2load's latency run" "$(lat_duration)"
+        note_tool_fault "h2load's latency run" "$(lat_limit)"
         return 0
     fi
     log=$(mktemp "${LAB_LOG_TMP:-/dev/shm}/h2load.XXXXXX.log" 2>/dev/null || mktemp)
-    h2load_args "$(lat_duration)"
-    tool_run "$(( $(lat_duration) + TOOL_MARGIN ))" "$part.lat.stdout.txt" "$part.lat.stderr.txt" \
+    h2load_args "$(lat_h2load)"
+    tool_run "$(( $(lat_limit) + TOOL_MARGIN ))" "$part.lat.stdout.txt" "$part.lat.stderr.txt" \
         h2load --log-file="$log" "${H2_ARGS[@]}" || LAT_EXIT_CODE=$?
-    note_tool_fault "h2load's latency run" "$(lat_duration)"
+    note_tool_fault "h2load's latency run" "$(lat_limit)"
     [[ -z $POINT_FAULT ]] || { rm -f "$log"; return 0; }
     on_client "$(lab_python)" -m httplab h2log "$log" "$part.lat.h2log.json" 2>>"$part.lat.stderr.txt" || true
     rm -f "$log"
