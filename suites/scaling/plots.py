@@ -59,6 +59,13 @@ def _runs_words(frame: pd.DataFrame) -> str:
     return f"n = {lo}{f'–{hi}' if hi != lo else ''} ok runs per point"
 
 
+def _bound_handle(frame: pd.DataFrame) -> list[Line2D]:
+    """The legend's entry for hollow markers, when a cell was client-bound."""
+    if not frame["client_bound"].any():
+        return []
+    return [Line2D([], [], color="grey", marker="o", mfc="white", ls="none", label=f"client-bound {CLIENT_BOUND_MARK}")]
+
+
 def _legend(fig: Figure, servers: Sequence[str], extra: list[Line2D]) -> None:
     handles = [Line2D([], [], color=colour(b), marker="o", lw=1.8, label=display_name(b)) for b in servers] + extra
     fig.legend(handles=handles, loc="outside lower center", frameon=False, fontsize=FONT_MIN_PT,
@@ -91,9 +98,8 @@ def throughput_plot(frame: pd.DataFrame, confidence: float) -> Figure | None:
         ax.grid(color="#eeeeee", lw=0.6)
     axes[0].set_ylabel("req/s (log)")
     servers = sort_servers(frame["base"].unique())
-    _legend(fig, servers, [Line2D([], [], color="grey", marker="o", mfc="white", ls="none",
-                                  label=f"client-bound {CLIENT_BOUND_MARK}"),
-                           Line2D([], [], color="grey", ls=":", label="n × the one-core req/s")])
+    linear = [Line2D([], [], color="grey", ls=":", label="n × the one-core req/s")] if len(ns) > 1 else []
+    _legend(fig, servers, _bound_handle(frame) + linear)
     fig.suptitle(f"req/s against cores (geometric mean, {confidence:.0%} CI whiskers; {_runs_words(frame)})")
     return describe(fig, (
         f"Log-log line chart, one panel per point ({len(keys)}): req/s against cores (n = "
@@ -128,9 +134,7 @@ def efficiency_plot(frame: pd.DataFrame, confidence: float) -> Figure | None:
         ax.set_ylim(0, max(tops) * 1.1)
     axes[0].set_ylabel("efficiency: req/s(n) / (n × req/s(1))")
     servers = sort_servers(frame["base"].unique())
-    _legend(fig, servers, [Line2D([], [], color="grey", marker="o", mfc="white", ls="none",
-                                  label=f"client-bound {CLIENT_BOUND_MARK}"),
-                           Line2D([], [], color="black", ls="--", label="1.0 = linear scaling")])
+    _legend(fig, servers, _bound_handle(frame) + [Line2D([], [], color="black", ls="--", label="1.0 = linear scaling")])
     fig.suptitle(f"Scaling efficiency against cores ({confidence:.0%} CI whiskers; {_runs_words(frame)})")
     return describe(fig, (
         f"Line chart, one panel per point ({len(keys)}): scaling efficiency (req/s at n cores divided by n "

@@ -174,13 +174,13 @@ def figure(stats: RunStats, cell: tuple[str, str, str], metric: str) -> str:
 
 
 def delta_words(row: pd.Series | None) -> str:
-    """A/B − 1 of a comparisons row: '+18% [+15%, +21%]', '+38% (no interval: CI needs ≥ 5 runs)'."""
+    """A/B − 1 of a comparisons row: '+18% [+15%, +21%]', '+38% (CI needs ≥ 5 runs)'."""
     if row is None or not math.isfinite(row["ratio"]):
         return "no data"
     body = f"{row['ratio'] - 1:+.0%}"
     if math.isfinite(row["lo"]) and math.isfinite(row["hi"]):
         return f"{body} [{row['lo'] - 1:+.0%}, {row['hi'] - 1:+.0%}]".replace("-", "−")
-    return f"{body} (no interval: {row['reason'] or 'no interval'})".replace("-", "−")
+    return f"{body} ({row['reason'] or 'no interval'})".replace("-", "−")
 
 
 def noisy_words(stats: RunStats, cell: tuple[str, str, str]) -> str:
@@ -225,7 +225,8 @@ def largest_n_line(frame: pd.DataFrame, stats: RunStats, p: Point, base: str) ->
 
 def fastest_words(stats: RunStats, frame: pd.DataFrame, p: Point, n: int) -> str:
     """Who is fastest at n cores on a point, with the comparisons row against the runner-up: 'C (evloop),
-    +18% [+15%, +21%] over Go (faster)', or 'a tie of … (…: no clear difference)' for any other verdict."""
+    +18% [+15%, +21%] over Go (faster)', or for any other verdict 'a tie of C (evloop) and Go: no clear
+    difference, C (evloop) +1% [−2%, +4%]'."""
     here = frame[(frame["suite"] == p.suite) & (frame["scenario"] == p.scenario) & (frame["n"] == n)]
     here = here[np.isfinite(here["rps"])].sort_values("rps", ascending=False)
     if len(here) < 2:
@@ -236,7 +237,7 @@ def fastest_words(stats: RunStats, frame: pd.DataFrame, p: Point, n: int) -> str
     a, b = display_name(str(lead["base"])), display_name(str(second["base"]))
     if verdict == FASTER:
         return f"{a}, {delta_words(row)} over {b} ({verdict})"
-    return f"a tie of {a} and {b} ({a} {delta_words(row)}: {verdict})"
+    return f"a tie of {a} and {b}: {verdict}, {a} {delta_words(row)}"
 
 
 def client_bound_lines(frame: pd.DataFrame, stats: RunStats) -> list[str]:
