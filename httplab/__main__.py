@@ -42,9 +42,9 @@ VERBS: dict[str, tuple[str, str]] = {
 
 # The verbs the shell calls while a run measures (scripts/lib/): they import only Python's standard
 # library, so that a benchmark host needs no more than python3 (scripts/offline.sh;
-# tests/unit/test_runtime_stdlib.py). Not `pack`: it runs once the suites are done, and an offline
-# host leaves it to the home machine (run_all.sh --no-pack).
-RUNTIME_VERBS: tuple[str, ...] = ("manifest", "suites", "schedule", "host-state", "h2log", "oha-hist", "cores")
+# tests/unit/test_runtime_stdlib.py). `pack` runs once the suites are done: on the standard library
+# too, so a benchmark host packs its own run.
+RUNTIME_VERBS: tuple[str, ...] = ("manifest", "suites", "schedule", "host-state", "h2log", "oha-hist", "cores", "pack")
 
 
 def usage() -> str:

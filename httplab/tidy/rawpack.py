@@ -48,22 +48,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from ..parse.errors import RawFormatError
+from . import rawhist
+from .rawhist import HIST_MEMBER, LEGACY_PLACEHOLDERS, PLACEHOLDER  # noqa: F401 (the archive format's names)
 
 ARCHIVE_SUFFIX = ".tar.xz"
-HIST_MEMBER = ".rawpack-hist"  # inside <server>/ in the archive
-HIST_MAGIC = b"httplab-rawpack-hist 1\n"
-PLACEHOLDER = b'"@rawpack-hist: unpack with python -m httplab pack unpack"'
-# What archives packed before hold in the same place, each naming the command of its day: still
-# read (the committed runs' archives hold the second).
-LEGACY_PLACEHOLDERS = (b'"@rawpack-hist: unpack with python -m httplab.rawpack unpack"',
-                       b'"@rawpack-hist: unpack with python -m httplab.tidy.rawpack unpack"')
-HIST_KEY = re.compile(rb'"latency_hist":\s?')
-# [[v,c],[v,c]] (report.lua, h2log) or [[v, c], [v, c]] (json.dumps defaults)
-HIST_ARRAY = re.compile(rb"\[(?:\[\d+, ?\d+\](?:, ?\[\d+, ?\d+\])*)?\]")
-HIST_STYLES = {0: (b",", b","), 1: (b", ", b", ")}  # style -> (inner separator, outer separator)
 # Half-written files of an interrupted point (see .gitignore): never archived.
 SCRATCH_FILE = re.compile(r"\.r.*\..*|.*\.tmp")
 XZ_FILTERS = [{"id": lzma.FILTER_LZMA2, "preset": 9 | lzma.PRESET_EXTREME}]
@@ -73,85 +62,6 @@ VIEW_MARKER = ".rawview.json"
 
 class RawPackError(RuntimeError):
     """A packing problem or a broken archive; the message names the archive (and the member)."""
-
-
-# ---------------------------------------------------------------- histograms
-@dataclass(frozen=True)
-class _Hist:
-    name: str  # member name
-    offset: int  # where the array was (and the placeholder is) in the file
-    style: int
-    values: np.ndarray  # int64
-    counts: np.ndarray
-
-
-def _serialise_hist(values: np.ndarray, counts: np.ndarray, style: int) -> bytes:
-    inner, outer = HIST_STYLES[style]
-    fmt = b"[%d" + inner + b"%d]"
-    return b"[" + outer.join(fmt % p for p in zip(values.tolist(), counts.tolist())) + b"]"
-
-
-def _split_hist(name: str, data: bytes) -> tuple[bytes, _Hist] | None:
-    """(skeleton, histogram) when the file holds exactly one latency_hist array that this codec
-    reproduces byte for byte; else None (the file is stored as it is)."""
-    keys = list(HIST_KEY.finditer(data))
-    if len(keys) != 1 or any(p in data for p in (PLACEHOLDER, *LEGACY_PLACEHOLDERS)):
-        return None
-    start = keys[0].end()
-    m = HIST_ARRAY.match(data, start)
-    if m is None or m.end() - start <= 2:  # not canonical, or empty: leave it
-        return None
-    span = data[start:m.end()]
-    nums = np.array(re.findall(rb"\d+", span), dtype=np.int64)
-    if len(nums) % 2:
-        return None
-    values, counts = nums[0::2], nums[1::2]
-    deltas = np.diff(values, prepend=0)
-    if (deltas < 0).any() or deltas.max() >= 2**32 or counts.max() >= 2**32:
-        return None
-    style = 1 if b", " in span[:64] else 0
-    if _serialise_hist(values, counts, style) != span:
-        return None
-    return data[:start] + PLACEHOLDER + data[m.end():], _Hist(name, start, style, values, counts)
-
-
-def _planes(a: np.ndarray) -> bytes:
-    return a.astype("<u4").view(np.uint8).reshape(-1, 4).T.tobytes()
-
-
-def _unplanes(b: bytes) -> np.ndarray:
-    return np.frombuffer(b, dtype=np.uint8).reshape(4, -1).T.copy().view("<u4").reshape(-1).astype(np.int64)
-
-
-def _encode_hists(hists: list[_Hist]) -> bytes:
-    index = [[h.name, h.offset, h.style, len(h.values)] for h in hists]
-    deltas = np.concatenate([np.diff(h.values, prepend=0) for h in hists])
-    counts = np.concatenate([h.counts for h in hists])
-    head = json.dumps({"files": index}, separators=(",", ":")).encode()
-    return HIST_MAGIC + head + b"\n" + _planes(deltas) + _planes(counts)
-
-
-def _decode_hists(blob: bytes, where: str) -> list[_Hist]:
-    if not blob.startswith(HIST_MAGIC):
-        raise RawPackError(f"{where}: not a histogram block (bad magic)")
-    nl = blob.find(b"\n", len(HIST_MAGIC))
-    try:
-        index = json.loads(blob[len(HIST_MAGIC):nl])["files"]
-        sizes = [int(n) for _, _, _, n in index]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise RawPackError(f"{where}: unreadable index ({exc})") from exc
-    total = sum(sizes)
-    body = blob[nl + 1:]
-    if nl < 0 or len(body) != 8 * total:
-        raise RawPackError(f"{where}: {len(body)} bytes of data for {total} histogram entries")
-    deltas, counts = _unplanes(body[:4 * total]), _unplanes(body[4 * total:])
-    out, pos = [], 0
-    for (name, offset, style, n) in index:
-        if style not in HIST_STYLES:
-            raise RawPackError(f"{where}: unknown style {style!r} for {name}")
-        out.append(_Hist(name, int(offset), int(style), np.cumsum(deltas[pos:pos + n]), counts[pos:pos + n]))
-        pos += n
-    return out
 
 
 # ---------------------------------------------------------------- archives
@@ -194,17 +104,17 @@ def _tarinfo(name: str, size: int | None) -> tarfile.TarInfo:
 
 def archive_bytes(dirs: Iterable[str], contents: dict[str, bytes], server: str) -> bytes:
     """The deterministic .tar.xz of these directories and files (names '<server>/...')."""
-    hists: list[_Hist] = []
+    hists: list[rawhist.Hist] = []
     members: dict[str, bytes] = {}
     for name, data in contents.items():
-        split = _split_hist(name, data) if name.endswith(".json") else None
+        split = rawhist.split(name, data) if name.endswith(".json") else None
         if split is None:
             members[name] = data
         else:
             members[name], h = split
             hists.append(h)
     if hists:
-        members[f"{server}/{HIST_MEMBER}"] = _encode_hists(hists)
+        members[f"{server}/{HIST_MEMBER}"] = rawhist.encode(hists)
     entries = sorted([(d, None) for d in dirs] + list(members.items()), key=lambda e: e[0].split("/"))
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w", format=tarfile.GNU_FORMAT) as tar:
@@ -259,16 +169,19 @@ def read_archive(path: str | Path, server: str | None = None) -> ArchiveContent:
                     raise RawPackError(f"{path} (member {name}): not a regular file or directory")
     except tarfile.TarError as exc:
         raise RawPackError(f"{path}: not a readable tar ({exc})") from exc
-    hists = _decode_hists(blob, f"{path} (member {server}/{HIST_MEMBER})") if blob is not None else []
+    try:
+        hists = rawhist.decode(blob, f"{path} (member {server}/{HIST_MEMBER})") if blob is not None else []
+    except rawhist.HistFormatError as exc:
+        raise RawPackError(str(exc)) from exc
     for h in hists:
         where = f"{path} (member {h.name})"
         skel = files.get(h.name)
         if skel is None:
             raise RawPackError(f"{where}: listed in {HIST_MEMBER} but not in the archive")
-        mark = next((p for p in (PLACEHOLDER, *LEGACY_PLACEHOLDERS) if skel[h.offset:h.offset + len(p)] == p), None)
+        mark = rawhist.placeholder_at(skel, h.offset)
         if mark is None:
             raise RawPackError(f"{where}: no histogram placeholder at byte {h.offset}")
-        files[h.name] = (skel[:h.offset] + _serialise_hist(h.values, h.counts, h.style)
+        files[h.name] = (skel[:h.offset] + rawhist.serialise(h.values, h.counts, h.style)
                          + skel[h.offset + len(mark):])
     if f"{server}" not in dirs:
         raise RawPackError(f"{path}: no {server}/ directory member")

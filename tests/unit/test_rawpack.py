@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from httplab.tidy import rawpack
+from httplab.tidy import rawhist, rawpack
 from httplab.parse.errors import RawFormatError
 from httplab.tidy.rawpack import RawPackError, pack_run, readable_view, unpack_run
 from httplab.tidy.rawrun import load_run, write_tidy
@@ -200,7 +200,7 @@ def test_half_written_scratch_files_are_not_archived(tmp_path):
     b'{"latency_hist": [[3, 1], [5, 20], [900000, 2]], "hist_kind": "exact"}',  # json.dumps style
 ])
 def test_histogram_codec_roundtrip(text, tmp_path):
-    skel, hist = rawpack._split_hist("s/x.json", text)
+    skel, hist = rawhist.split("s/x.json", text)
     assert rawpack.PLACEHOLDER in skel and b"900000" not in skel
     data = rawpack.archive_bytes(["s"], {"s/x.json": text}, "s")
     with tarfile.open(fileobj=io.BytesIO(lzma.decompress(data))) as tar:
@@ -238,7 +238,7 @@ def test_histogram_codec_roundtrip(text, tmp_path):
     b'{"latency_hist":[[1,1], [2,2]]}',  # mixed separators
 ])
 def test_histograms_the_codec_cannot_reproduce_are_stored_verbatim(text, tmp_path):
-    assert rawpack._split_hist("s/x.json", text) is None
+    assert rawhist.split("s/x.json", text) is None
     srv = tmp_path / "s"
     srv.mkdir()
     (srv / "x.json").write_bytes(text)
