@@ -6,7 +6,8 @@
 #
 #   httplab-offline/run.sh --suites http1,h2c --quick        (any run_all.sh flag but --reports-only)
 #
-# The run goes to raw/<run_id> in this folder (RAW_ROOT overrides), unpacked and without reports:
+# The run goes to raw/<run_id> in this folder (RAW_ROOT overrides), packed (one .tar.xz per server
+# of each complete suite, as at home: much less to carry back) and without reports:
 # bring that folder home, then `scripts/offline.sh import DIR` and
 # `scripts/run_all.sh --reports-only --run-id ID` there.
 set -euo pipefail
@@ -35,4 +36,4 @@ export PATH=$root/tools/bin:$PATH PYTHONPATH=$root LAB_RUNTIME_PYTHON=python3 \
     LAB_BUILD_TOOLS=$root/build-tools.json \
     LAB_SOURCE_COMMIT LAB_SOURCE_DIRTY RAW_ROOT=${RAW_ROOT:-$root/raw}
 unset VIRTUAL_ENV CONDA_PREFIX
-exec "$root/scripts/run_all.sh" --skip-setup --skip-build --no-pack --no-reports "$@"
+exec "$root/scripts/run_all.sh" --skip-setup --skip-build --no-reports "$@"

@@ -121,7 +121,8 @@ offline_stage() {
     mkdir -p "$root/tools/share/h2o-root/share"
     cp -r /usr/share/h2o "$root/tools/share/h2o-root/share/h2o"
     cp -L /usr/lib/ssl/openssl.cnf "$root/tools/share/openssl.cnf"
-    offline_tracked "$root" scripts suites httplab/__init__.py httplab/__main__.py httplab/lab httplab/parse
+    offline_tracked "$root" scripts suites httplab/__init__.py httplab/__main__.py httplab/lab httplab/parse \
+        httplab/tidy/__init__.py httplab/tidy/rawpack.py httplab/tidy/rawhist.py
     # the manifests (and config templates) of the servers the archive can start
     while IFS= read -r toml; do
         rel=${toml#"$LAB_ROOT"/}
