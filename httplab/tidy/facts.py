@@ -7,11 +7,18 @@ from raw/.
     {"parts": {"<part>": {"host_states": {"start": {...} | null, "end": {...} | null},
                           "hosts": {...} | null,
                           "certificate": {CertInfo's fields} | null,
-                          "commands": {"<server>": {"<scenario>": "<command line>"}}}}}
+                          "commands": {"<server>": {"<scenario>": "<command line>"}},
+                          "scaling_plan": "<the CPU plan's sentence>" | null,
+                          "scaling_ladder": [1, 2, 4, ...] | null}}}
+
+The scaling suite's plan is recorded in every point's scenario.json; the points of a part agree on
+it (one plan per run), and a part whose points disagree gets null and the sentences in
+scaling_plans, so that a report never states one plan where there were two.
 """
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 from typing import Any
 
@@ -34,10 +41,29 @@ def _commands(view: Path, runs: pd.DataFrame) -> dict[str, dict[str, str]]:
     return out
 
 
+def _scaling(view: Path, part: str) -> dict[str, Any]:
+    """scaling_plan and scaling_ladder of the part's points (scenario.json), where they have them."""
+    plans: dict[str, list[int]] = {}
+    for f in sorted((view / part).glob("*/*/scenario.json")):
+        try:
+            doc = json.loads(f.read_text())
+        except (OSError, ValueError):
+            continue   # the frames' own reading names a broken scenario.json
+        if isinstance(doc, dict) and doc.get("scaling_plan"):
+            plans.setdefault(str(doc["scaling_plan"]), [int(n) for n in doc.get("scaling_ladder") or []])
+    if not plans:
+        return {}
+    if len(plans) > 1:
+        return {"scaling_plan": None, "scaling_ladder": None, "scaling_plans": sorted(plans)}
+    (plan, ladder), = plans.items()
+    return {"scaling_plan": plan, "scaling_ladder": ladder}
+
+
 def part_facts(view: Path, part: str, runs: pd.DataFrame) -> dict[str, Any]:
     """One part's facts (the module docstring), from the run's readable view."""
     cert = read_certificate(view, part)
     return {
+        **_scaling(view, part),
         "host_states": layout.host_states(view, part),
         "hosts": layout.hosts_doc(view, part),
         "certificate": dataclasses.asdict(cert) if cert is not None else None,
