@@ -15,7 +15,7 @@ import sys
 # verb -> (module under httplab, what it does)
 VERBS: dict[str, tuple[str, str]] = {
     # run-time side (httplab.lab)
-    "manifest": ("lab.manifest", "read, check and start the servers' manifests (servers/**/lab.toml)"),
+    "manifest": ("lab.manifest_cli", "read, check and start the servers' manifests (servers/**/lab.toml)"),
     "suites": ("lab.suites", "list the suites (suites/<name>/) and their parts"),
     "schedule": ("lab.schedule", "each rep's balanced random order of a suite's servers (order.json)"),
     "host-state": ("lab.hoststate", "the host's state as JSON (CPU, governor, SMT, load, busy processes)"),

@@ -36,7 +36,7 @@ def test_bad_flags_are_refused_before_any_work(args, says):
 def test_help_is_the_usage_not_the_source():
     r = run_all("--help")
     assert r.returncode == 0
-    assert "scripts/run_all.sh [--quick]" in r.stderr and "--reports-only" in r.stderr
+    assert "scripts/run_all.sh [--quick | --seed-conditions]" in r.stderr and "--reports-only" in r.stderr
     assert "set -euo pipefail" not in r.stderr and "source " not in r.stderr
 
 

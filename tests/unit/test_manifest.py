@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from httplab.lab import manifest as mf
+from httplab.lab import manifest_cli as mcli
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = """
@@ -144,7 +145,7 @@ def test_config_template_vars_are_checked_per_mode(tmp_path):
 
 def test_shell_declarations_define_the_registry():
     ms = mf.load_all(ROOT / "servers")
-    decl = mf.shell_declarations(ms)
+    decl = mcli.shell_declarations(ms)
     out = subprocess.run(["bash", "-c", decl + 'echo "${LAB_SERVERS[*]}|${SERVER_CAPS[floor]}|${SERVER_MODES[floor]}"'],
                          capture_output=True, text=True, check=True).stdout.strip()
     names, caps, modes = out.split("|")
@@ -153,7 +154,7 @@ def test_shell_declarations_define_the_registry():
 
 
 def test_shared_build_commands_run_once():
-    jobs = mf.shell_jobs(mf.load_all(ROOT / "servers"), "build", Path("/b"))
+    jobs = mcli.shell_jobs(mf.load_all(ROOT / "servers"), "build", Path("/b"))
     cmds = [c for _, c, _ in jobs]
     assert len(cmds) == len(set(cmds))
     rust = [names for _, c, names in jobs if "servers/rust" in c]
