@@ -140,9 +140,9 @@ def server_cores(ctx: ReportContext) -> int:
 
 
 def different_conditions(ctx: ReportContext) -> str:
-    """The cell that stands where a ratio over the seed's would restate only the core difference."""
-    return (f"not comparable: {_cores(server_cores(ctx))} per server here, 12 shared in the seed "
-            "(run_all.sh --seed-conditions measures it)")
+    """The cell that stands where a ratio over the seed's would restate only the core difference (the
+    Cores reason below the table says why and what would measure it)."""
+    return f"not comparable ({_cores(server_cores(ctx))} here, 12 in the seed)"
 
 
 def seed_contestant(ctx: ReportContext, a: str) -> str:
