@@ -230,9 +230,9 @@ def parse_certificate(text: str, path: str | Path = "<certificate.txt>") -> Cert
                     f.get("Subject Alternative Name") or None)
 
 
-def read_certificate(run_dir: str | Path, suite: str = "https") -> CertInfo | None:
-    """raw/<run>/<suite>/certificate.txt parsed, or None when the file is absent."""
-    found = certificate_text(run_dir, suite)
+def read_certificate(run_dir: str | Path, part: str) -> CertInfo | None:
+    """raw/<run>/<part>/certificate.txt (a TLS part's) parsed, or None when the file is absent."""
+    found = certificate_text(run_dir, part)
     return None if found is None else parse_certificate(*found)
 
 

@@ -91,7 +91,7 @@ def test_certificate(tmp_path):
         parse_certificate("subject=CN = localhost\n-----BEGIN CERTIFICATE-----\n", "certificate.txt")
     with pytest.raises(RawFormatError, match="no 'subject=' line"):
         parse_certificate("notBefore=Nov 21 07:00:17 2026 GMT\n", "certificate.txt")
-    assert read_certificate(tmp_path) is None and cert.san is None
+    assert read_certificate(tmp_path, "https") is None and cert.san is None
     # as scripts/lib.sh writes it: -ext subjectAltName adds a header line and an indented value
     san = parse_certificate((TLS / "certificate_san.txt").read_text())
     assert san.san == "DNS:localhost, IP Address:127.0.0.1" and san.fingerprint.startswith("8D:12")

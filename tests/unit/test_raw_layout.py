@@ -216,7 +216,7 @@ def test_certificate_through_the_layout(tmp_path: Path) -> None:
     (tmp_path / "https").mkdir()
     shutil.copy(TLS / "certificate_san.txt", tmp_path / "https" / "certificate.txt")
     text, where = layout.certificate_text(tmp_path, "https")
-    assert read_certificate(tmp_path) == parse_certificate(text, where)
+    assert read_certificate(tmp_path, "https") == parse_certificate(text, where)
     assert layout.certificate_text(tmp_path, "h2c") is None
 
 
