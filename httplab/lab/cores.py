@@ -32,6 +32,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from .hoststate import format_cpu_list   # '0-3,6': the one writer of CPU lists
+
 SEED_CLIENT_THREADS = 4
 MIN_SEED_SERVER_CPUS = 4
 MIN_SEED_CPUS = SEED_CLIENT_THREADS + MIN_SEED_SERVER_CPUS
@@ -59,19 +61,6 @@ def parse_cpu_list(text: str) -> list[int]:
     if len(set(out)) != len(out):
         raise ValueError(f"not a CPU list: {text!r} (a CPU named twice)")
     return out
-
-
-def format_cpu_list(cpus: list[int] | tuple[int, ...]) -> str:
-    """[0, 1, 2, 3, 6] -> '0-3,6' (ranges kept in the given order's runs)."""
-    parts: list[str] = []
-    i = 0
-    while i < len(cpus):
-        j = i
-        while j + 1 < len(cpus) and cpus[j + 1] == cpus[j] + 1:
-            j += 1
-        parts.append(str(cpus[i]) if i == j else f"{cpus[i]}-{cpus[j]}")
-        i = j + 1
-    return ",".join(parts)
 
 
 def physical_cores(cpus: list[int], siblings: dict[int, tuple[int, ...]] | None = None) -> list[tuple[int, ...]]:
