@@ -338,7 +338,7 @@ def seed_chart(ctx: ReportContext):
             if est is not None:
                 err = [[est - lo], [hi - est]] if lo is not None and hi is not None else None
                 ax.errorbar([x], [est], yerr=err, fmt="o", ms=7, color=colour, ecolor="black", capsize=3,
-                            zorder=4, label="this run (95 % CI)" if x == 0 else None)
+                            zorder=4, label=f"this run, {_cores(server_cores(ctx))} (95 % CI)" if x == 0 else None)
         ax.set_xticks(list(xs), [p[0] for p in points], rotation=35, ha="right")
         values = [v for p in points for v in (p[1], p[2]) if v is not None]
         if ranking_seed(ctx.suite) is not None:
@@ -348,13 +348,17 @@ def seed_chart(ctx: ReportContext):
         else:
             P.set_value_axis(ax, values + [1.0], tick=lambda v, pos=None: f"{v:g}×", log=True)
             ax.axhline(1.0, color="#888888", lw=1, zorder=1)
-            a = compared_servers(ctx)[0]
+            a = seed_contestant(ctx, compared_servers(ctx)[0])
             ax.set_ylabel(f"{short_name(a)} ÷ {short_name(ctx.baseline)} req/s")
             what = f"req/s ratio {display_name(a)} ÷ {display_name(ctx.baseline)} per scenario, seed vs this run"
         ax.legend(loc="best")
+        caveat = ("" if seed_conditions(ctx) else
+                  f"; not comparable: {_cores(server_cores(ctx))} per server here, 12 in the seed")
         P.title_and_caption(fig, ax, "The seed's numbers and this run's",
-                            "diamonds: the seed; dots: this run, whiskers its 95 % t CI; log scale")
-    return P.describe(fig, f"Dot chart: {what} ({len(points)} points), log y axis.")
+                            "diamonds: the seed; dots: this run, whiskers its 95 % t CI; log scale" + caveat)
+    return P.describe(fig, f"Dot chart: {what} ({len(points)} points), log y axis"
+                      + (", measured under the seed's conditions." if seed_conditions(ctx)
+                         else f", not comparable: {_cores(server_cores(ctx))} per server here, 12 in the seed."))
 
 
 def _chart_points(ctx: ReportContext) -> list[tuple[str, float, float | None, float | None, float | None, str]]:
@@ -373,7 +377,7 @@ def _chart_points(ctx: ReportContext) -> list[tuple[str, float, float | None, fl
     servers = compared_servers(ctx)
     if seed is None or len(servers) < 2:
         return []
-    a, b = servers[0], ctx.baseline
+    a, b = seed_contestant(ctx, servers[0]), ctx.baseline
     for c in seed.claims:
         for p in c.points:
             row = _compare(ctx, p.scenario, a, b)

@@ -93,6 +93,7 @@ def test_languages_findings_set_the_seed_ranking_beside_ours(built):
 def test_seed_chart_sets_each_seed_ratio_beside_ours(http1):
     from httplab.report import plots as P
     fig = F.seed_chart(http1)
+    assert P.description(fig).endswith("not comparable: 1 core per server here, 12 in the seed.")
     data, (w, _) = P.png_bytes(fig)
     assert w == P.WIDTH_PX
     points = F._chart_points(http1)
