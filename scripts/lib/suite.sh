@@ -405,18 +405,26 @@ apply_profile() {
     PROFILE=$1
 }
 
-# seed_conditions: the CPU split of the seed-conditions profile (python -m httplab cores seed: the
-# load tool's four threads on the last four CPUs, the server on all the others; it refuses a machine
-# with too few, naming how many it needs) into SERVER_CPUS, CLIENT_CPUS and SERVER_CPU_ORDER, and
-# SEED_EXTRA_SERVERS: the C server single-threaded, as the write-ups' event loop was (evloop@1),
-# beside the one that uses every server core (--workers n).
-seed_conditions() {
+# apply_cpu_plan KIND WHAT: the CPU plan KIND (python -m httplab cores KIND: scaling or seed;
+# httplab/lab/cores.py) decides the split, whatever the run's default: SERVER_CPUS, CLIENT_CPUS and
+# SERVER_CPU_ORDER (one thread per physical core first), exported, and the plan's PLAN_* values.
+# A machine the plan cannot use stops here, WHAT named, with the plan's reason above.
+apply_cpu_plan() {
     local plan
-    plan=$("$(lab_python)" -m httplab cores seed) || die "the seed-conditions profile cannot run on this machine (above)"
+    plan=$("$(lab_python)" -m httplab cores "$1") || die "$2 cannot run on this machine (above)"
     eval "$plan"
     SERVER_CPUS=$PLAN_SERVER_CPUS CLIENT_CPUS=$PLAN_CLIENT_CPUS SERVER_CPU_ORDER=$PLAN_SERVER_ORDER
+    export SERVER_CPUS CLIENT_CPUS SERVER_CPU_ORDER
+}
+
+# seed_conditions: the seed-conditions profile's plan (the load tool's four threads on the last four
+# CPUs, the server on all the others; a machine with too few is refused, naming how many it needs),
+# and SEED_EXTRA_SERVERS: the C server single-threaded, as the write-ups' event loop was (evloop@1),
+# beside the one that uses every server core (--workers n).
+seed_conditions() {
+    apply_cpu_plan seed "the seed-conditions profile"
     SEED_EXTRA_SERVERS=evloop@1 CPU_PLAN_NOTE=$PLAN_NOTE
-    export SERVER_CPUS CLIENT_CPUS SERVER_CPU_ORDER SEED_EXTRA_SERVERS CPU_PLAN_NOTE
+    export SEED_EXTRA_SERVERS CPU_PLAN_NOTE
 }
 
 # parse_suite_flags "$@": the flags every bench_*.sh takes.

@@ -9,12 +9,9 @@
 # (SERVER_CPU_ORDER: one thread per physical core first; lib/suite.sh point_server_cpus) and told n
 # through its manifest's {cores}. One part per server mode, as in the versus suite.
 
-plan=$("$(lab_python)" -m httplab cores scaling) || die "the scaling suite cannot run on this machine (above)"
-eval "$plan"
 # the plan decides the split for this suite, whatever the run's default (the run's meta.json keeps
 # that; each point's cpu.json records the CPUs it really had)
-SERVER_CPUS=$PLAN_SERVER_CPUS CLIENT_CPUS=$PLAN_CLIENT_CPUS SERVER_CPU_ORDER=$PLAN_SERVER_ORDER
-export SERVER_CPUS CLIENT_CPUS SERVER_CPU_ORDER
+apply_cpu_plan scaling "the scaling suite"
 [[ -n ${LAB_COUNT_POINTS:-} ]] || log "scaling: $PLAN_NOTE"
 SC_EXTRA_JSON_SCALING=$(jq -cn --arg note "$PLAN_NOTE" --arg ladder "$PLAN_LADDER" \
     '{scaling_plan: $note, scaling_ladder: ($ladder | split(" ") | map(tonumber))}')
