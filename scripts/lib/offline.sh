@@ -28,6 +28,25 @@ OFFLINE_PATH_EXTRA=/usr/local/bin:$HOME/.cargo/bin
 # glibc and its parts come from the host: carrying them would mean carrying the dynamic loader too.
 OFFLINE_GLIBC_RE='^(libc|libm|libmvec|libpthread|libdl|librt|libresolv|libutil|libanl|libnsl|libnss_[a-z]+|libthread_db|libBrokenLocale|ld-linux[-a-z0-9_.]*)\.so'
 
+# What a pack takes (scripts/offline.sh pack's flags; empty: everything). A smaller archive for a
+# host that runs a few suites, or a transfer with a size limit:
+#   OFFLINE_SERVERS   servers by manifest name (comma-separated)
+#   OFFLINE_MODES     their start modes (h1, h2c, tls, ...): only those modes' programs are carried,
+#                     so a suite in another mode finds the server unstartable and stops, saying so
+#   OFFLINE_WITHOUT   programs of OFFLINE_PROGRAMS left out (e.g. oha, which only the latency
+#                     suites call)
+
+# offline_programs: OFFLINE_PROGRAMS less OFFLINE_WITHOUT, one a line.
+offline_programs() {
+    local p
+    for p in "${OFFLINE_PROGRAMS[@]}"; do
+        [[ ,${OFFLINE_WITHOUT:-}, == *",$p,"* ]] || echo "$p"
+    done
+}
+
+# offline_manifests: every server manifest of the checkout, sorted.
+offline_manifests() { find "$SERVERS_ROOT" -name lab.toml -not -path '*/node_modules/*' | sort; }
+
 # offline_which NAME: the program's path (GNU time by LAB_GNU_TIME's path: `time` is a keyword).
 offline_which() {
     if [[ $1 == time ]]; then echo "$GNU_TIME"; return; fi
@@ -71,21 +90,46 @@ offline_glibc_needed() {
         grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -V | tail -n 1
 }
 
-# offline_manifest_programs TOML: each start command's program, one a line (tomllib: the manifest
-# reader's own parser; the shell's manifest reader has no verb for this).
+# offline_manifest_programs TOML: the manifest's name on the first line, then the program of each
+# start command of the modes in OFFLINE_MODES (all modes when it is empty), one a line (tomllib: the
+# manifest reader's own parser; the shell's manifest reader has no verb for this).
 offline_manifest_programs() {
-    python3 - "$1" <<'EOF'
-import sys, tomllib
+    OFFLINE_MODES=${OFFLINE_MODES:-} python3 - "$1" <<'EOF'
+import os, sys, tomllib
 with open(sys.argv[1], "rb") as f:
-    start = tomllib.load(f).get("start", {})
-for cmd in start.values():
-    print(cmd.split()[0])
+    manifest = tomllib.load(f)
+modes = [m for m in os.environ["OFFLINE_MODES"].split(",") if m]
+print(manifest.get("name", ""))
+for mode, cmd in manifest.get("start", {}).items():
+    if not modes or mode in modes:
+        print(cmd.split()[0])
 EOF
 }
 
-# offline_server_carried TOML ROOT: true when every start command of the manifest runs a program
-# the archive at ROOT has (a built server in build/bench, or a carried program); the others (the
-# Node.js and Python servers, which need their runtimes) stay out, and so out of every suite.
+# offline_server_wanted TOML: true when the manifest's server is one of OFFLINE_SERVERS (every
+# server when it is empty) and has a start command in the modes packed.
+offline_server_wanted() {
+    local name progs
+    { read -r name; progs=$(cat); } < <(offline_manifest_programs "$1")
+    [[ -n $progs ]] || return 1
+    [[ -z ${OFFLINE_SERVERS:-} || ,$OFFLINE_SERVERS, == *",$name,"* ]]
+}
+
+# offline_server_built TOML ROOT: each built server program (build/bench/NAME) the manifest's
+# start commands of the modes packed run, carried into the archive at ROOT.
+offline_server_built() {
+    local prog elf
+    while read -r prog; do
+        [[ $prog == "{build}/bench/"* ]] || continue
+        elf=$BUILD_DIR/bench/${prog#"{build}/bench/"}
+        [[ -f $elf && -x $elf ]] || continue         # not built here: offline_server_carried says no
+        [[ -e $2/build/bench/$(basename "$elf") ]] || offline_carry "$elf" "$2" build/bench
+    done < <(offline_manifest_programs "$1" | tail -n +2)
+}
+
+# offline_server_carried TOML ROOT: true when every start command of the modes packed runs a
+# program the archive at ROOT has (a built server in build/bench, or a carried program); the others
+# (the Node.js and Python servers, which need their runtimes) stay out, and so out of every suite.
 offline_server_carried() {
     local prog
     while read -r prog; do
@@ -94,7 +138,7 @@ offline_server_carried() {
             */*|"{"*)          return 1 ;;
             *)                 [[ -x $2/tools/bin/$prog ]] || return 1 ;;
         esac
-    done < <(offline_manifest_programs "$1")
+    done < <(offline_manifest_programs "$1" | tail -n +2)
 }
 
 # offline_tracked DEST PATH...: the tracked files under PATHs (as they are in the working tree,
@@ -109,13 +153,13 @@ offline_tracked() {
 offline_stage() {
     local root=$1 prog elf toml rel
     mkdir -p "$root"/tools/{bin,libexec,lib,share} "$root/build/bench"
-    for prog in "${OFFLINE_PROGRAMS[@]}"; do
+    for prog in $(offline_programs); do
         elf=$(offline_which "$prog")
         offline_carry "$elf" "$root" tools/bin
     done
-    for elf in "$BUILD_DIR"/bench/*; do
-        [[ -f $elf && -x $elf ]] && offline_carry "$elf" "$root" build/bench
-    done
+    while IFS= read -r toml; do
+        if offline_server_wanted "$toml"; then offline_server_built "$toml" "$root"; fi
+    done < <(offline_manifests)
     cp -r "$BUILD_DIR/www" "$root/build/www"
     # h2o finds its share/h2o under H2O_ROOT; OpenSSL's CLI reads a config by default
     mkdir -p "$root/tools/share/h2o-root/share"
@@ -126,9 +170,9 @@ offline_stage() {
     # the manifests (and config templates) of the servers the archive can start
     while IFS= read -r toml; do
         rel=${toml#"$LAB_ROOT"/}
-        offline_server_carried "$toml" "$root" || continue
+        offline_server_wanted "$toml" && offline_server_carried "$toml" "$root" || continue
         offline_tracked "$root" "$rel" "$(dirname "$rel")/*.in"
-    done < <(find "$SERVERS_ROOT" -name lab.toml -not -path '*/node_modules/*' | sort)
+    done < <(offline_manifests)
     cp "$LAB_ROOT/scripts/lib/offline-run.sh" "$root/run.sh"
     chmod 0755 "$root/run.sh"
     manifest_tool versions >"$root/server-versions.json"
@@ -156,12 +200,13 @@ offline_manifest() {
         echo "source: git $LAB_SOURCE_COMMIT$( [[ $LAB_SOURCE_DIRTY == true ]] && echo ' (with uncommitted changes)'), packed $(utc_now) on $(hostname -s)"
         echo "host needs: Linux $(uname -m), glibc >= $OFFLINE_GLIBC_NEEDED, python3 >= $OFFLINE_PYTHON_NEEDED (standard library only), bash, coreutils, grep, sed, awk, util-linux, procps"
         echo "run: httplab-offline/run.sh [run_all.sh flags]   (raw/<run_id> is written in httplab-offline/raw, or RAW_ROOT)"
+        echo "packed for: servers ${OFFLINE_SERVERS:-all}; modes ${OFFLINE_MODES:-all}; programs left out: ${OFFLINE_WITHOUT:-none}"
         echo
         echo "servers (manifests carried):"
         for toml in $(cd "$root" && find servers -name lab.toml | sort); do echo "  $toml"; done
         echo
         echo "programs (tools/bin, with their versions):"
-        for prog in "${OFFLINE_PROGRAMS[@]}"; do
+        for prog in $(offline_programs); do
             printf '  %-8s %s\n' "$prog" "$(offline_version "$root" "$prog")"
         done
         echo

@@ -64,6 +64,25 @@ def test_the_archive_fits_and_says_what_it_holds(archive: Path, unpacked: Path) 
     assert (unpacked / "httplab/lab").is_dir() and not (unpacked / "httplab/stats").exists()
 
 
+def test_a_smaller_archive_takes_only_the_servers_modes_and_tools_named(tmp_path: Path) -> None:
+    """pack --servers/--modes/--without: for a host that runs a few suites, or a transfer with a size
+    limit. Only the named servers' manifests, only their named modes' programs, no left-out tool."""
+    out = tmp_path / "lean.tar.xz"
+    r = subprocess.run([str(ROOT / "scripts/offline.sh"), "pack", "--servers", "evloop,go", "--modes", "h1",
+                        "--without", "oha,h2o", str(out)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    with tarfile.open(out) as tar:
+        names = set(tar.getnames())
+        manifest = tar.extractfile("httplab-offline/MANIFEST").read().decode()  # type: ignore[union-attr]
+    bench = {n.rsplit("/", 1)[1] for n in names if n.startswith("httplab-offline/build/bench/")}
+    assert bench == {"http_bench_server", "go_http_bench"}          # not the TLS or h2c programs
+    manifests = {n for n in names if n.endswith("/lab.toml")}
+    assert manifests == {"httplab-offline/servers/evloop/lab.toml", "httplab-offline/servers/go/lab.toml"}
+    assert "httplab-offline/tools/bin/oha" not in names and "httplab-offline/tools/bin/h2o" not in names
+    assert "httplab-offline/tools/bin/wrk" in names
+    assert "packed for: servers evloop,go; modes h1; programs left out: oha,h2o" in manifest
+
+
 def test_nothing_in_the_archive_points_into_the_checkout(unpacked: Path) -> None:
     """No script, manifest or setting names the checkout (its compiled programs may hold their
     source paths in strings: never a path they open; their RUNPATHs must not)."""
