@@ -22,6 +22,7 @@ from ..stats.write import read_data
 from .method_words import statistics_line
 from .wording import wording
 from .host_facts import as_dict, cell_text, fmt_utc, host_state_markdown, hosts_line
+from .run_status import RunStatus, profile_label, run_status
 
 
 @dataclass(frozen=True, eq=False)
@@ -137,7 +138,7 @@ def header_markdown(ctx: ReportContext, title: str) -> str:
               else f"{len(runs) - len(ok)} failed")
     rows = [
         ("Run id", f"`{ctx.run.run_id}`"),
-        ("Profile", str(meta.get("profile", "—"))),
+        ("Profile", profile_label(meta)),
         ("Start / end (UTC)", f"{fmt_utc(meta.get('start_utc'))} / {fmt_utc(meta.get('end_utc'))}"),
         ("Run complete", "yes" if meta.get("complete") else "**no** (partial run)"),
         *suite_rows,
@@ -262,8 +263,9 @@ def machine_line(meta: dict[str, Any]) -> str:
 
 
 def header(ctx: ReportContext, title: str, intro: str = "") -> None:
-    """The top of a report: title, run id and date, machine and a link back to the index (then the
-    notebook's intro and contents())."""
+    """The top of a report: title, run id and date, profile, machine and a link back to the index,
+    the run's caveat or superseded note from reports/runs.toml (title_markdown), then the notebook's
+    intro (and contents())."""
     from IPython.display import Markdown, display
     display(Markdown(title_markdown(ctx, title, intro)))
 
@@ -275,12 +277,27 @@ def contents(ctx: ReportContext) -> None:
     display(Markdown(toc_markdown(ctx.toc) or "**Contents**"), display_id=_toc_id(ctx))
 
 
+def status_markdown(status: RunStatus) -> str:
+    """The run's notes from the runs file as blockquotes: '> **Superseded** by `<run>`: <reason>' for
+    a superseded run, '> **Caveat:** ...' for a run with a caveat ('' for neither)."""
+    notes = []
+    if status.status == "superseded":
+        notes.append(f"> **Superseded** by `{status.superseded_by}`: {status.reason}")
+    if status.caveat:
+        notes.append(f"> **Caveat:** {status.caveat}")
+    return "\n\n".join(notes)
+
+
 def title_markdown(ctx: ReportContext, title: str, intro: str = "") -> str:
+    """The title, the line 'Run `id` · date UTC · profile X (its parameters) · machine · [← all
+    reports]', and under it the run's notes from the runs file (status_markdown; run_status.runs_file
+    says which file), then the intro."""
     meta = ctx.run.meta
     date = fmt_utc(meta.get("start_utc")).removesuffix("Z")
-    line = (f"Run `{ctx.run.run_id}` · {date} UTC · profile {meta.get('profile', '—')} · "
+    line = (f"Run `{ctx.run.run_id}` · {date} UTC · profile {profile_label(meta)} · "
             f"{machine_line(meta)} · [← all reports]({INDEX_LINK})")
-    return f"# {title}\n\n{line}\n\n{intro}".rstrip() + "\n"
+    notes = status_markdown(run_status(ctx.run.run_id, ctx.root))
+    return "\n\n".join(x for x in (f"# {title}", line, notes, intro) if x).rstrip() + "\n"
 
 
 def run_section(ctx: ReportContext) -> None:

@@ -1,6 +1,7 @@
-"""Writes reports/index.html, the lab's start page: every run newest first, with its date, machine,
-profile and suites, the reference run (raw/REFERENCE) marked, one or two headline numbers per suite
-with their intervals (from data/<run_id>/estimates and comparisons), and links to every report.
+"""Writes reports/index.html, the lab's start page: every run, with its date, machine, profile (with
+the parameters it ran with) and suites, the reference run (raw/REFERENCE) marked, one or two
+headline numbers per suite with their intervals (from data/<run_id>/estimates and comparisons),
+and links to every report.
 
     python -m httplab index reports/ [--raw raw/] [--data data/]
 
@@ -11,15 +12,16 @@ CPU sets or tools.
 Run facts come from raw/<run_id>/meta.json when it exists (raw and data default to the folders
 beside the reports folder).
 
-Current runs come first; the runs that reports/runs.toml marks superseded follow in a section of
-their own, each with the reason in one sentence and links to the reports of the run that replaced
-it (read_run_status; a run the file does not name is current).
+Current runs come first, the reference run at their head and the others newest first, each with
+its caveat when reports/runs.toml gives one; the runs that file marks superseded follow in a section
+of their own, each with the reason in one sentence and links to the reports of the run that replaced
+it (run_status.read_run_status; a run the file does not name is current). Above the runs, a link to
+reports/claims.html (the seed write-ups' claims and their verdicts) when that page is there.
 """
 from __future__ import annotations
 
 import argparse
 import html
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +36,7 @@ from ..tidy.rawrun import read_meta
 from ..lab.servers import contestants, short_name
 from .cells import mean_ci_of, ratio_ci_of
 from .fmt import fmt_mean_ci
+from .run_status import RUNS_FILE, RunStatus, profile_label, read_run_status
 
 def headline_of(part: str) -> tuple[Path | None, str] | None:
     """(the report notebook of the part's suite, its headline scenario on this part: suite.toml's
@@ -63,37 +66,6 @@ def notebook_parameter(notebook: Path | None, name: str) -> str | None:
     return None
 SCENARIO_WORDS = {"get_ping_c100": "GET /ping, 100 conns", "h2_get_ping_c100": "HTTPS/2 GET /ping, 100 conns",
                   "keepalive_score": "keep-alive score"}
-
-
-RUNS_FILE = "runs.toml"   # reports/runs.toml: which committed runs are superseded, and why
-RUN_STATES = ("current", "superseded")
-
-
-@dataclass(frozen=True)
-class RunStatus:
-    status: str = "current"        # RUN_STATES
-    superseded_by: str = ""        # the run that replaced this one (superseded runs)
-    reason: str = ""               # one sentence: why
-
-
-def read_run_status(path: Path) -> dict[str, RunStatus]:
-    """The runs file ([runs."<run_id>"] tables: status, superseded_by, reason): run id -> its status
-    ({} when the file is absent). ValueError, naming the run, for an unknown status or a superseded
-    run without the run that replaced it or without a reason."""
-    if not path.is_file():
-        return {}
-    with path.open("rb") as f:
-        runs = tomllib.load(f).get("runs", {})
-    out = {}
-    for run_id, row in runs.items():
-        status = RunStatus(str(row.get("status", "current")), str(row.get("superseded_by", "")),
-                           " ".join(str(row.get("reason", "")).split()))
-        if status.status not in RUN_STATES:
-            raise ValueError(f"{path}: run {run_id}: status {status.status!r} is not one of {', '.join(RUN_STATES)}")
-        if status.status == "superseded" and not (status.superseded_by and status.reason):
-            raise ValueError(f"{path}: run {run_id}: a superseded run needs superseded_by and reason")
-        out[run_id] = status
-    return out
 
 
 @dataclass(frozen=True)
@@ -226,7 +198,7 @@ def collect(reports_dir: Path, raw_root: Path, data_root: Path | None = None) ->
         if meta_path.is_file():
             try:
                 meta = read_meta(meta_path.parent)
-                profile = str(meta.get("profile") or "")
+                profile = profile_label(meta) if meta.get("profile") else ""
                 date = str(meta.get("start_utc") or "")
                 complete = bool(meta.get("complete"))
                 machine = _machine(meta)
@@ -261,13 +233,39 @@ def _report_links(e: ReportEntry, only: set[str] | None = None) -> str:
 
 
 def policy(any_superseded: bool) -> str:
-    """The sentence on which runs stay and how a superseded one is marked."""
+    """The sentences on which runs stay, how a superseded one is marked and where caveats come from."""
     where = '<a href="#superseded-runs">Superseded runs</a>' if any_superseded else "Superseded runs"
     return ("Committed runs that back a published report stay in the repository. A run that a later run of "
             f"the same suites and profile replaced is listed under {where}, after the current ones, with the "
-            "reason and the run that replaced it; its raw files stay, so any report can be rebuilt. Which runs "
-            f"are superseded is declared in <code>{RUNS_FILE}</code> beside this page; a run it does not name "
-            "is current.")
+            "reason and the run that replaced it; its raw files stay, so any report can be rebuilt. A run with "
+            "a known problem in its figures carries a caveat, here and at the top of each of its reports. "
+            f"Which runs are superseded, and the caveats, are declared in <code>{RUNS_FILE}</code> beside this "
+            "page; a run it does not name is current.")
+
+
+def caveat_html(status: RunStatus) -> str:
+    """A run's caveat as a paragraph for its index row ('' without one)."""
+    if not status.caveat:
+        return ""
+    return f'<p class="caveat"><strong>Caveat:</strong> {html.escape(status.caveat)}</p>'
+
+
+CLAIMS_PAGE = "claims.html"   # reports/claims.html: the seed write-ups' claims with their verdicts
+
+
+def claims_link(present: bool) -> str:
+    """The link to the claims page, above the current runs ('' when the page is not there)."""
+    if not present:
+        return ""
+    return (f'<p><a href="{CLAIMS_PAGE}">Seed claims: every claim of the four write-ups with its '
+            "verdict</a></p>\n")
+
+
+def current_order(entries: list[ReportEntry]) -> list[ReportEntry]:
+    """The current runs as the index lists them: the reference run first, then the others in the
+    order given (collect: newest first)."""
+    current = [e for e in entries if e.status.status != "superseded"]
+    return sorted(current, key=lambda e: not e.reference)   # stable: the rest keep their order
 
 
 def render_superseded(entries: list[ReportEntry]) -> str:
@@ -284,7 +282,7 @@ def render_superseded(entries: list[ReportEntry]) -> str:
         rows.append(f"<tr><td><code>{html.escape(e.run_id)}</code></td>"
                     f"<td>{html.escape(e.date.replace('T', ' ') or '—')}</td>"
                     f"<td>{html.escape(', '.join(e.run_suites) or '—')}</td>"
-                    f"<td>{replaced}</td><td>{html.escape(e.status.reason)}</td>"
+                    f"<td>{replaced}</td><td>{html.escape(e.status.reason)}{caveat_html(e.status)}</td>"
                     f"<td>{_report_links(e)}</td></tr>")
     if not rows:
         return ""
@@ -294,15 +292,15 @@ def render_superseded(entries: list[ReportEntry]) -> str:
             "<th>Why</th><th>Reports</th></tr></thead>\n<tbody>\n" + "\n".join(rows) + "\n</tbody></table>")
 
 
-def render(entries: list[ReportEntry], comparisons: list[ComparisonEntry] | None = None) -> str:
+def render(entries: list[ReportEntry], comparisons: list[ComparisonEntry] | None = None,
+           claims: bool = False) -> str:
+    """The index page. claims: link the claims page (CLAIMS_PAGE, beside this page) above the runs."""
     rows = []
-    for e in entries:
-        if e.status.status == "superseded":
-            continue
+    for e in current_order(entries):
         state = "" if e.complete is None else ("complete" if e.complete else "partial")
         ref = ' <strong>reference run</strong>' if e.reference else ""
         heads = "".join(f"<li>{html.escape(h)}</li>" for h in e.headlines)
-        rows.append(f"<tr><td><code>{html.escape(e.run_id)}</code>{ref}</td>"
+        rows.append(f"<tr><td class=\"run\"><code>{html.escape(e.run_id)}</code>{ref}{caveat_html(e.status)}</td>"
                     f"<td>{html.escape(e.date.replace('T', ' ') or '—')}</td>"
                     f"<td>{html.escape(e.machine or '—')}</td>"
                     f"<td>{html.escape(e.profile or '—')}{', ' + state if state else ''}</td>"
@@ -314,11 +312,14 @@ def render(entries: list[ReportEntry], comparisons: list[ComparisonEntry] | None
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>HTTP server benchmark reports</title>
 <style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}
-td,th{{border:1px solid #ccc;padding:4px 10px;text-align:left;vertical-align:top}}ul{{margin:0;padding-left:1.2em}}</style></head>
+td,th{{border:1px solid #ccc;padding:4px 10px;text-align:left;vertical-align:top}}ul{{margin:0;padding-left:1.2em}}
+.caveat{{max-width:28em;margin:.4em 0 0;color:#7a3e00}}</style></head>
 <body><h1>HTTP server benchmark reports</h1>
 <p>{policy(bool(superseded))}</p>
-<h2>Current runs</h2>
-<p>Runs newest first; the reference run is the one raw/REFERENCE names. Headlines: the contestant's
+{claims_link(claims)}<h2>Current runs</h2>
+<p>The reference run (the one raw/REFERENCE names) first, then the other runs newest first; a run's
+caveat, where it has one, is under its id. The profile says what the run was run with (measured
+seconds per run, warm-up, reps, and whether the A/A copy that gives the noise floor was run). Headlines: the contestant's
 req/s on each suite's headline scenario (geometric mean with its 95 % interval, n runs) and its Δ against
 the suite's baseline (ratio of geometric means − 1, t interval on the log scale, paired by rep; from
 <code>data/&lt;run_id&gt;/estimates</code> and <code>comparisons</code>). Each suite links to its HTML report and
@@ -339,8 +340,8 @@ def write_index(reports_dir: str | Path, raw_root: str | Path | None = None,
     raw = Path(raw_root) if raw_root else reports.resolve().parent / "raw"
     reports.mkdir(parents=True, exist_ok=True)
     out = reports / "index.html"
-    out.write_text(render(collect(reports, raw, Path(data_root) if data_root else None), collect_comparisons(reports)),
-                   encoding="utf-8")
+    out.write_text(render(collect(reports, raw, Path(data_root) if data_root else None), collect_comparisons(reports),
+                          claims=(reports / CLAIMS_PAGE).is_file()), encoding="utf-8")
     return out
 
 
