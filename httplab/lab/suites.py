@@ -83,6 +83,30 @@ def _tuples(value: Any, width: int, where: str) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(v) for v in value)
 
 
+def curve_cell(value: Any, part: str, where: str) -> tuple[str, str]:
+    """One end of a seed curve ([[seed.curves]] a or b): "scenario" (of the suite's first part) or
+    [part, scenario]."""
+    if isinstance(value, str):
+        return part, value
+    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value):
+        return value[0], value[1]
+    raise SuiteError(f"{where}: a scenario or [part, scenario] expected, got {value!r}")
+
+
+def _curve_pairs(seed: dict[str, Any], part: str, where: str) -> tuple[list[tuple[str, str, str]],
+                                                                       list[tuple[str, str, str, str]]]:
+    """The comparisons the seed's curves need (httplab.stats.claims reads them): a scenario pair for
+    two points of one part, a suite pair for two parts."""
+    sp, xp = [], []
+    for c in seed.get("curves", []):
+        (pa, a), (pb, b) = curve_cell(c.get("a"), part, where), curve_cell(c.get("b"), part, where)
+        if pa == pb:
+            sp.append((pa, a, b))
+        else:
+            xp.append((pa, pb, a, b))
+    return sp, xp
+
+
 def parts_of(folder: Path) -> tuple[str, ...]:
     """<name>.sh and <name>_*.sh in the folder, sorted (the shell's rule: scripts/lib/suites.sh)."""
     name = folder.name
@@ -103,6 +127,9 @@ def load_suite(folder: Path) -> Suite:
     compare = data.get("compare", {})
     sp = _tuples(compare.get("scenario_pairs", []), 3, f"{toml} [compare] scenario_pairs")
     xp = _tuples(compare.get("suite_pairs", []), 4, f"{toml} [compare] suite_pairs")
+    csp, cxp = _curve_pairs(data.get("seed") or {}, parts[0], f"{toml} [[seed.curves]]")
+    sp = tuple(dict.fromkeys([*sp, *csp]))
+    xp = tuple(dict.fromkeys([*xp, *cxp]))
     for pair in sp:
         if pair[0] not in parts:
             raise SuiteError(f"{toml}: scenario pair {list(pair)} names {pair[0]!r}, not a part of this suite {list(parts)}")

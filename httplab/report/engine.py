@@ -14,7 +14,7 @@ from ..lab.suites import suite as lab_suite
 from ..lab.suites import suite_module as suite_code  # a notebook's R.suite_code(suite): its suite's report.py
 from ..lab.paths import repo_root, resolve
 from ..lab.servers import contestants, display_name
-from .quality import NoiseFloor, floor_sentence, noise_floor
+from .quality import NoiseFloor, floor_sentence, no_aa_reason, noise_floor
 from ..tidy.rawrun import RawRun
 from ..tidy.runs_select import default_run_dir
 from ..stats.frames import RunStats
@@ -53,7 +53,8 @@ class ReportContext:
     @cached_property
     def noise(self) -> NoiseFloor:
         """The suite's A/A noise floor (quality.noise_floor)."""
-        return noise_floor(self.runs, self.confidence, self.stats)
+        return replace(noise_floor(self.runs, self.confidence, self.stats),
+                       absent_why=no_aa_reason(self.run.meta))
 
     def show_table(self, df: pd.DataFrame, note: str = "") -> None:
         """show_table, with the run's noise floor beside every table that holds a Δ column."""
@@ -397,8 +398,16 @@ def compared_servers(ctx: ReportContext) -> tuple[str, ...]:
 
 
 def compared_title(ctx: ReportContext) -> str:
-    """'<contestant> vs <baseline>' in display names, for the report's title."""
-    return " vs ".join(display_name(s) for s in compared_servers(ctx))
+    """'<contestants> vs <baseline>' in display names, for the report's title (contestants joined by
+    'and'); a side the run has no data for says so, so that a title never names a comparison the
+    report cannot show."""
+    present = set(ctx.runs["server"]) if not ctx.runs.empty else set()
+    mine = [display_name(s) for s in contestants(present)]
+    base = display_name(ctx.baseline) if ctx.baseline else ""
+    left = " and ".join(mine) if mine else "no contestant (no data)"
+    if not base:
+        return left
+    return f"{left} vs {base}" + ("" if ctx.baseline in present else f" (no {base} data in this run)")
 
 
 

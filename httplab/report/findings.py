@@ -170,6 +170,63 @@ def _vs_seed(ctx: ReportContext, claim: Claim, a: str, b: str) -> str:
     return f"{lo:.2f}×" if abs(hi - lo) < 0.005 else f"{lo:.2f}× to {hi:.2f}×"
 
 
+def ledger(ctx: ReportContext) -> pd.DataFrame:
+    """The run's claim ledger (data/<run_id>/claims.parquet, stats.claims); empty for data built
+    before the ledger existed."""
+    from ..stats.write import read_stats
+    path = ctx.data_dir / "claims.parquet"
+    return read_stats(ctx.data_dir, "claims") if path.is_file() else pd.DataFrame()
+
+
+def verdict_cell(book: pd.DataFrame, claim_id: str) -> str:
+    """A claim's verdict as a table cell: the word, and for a claim the run cannot speak to, what
+    its points read as anyway ('not comparable (as read: confirmed)')."""
+    if book.empty:
+        return "—"
+    row = book[book["claim_id"] == claim_id]
+    if row.empty:
+        return "—"
+    v, reason = str(row.iloc[0]["verdict"]), str(row.iloc[0]["reason"])
+    if v == "not comparable" and "Read anyway: " in reason:
+        return f"not comparable (as read: {reason.split('Read anyway: ', 1)[1].split(',', 1)[0]})"
+    if v == "untested":
+        return f"untested ({reason.removeprefix('no point could be read: ')})"
+    return v
+
+
+def ledger_table(ctx: ReportContext, number: str, kinds: tuple[str, ...]) -> pd.DataFrame:
+    """The ledger's rows of one write-up and kinds (curve, rank) as a findings table: the claim, the
+    write-up's words, this run's reading of each point with its interval, and the verdict."""
+    book = ledger(ctx)
+    if book.empty:
+        return pd.DataFrame()
+    rows = book[(book["seed"] == number) & book["kind"].isin(kinds)]
+    return pd.DataFrame([{f"Claim (seed {number})": r.what, "Seed (12 cores)": r.seed_text,
+                          "This run (95 % CI)": _ledger_ours(str(r.ours)), "Verdict": verdict_cell(book, r.claim_id)}
+                         for r in rows.itertuples()])
+
+
+def _ledger_ours(text: str) -> str:
+    """A curve's point as the table shows it: the ratio and interval with the reading, without the
+    part/scenario names the Claim column already says."""
+    return "; ".join(t.split(": ", 1)[1] if ": " in t else t for t in text.split("; "))
+
+
+def verdict_counts_line(ctx: ReportContext, number: str) -> str:
+    """'This run reads seed 000's 8 claims as: 1 refuted, 3 not comparable, 4 untested.'"""
+    book = ledger(ctx)
+    if book.empty:
+        return ""
+    mine = book[book["seed"] == number]
+    got = mine["verdict"].value_counts()
+    from ..stats.claims import VERDICTS
+    parts = [f"{int(got[v])} {v}" for v in VERDICTS if v in got]
+    return (f"This run reads the {len(mine)} claims of seed {number} as: {', '.join(parts)} (the claim ledger, "
+            f"`data/{ctx.run.run_id}/claims.parquet`; every write-up's claims on one page: "
+            "[the claims summary](../claims.html)). The lab's C server stands in for the write-ups' xKit, "
+            "whose source the lab cannot build; a claim about xKit is read on the C server.")
+
+
 def claims_table(ctx: ReportContext) -> pd.DataFrame:
     """One row per seed claim: the seed's summary, ours (smallest and largest Δ of the scenarios
     the claim covers, each with its interval), and ours ÷ the seed's ratio per scenario."""
@@ -180,11 +237,13 @@ def claims_table(ctx: ReportContext) -> pd.DataFrame:
     a, b = seed_contestant(ctx, servers[0]), ctx.baseline
     ours = f"This run: {short_name(a)} vs {short_name(b)} (95 % CI)"
     rows = []
-    for c in seed.claims:
+    book = ledger(ctx)
+    for i, c in enumerate(seed.claims, 1):
         deltas = [(p.scenario, _delta(ctx, p.scenario, a, b)) for p in c.points]
         rows.append({"Claim (seed " + seed.number + ")": c.what, "Seed (12 cores)": c.seed_text,
                      ours: _range_text(deltas),
-                     "Our ratio ÷ seed's": _vs_seed(ctx, c, a, b)})
+                     "Our ratio ÷ seed's": _vs_seed(ctx, c, a, b),
+                     "Verdict": verdict_cell(book, f"{seed.number}/versus/{i}")})
     what, value, scenarios = seed.peak
     peaks = [(s, mean_ci_of(ctx.stats.estimate((ctx.suite, s, a), "req_per_s"))) for s in scenarios]
     peaks = [(s, m) for s, m in peaks if m.mean is not None]
@@ -193,7 +252,8 @@ def claims_table(ctx: ReportContext) -> pd.DataFrame:
         rows.append({"Claim (seed " + seed.number + ")": what, "Seed (12 cores)": f"{_kilo(value)} req/s",
                      ours: f"{short_name(a)}: {fmt_mean_ci(m)} req/s ({_short(s)})",
                      "Our ratio ÷ seed's": f"{m.mean / value:.2f}×" if seed_conditions(ctx)  # type: ignore[operator]
-                     else different_conditions(ctx)})
+                     else different_conditions(ctx),
+                     "Verdict": verdict_cell(book, f"{seed.number}/peak")})
     return pd.DataFrame(rows)
 
 
@@ -268,8 +328,9 @@ def _run_reasons(ctx: ReportContext) -> list[str]:
                    f"±{pct:.0f} % in req/s in this run (the widest bound of their intervals); a Δ whose "
                    "interval lies inside that is not a finding here.")
     else:
-        out.append("**Noise floor.** No A/A copy ran in this run (the quick profile), so there is no measured "
-                   "noise floor: read small Δs with care.")
+        why = ctx.noise.absent_why
+        out.append(f"**Noise floor.** {why[0].upper() + why[1:]}, so there is no measured noise floor: read "
+                   "small Δs with care.")
     return out
 
 
@@ -311,7 +372,16 @@ def findings_markdown(ctx: ReportContext) -> str:
         lead = (f"Seed {seed.number}, *{seed.title}* ({seed.setup}), made the claims on the left; on the "
                 f"right, this run's {names} on the same scenarios, every Δ with its 95 % interval. "
                 + headline(ctx, seed, a))
+    number = str(ranking["number"]) if ranking is not None else seed.number  # type: ignore[union-attr]
     parts = ["## Findings", "", lead, "", to_markdown(table) if not table.empty else "*No seed scenario ran.*", ""]
+    own = ledger_table(ctx, number, ("rank", "curve"))
+    if not own.empty:
+        parts += [f"**The write-up's other claims** (its ranking's order, each server's own curve: one server "
+                  "on two points, its ratio with the 95 % interval and how the point reads)", "",
+                  to_markdown(own), ""]
+    counts = verdict_counts_line(ctx, number)
+    if counts:
+        parts += [counts, ""]
     parts += [f"- {r}" for r in reasons(ctx)]
     return "\n".join(parts)
 

@@ -340,6 +340,9 @@ def write_index(reports_dir: str | Path, raw_root: str | Path | None = None,
     raw = Path(raw_root) if raw_root else reports.resolve().parent / "raw"
     reports.mkdir(parents=True, exist_ok=True)
     out = reports / "index.html"
+    # the claims summary first: the index links it when it exists (claims_page)
+    from .claims_page import write_claims_page
+    write_claims_page(reports, raw, Path(data_root) if data_root else reports.resolve().parent / "data")
     out.write_text(render(collect(reports, raw, Path(data_root) if data_root else None), collect_comparisons(reports),
                           claims=(reports / CLAIMS_PAGE).is_file()), encoding="utf-8")
     return out

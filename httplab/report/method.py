@@ -11,12 +11,24 @@ import pandas as pd
 from ..stats import MIN_RUNS
 from ..lab.servers import contestants, display_name
 from .engine import ReportContext
+from .quality import no_aa_reason
 
 # An absolute path into a checkout ("/home/x/lab/scripts/lua/report.lua"): only the part from the
 # lab's own folders on is kept, so a report never shows the machine that made it.
 _ABS = re.compile(r"(?<![\w.])/\S*?/(scripts|build|servers)/")
 _HOST_PORT = re.compile(r"127\.0\.0\.1:\d+")
 
+
+
+def stand_in() -> str:
+    """The server the suites' write-ups' event loop is read on (suite.toml [seed] servers.contestant),
+    in its display name."""
+    from ..lab.suites import all_suites
+    for s in all_suites():
+        c = (s.seed_doc.get("servers") or {}).get("contestant")
+        if c:
+            return display_name(str(c))
+    return "The lab's C server"
 
 def relative(cmd: str) -> str:
     """A command line with absolute lab paths made repository-relative and the port shown as PORT
@@ -91,11 +103,14 @@ def settings_table(ctx: ReportContext) -> pd.DataFrame:
         ("Repetitions", f"{p.get('reps', '?')} reps; within each, the servers in a seeded random balanced "
                         "order (each server started fresh and passed the verify gate first)"),
         ("A/A copy", "yes: a second instance of the contestant on the headline scenarios (the noise floor)"
-         if p.get("aa") else "no (quick profile): no measured noise floor"),
+         if p.get("aa") else f"no: {no_aa_reason(meta).removeprefix('no A/A copy ran ').strip('()')}; no measured noise floor"),
         ("Pinning", f"server on CPU {meta.get('server_cpus', '?')}, load generator on CPU "
                     f"{meta.get('client_cpus', '?')} ({meta.get('client_threads', '?')} load-tool thread per client CPU), taskset"),
         ("Host", _host_line(meta)),
         ("Servers", ", ".join(display_name(s) for s in tools if "~" not in s) or "—"),
+        ("Stand-in", f"{stand_in()} stands in for the write-ups' xKit, whose source the lab cannot build: a "
+                     "claim about xKit is read on it, single-threaded as xKit was (every server on one core, "
+                     "or its one-core instance under the write-ups' conditions)"),
         ("Intervals", f"{ctx.confidence:.0%} t intervals on the log scale (figures: geometric means; Δ: "
                       f"ratios paired by rep); none below {MIN_RUNS} runs"),
         ("Their coverage", _coverage_line()),

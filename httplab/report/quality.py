@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any, Mapping
 
 import pandas as pd
 
@@ -32,6 +33,8 @@ class NoiseFloor:
     original: str | None                 # the server that was copied; None: no A/A copy
     deltas: dict[tuple[str, str], RatioCI]   # (scenario, metric) -> Δ
     floor: dict[str, float | None]       # metric -> largest |bound| over scenarios (fraction)
+    # why there is no A/A copy (no_aa_reason of the run's meta.json; ReportContext.noise sets it)
+    absent_why: str = "no A/A copy ran"
 
     @property
     def present(self) -> bool:
@@ -89,11 +92,26 @@ def noise_floor_table(nf: NoiseFloor, title: str = "A/A noise floor") -> pd.Data
     return df
 
 
-def floor_sentence(nf: NoiseFloor) -> str:
-    """The sentence printed beside every Δ table."""
+def no_aa_reason(meta: Mapping[str, Any] | None) -> str:
+    """Why a run has no A/A copy, from its meta.json: the quick profile runs none, a run made with
+    --no-aa was asked for none, and runs made before the copy existed record no `aa` at all."""
+    params = (meta or {}).get("params") or {}
+    if meta is None:
+        return "no A/A copy ran"
+    if "aa" not in params:
+        return "no A/A copy ran (the run was made before the lab had one)"
+    if meta.get("profile") == "quick":
+        return "no A/A copy ran (the quick profile runs none)"
+    return "no A/A copy ran (the run was made with --no-aa)"
+
+
+def floor_sentence(nf: NoiseFloor, meta: Mapping[str, Any] | None = None) -> str:
+    """The sentence printed beside every Δ table (meta: the run's meta.json, which says why a run
+    has no A/A copy)."""
     if not nf.present:
-        return ("No A/A copy ran in this run (the quick profile, or a run made before the A/A floor "
-                "existed): there is no measured noise floor, so read small Δs with care.")
+        why = no_aa_reason(meta) if meta is not None else nf.absent_why
+        return (why[0].upper() + why[1:] + " in this run: there is no measured noise floor, so read small "
+                "Δs with care.")
     if all(nf.floor.get(m) is None for m in FLOOR_METRICS):
         return ("The A/A copy ran, but with fewer than 5 ok runs per scenario: no interval, so no "
                 "measured noise floor in this run; read small Δs with care.")

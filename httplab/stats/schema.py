@@ -55,7 +55,30 @@ a_client_bound | bool  |          | most of A's ok runs were client-bound
 b_client_bound | bool  |          | most of B's ok runs were client-bound
 """)
 
-FRAMES: dict[str, tuple[Column, ...]] = {"estimates": ESTIMATES, "comparisons": COMPARISONS}
+CLAIMS: tuple[Column, ...] = table("""
+run_id             | str   |          | the run
+seed               | str   |          | the write-up's number (000-003; docs/glossary.md)
+claim_id           | str   |          | <seed>/<kind>/<n>: the claim's place in its suite.toml [seed]
+kind               | str   |          | versus (its event loop against its other server), curve (one server, two points), peak (an absolute req/s), rank (seed 003's adjacent languages)
+what               | str   |          | the claim, in the lab's words
+seed_text          | str   |          | the write-up's words or figure
+servers            | str   |          | the run's servers the claim is read on (the C server stands in for the write-ups' xKit)
+scenarios          | str   |          | the points (part/scenario) that test it
+statistic          | str   |          | what is compared
+ours               | str   |          | per point: our ratio − 1 with its 95 % interval and its reading (higher, lower, same, inside the noise floor, not run, fewer than 5 runs, client-bound: capacity only)
+seed_ratio         | str   |          | per point: the write-up's ratio − 1 (a peak: its figure)
+ours_over_seed_lo  | float | ratio    | smallest of our ratio ÷ the write-up's over the points read; NaN when none
+ours_over_seed_hi  | float | ratio    | largest of the same
+seed_conditions    | str   |          | how the write-ups measured
+our_conditions     | str   |          | how this run measured
+verdict            | str   |          | confirmed, partly, refuted, not comparable or untested (httplab.stats.claims)
+reason             | str   |          | why: the points read as the write-up's, or what kept the run from speaking to the claim
+points             | int   | points   | the claim's points
+points_read        | int   | points   | points with a reading (higher, lower or same; inside the noise floor where the write-up claims no difference)
+points_agree       | int   | points   | points that read as the write-up's
+""")
+
+FRAMES: dict[str, tuple[Column, ...]] = {"estimates": ESTIMATES, "comparisons": COMPARISONS, "claims": CLAIMS}
 
 
 def validate(df: pd.DataFrame, frame: str, where: str = "") -> pd.DataFrame:

@@ -1,0 +1,143 @@
+"""The claims summary: every claim of the four write-ups the lab reproduces, on one page
+(reports/claims.html and claims.md), each with the verdict of the run that speaks to it best.
+
+It is rendered from the claim ledgers of the current runs (data/<run_id>/claims.parquet, which the
+build step writes: httplab.stats.claims); superseded runs (reports/runs.toml) are not read. For each
+claim the page takes the run whose reading says most: a verdict (confirmed, partly, refuted) before
+"not comparable" before "untested"; among equals, a run under the write-up's conditions (profile
+seed), then the reference run (raw/REFERENCE), then the newest. The other current runs' verdicts are
+counted beside it. index.write_index writes this page first and links it at the top of the index.
+"""
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from ..lab import suites as lab_suites
+from ..stats.claims import VERDICTS
+from ..stats.write import read_stats
+from .run_status import read_run_status, RUNS_FILE
+
+CLAIMS_PAGE_MD = "claims.md"
+_RANK = {"confirmed": 0, "partly": 0, "refuted": 0, "not comparable": 1, "untested": 2}
+
+
+def collect(reports_dir: Path, raw_root: Path, data_root: Path) -> pd.DataFrame:
+    """Every current run's ledger, one frame, with the run's profile and whether it is the reference."""
+    status = read_run_status(reports_dir / RUNS_FILE)
+    ref = (raw_root / "REFERENCE").read_text(encoding="utf-8").strip() if (raw_root / "REFERENCE").is_file() else ""
+    frames = []
+    for d in sorted(data_root.glob("*/claims.parquet")):
+        run_id = d.parent.name
+        if run_id in status and status[run_id].status == "superseded":
+            continue
+        book = read_stats(d.parent, "claims")
+        run_json = d.parent / "run.json"     # the run's meta.json as the build step kept it
+        meta = (json.loads(run_json.read_text(encoding="utf-8")).get("meta") or {}) if run_json.is_file() else {}
+        frames.append(book.assign(profile=str(meta.get("profile", "")), reference=run_id == ref))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def choose(books: pd.DataFrame) -> pd.DataFrame:
+    """One row per claim: the run that speaks to it best (module docstring), with `others`: the
+    other current runs' verdicts counted."""
+    if books.empty:
+        return books
+    b = books.assign(_rank=books["verdict"].map(_RANK), _seed=(books["profile"] != "seed").astype(int),
+                     _ref=(~books["reference"]).astype(int))
+    b = b.sort_values(["claim_id", "_rank", "_seed", "_ref", "run_id"], ascending=[True, True, True, True, False])
+    out = []
+    for _, g in b.groupby("claim_id", sort=False):
+        best, rest = g.iloc[0], g.iloc[1:]
+        counted = rest["verdict"].value_counts()
+        others = ", ".join(f"{int(counted[v])} {v}" for v in VERDICTS if v in counted) or "—"
+        out.append({**best.drop(labels=["_rank", "_seed", "_ref"]).to_dict(), "others": others})
+    order = {c: i for i, c in enumerate(books.drop_duplicates("claim_id")["claim_id"])}
+    return pd.DataFrame(out).sort_values("claim_id", key=lambda s: s.map(order)).reset_index(drop=True)
+
+
+def _suite_of_seed() -> dict[str, str]:
+    return {str(s.seed_doc.get("number")): s.name for s in lab_suites.all_suites() if s.seed_doc}
+
+
+def _titles() -> dict[str, str]:
+    return {str(s.seed_doc.get("number")): str(s.seed_doc.get("title", "")) for s in lab_suites.all_suites() if s.seed_doc}
+
+
+INTRO = ("Every claim of the four write-ups the lab reproduces, with the verdict of the current run that "
+         "speaks to it best. **The lab's C server stands in for the write-ups' xKit**, whose source the lab "
+         "cannot build: a claim about xKit is read on the C server. The write-ups ran every server on one "
+         "12-core laptop, their event loop on one thread; a claim about a server that spreads over cores "
+         "(a language runtime, a pool of threads or processes) can only be judged by a run under the same conditions "
+         "(`run_all.sh --seed-conditions`, 16-core or larger host), and reads **not comparable** elsewhere "
+         "(the reason says what the run would have read). A point is read off the run's comparisons frame: "
+         "higher or lower when its 95 % interval excludes no change, same when it holds it; a claim is "
+         "**confirmed** when every point it could read agrees with the write-up, **refuted** when none does, "
+         "**partly** in between, **untested** when no point could be read (not run, fewer than 5 runs, "
+         "client-bound). Absolute req/s (the peaks) measure the machine and are never comparable.")
+
+
+def render_md(chosen: pd.DataFrame) -> str:
+    counts = chosen["verdict"].value_counts() if not chosen.empty else pd.Series(dtype=int)
+    lines = ["# The write-ups' claims and what the lab's runs say", "", INTRO, "",
+             f"**{len(chosen)} claim{'' if len(chosen) == 1 else 's'}**: " + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS) + ".", ""]
+    suites, titles = _suite_of_seed(), _titles()
+    for seed, g in chosen.groupby("seed", sort=True):
+        lines += [f"## Seed {seed}: {titles.get(str(seed), '')}", "",
+                  "| Claim | The write-up | Verdict | Read in run | This run read (ratio − 1, 95 % CI) | Why | Other current runs |",
+                  "|---|---|---|---|---|---|---|"]
+        for r in g.itertuples():
+            link = f"[`{r.run_id}`]({r.run_id}/{suites.get(str(seed), '')}.html)"
+            cells = [r.what, r.seed_text, f"**{r.verdict}**", link, r.ours, r.reason, r.others]
+            lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def render_html(chosen: pd.DataFrame) -> str:
+    """The same page as HTML (its Markdown's headings, tables and inline marks; no other Markdown)."""
+    md = render_md(chosen)
+    body = []
+    for block in md.split("\n\n"):
+        if block.startswith("# "):
+            body.append(f"<h1>{html.escape(block[2:])}</h1>")
+        elif block.startswith("## "):
+            body.append(f"<h2>{html.escape(block[3:])}</h2>")
+        elif block.startswith("| "):
+            rows = [ln for ln in block.splitlines() if not ln.startswith("|---")]
+            out = ["<table>"]
+            for i, ln in enumerate(rows):
+                cells = [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", ln)[1:-1]]
+                tag = "th" if i == 0 else "td"
+                out.append("<tr>" + "".join(f"<{tag}>{_inline(c)}</{tag}>" for c in cells) + "</tr>")
+            body.append("\n".join(out + ["</table>"]))
+        else:
+            body.append(f"<p>{_inline(block)}</p>")
+    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>The write-ups' claims</title>\n"
+            "<style>body{font-family:sans-serif;margin:2em;max-width:110em}table{border-collapse:collapse}"
+            "td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}</style></head>\n<body>"
+            "<p><a href=\"index.html\">← all reports</a></p>\n" + "\n".join(body) + "\n</body></html>\n")
+
+
+def _inline(text: str) -> str:
+    """The page's Markdown inline marks as HTML: **bold**, `code`, [text](href)."""
+    t = html.escape(text)
+    t = re.sub(r"\[`([^`]+)`\]\(([^)]+)\)", r'<a href="\2"><code>\1</code></a>', t)
+    t = re.sub(r"\[([^\]]+)\]\(([^)]+)\)", r'<a href="\2">\1</a>', t)
+    t = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", t)
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", t)
+
+
+def write_claims_page(reports_dir: Path, raw_root: Path, data_root: Path) -> list[Path]:
+    """reports/claims.md and claims.html from the current runs' ledgers; nothing when no run has one."""
+    chosen = choose(collect(reports_dir, raw_root, data_root))
+    if chosen.empty:
+        return []
+    md, page = reports_dir / CLAIMS_PAGE_MD, reports_dir / "claims.html"
+    md.write_text(render_md(chosen) + "\n", encoding="utf-8")
+    page.write_text(render_html(chosen), encoding="utf-8")
+    return [md, page]
