@@ -1,6 +1,9 @@
 """Check an exported report against its run's frames: every Δ it prints (`X% [L%, H%]`) must equal,
 to the printed digits, a row of data/<run_id>/comparisons (read as a Δ = ratio − 1, a share = ratio,
-or a drop = 1 − ratio, in either direction) or an estimates row of the per-run ratio log_cost.
+or a drop = 1 − ratio, in either direction) or an estimates row of the per-run ratio log_cost; and
+every Δ that is a comparison must carry its verdict (VERDICT_WORDS: the frame's word for a clear
+difference right after it, 'no clear difference (…)', 'inside the noise floor (…)', 'client-bound:
+capacity only (…)' around it, or a claim point's reading in brackets after it).
 
     python -m httplab audit reports/<run_id> data/<run_id>
 """
@@ -42,6 +45,52 @@ def matches(printed: tuple[str, str, str], rows: np.ndarray) -> bool:
     return any(bool(np.any(np.all(np.abs(r - want) <= tol, axis=1))) for r in readings)
 
 
+def verdict_words() -> tuple[str, ...]:
+    """Every word a Δ's verdict may be printed as: the comparisons frame's (each metric's better
+    and worse word, and the words of no clear difference), and a claim point's readings."""
+    from ..stats.cells import NOT_CLEAR
+    from ..stats.claims import READINGS
+    from ..stats.metrics import METRICS
+    words = {w for m in METRICS.values() for w in (m.better, m.worse)} | set(NOT_CLEAR) | set(READINGS)
+    return tuple(sorted(words, key=len, reverse=True))
+
+
+# A not-clear Δ is printed inside its verdict: "no clear difference (+1% [−2%, +4%])".
+PREFIXES = ("no clear difference (", "inside the noise floor (", "client-bound: capacity only (")
+
+
+def has_verdict(line: str, start: int, end: int, words: tuple[str, ...]) -> bool:
+    """Whether the Δ at line[start:end] carries its verdict: a prefix before it, or a verdict word in
+    what follows it up to the end of its cell or clause ('|', ';' or the next Δ): 'faster',
+    '(lower)', 'over <server> (faster)', 'slower (c100)'."""
+    if any(line[:start].endswith(p) for p in PREFIXES):
+        return True
+    rest = line[end:]
+    nxt = TRIPLE.search(rest)
+    clause = re.split(r"[|;]", rest[:nxt.start()] if nxt else rest, maxsplit=1)[0]
+    return any(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", clause) for w in words)
+
+
+def unverdicted_deltas(reports_dir: str | Path, data_dir: str | Path) -> tuple[int, list[str]]:
+    """(how many comparison Δs the run's Markdown reports print, those without their verdict). A Δ
+    that is a log_cost estimate (a per-run ratio, not a comparison) needs none."""
+    d = Path(data_dir)
+    e = pd.read_parquet(d / "estimates.parquet")
+    e = e[(e["metric"] == "log_cost") & np.isfinite(e["lo"])]
+    estimates = e[["estimate", "lo", "hi"]].to_numpy()
+    words = verdict_words()
+    checked, bad = 0, []
+    for md in sorted(Path(reports_dir).glob("*.md")):
+        for line in md.read_text().splitlines():
+            for m in TRIPLE.finditer(line):
+                if len(estimates) and matches(m.groups(), estimates):  # type: ignore[arg-type]
+                    continue
+                checked += 1
+                if not has_verdict(line, m.start(), m.end(), words):
+                    bad.append(f"{md.name}: {m.group(0)} has no verdict  in  {line.strip()[:160]}")
+    return checked, bad
+
+
 def unmatched_deltas(reports_dir: str | Path, data_dir: str | Path) -> tuple[int, list[str]]:
     """(how many Δs the run's Markdown reports print, those that are no row of its frames)."""
     rows = candidates(Path(data_dir))
@@ -63,4 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     checked, bad = unmatched_deltas(argv[0], argv[1])
     print(f"{checked} Δs checked, {len(bad)} not in the frames")
     print("\n".join(bad))
-    return 1 if bad or not checked else 0
+    n, bare = unverdicted_deltas(argv[0], argv[1])
+    print(f"{n} comparison Δs checked, {len(bare)} without their verdict")
+    print("\n".join(bare))
+    return 1 if bad or bare or not checked else 0

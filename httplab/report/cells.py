@@ -23,7 +23,7 @@ def ratio_ci_of(row: pd.Series | None) -> RatioCI:
     return RatioCI(d(row["ratio"]), d(row["lo"]), d(row["hi"]), int(row["n_a"]), int(row["n_b"]),
                    float(row["confidence"]), row["reason"] or (None if math.isfinite(row["lo"]) else NEEDS_RUNS),
                    row["method"], None if not math.isfinite(row["p_value"]) else float(row["p_value"]),
-                   bool(row["paired"]), int(row["n_pairs"]))
+                   bool(row["paired"]), int(row["n_pairs"]), str(row["verdict"]) if "verdict" in row else None)
 
 
 def mean_ci_of(row: pd.Series | None) -> MeanCI:

@@ -116,12 +116,12 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
             for s in servers:
                 srv = at[at["server"] == s]
                 ci = mean_ci(column(srv, "bytes_per_s"), confidence)
-                row[f"{short_name(s)} Transfer/s"] = fmt_bytes_rate(ci.mean) if ci.mean is not None else "no data"
+                row[f"{short_name(s)} Transfer/s"] = fmt_mean_ci(ci, fmt_bytes_rate)
         else:
             for s in servers:
                 srv = at[at["server"] == s]
                 ci = mean_ci(column(srv, latency_metric), confidence)
-                row[f"{short_name(s)} {lat_label}"] = fmt_us(ci.mean) if ci.mean is not None else "no data"
+                row[f"{short_name(s)} {lat_label}"] = fmt_mean_ci(ci, fmt_us)
         for s in others:
             row[f"Δ {short_name(s)} vs {short_name(baseline)}"] = delta_cell(  # type: ignore[arg-type]
                 at[at["server"] == s], at[at["server"] == baseline], metric, confidence, stats)
@@ -134,10 +134,11 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
     df.attrs["column_groups"] = [[c for c in df.columns if c.endswith(" req/s") or c.startswith("Δ ")],
                                  [c for c in df.columns if c.endswith((" Transfer/s", f" {lat_label}"))]]
     n_failed = int((sub["status"] != "ok").sum())
-    lat_txt = (f"Transfer/s = mean bytes read per second by the client (responses; {transfer_source})"
+    lat_txt = (f"Transfer/s = mean bytes read per second by the client (responses; {transfer_source}), "
+               "with its interval and n as req/s"
                if transfer else
                f"{lat_label} = mean over runs of each run's {lat_label} latency "
-               f"({latency_source})")
+               f"({latency_source}), with its interval and n as req/s")
     cap = (f"{METRIC_LABELS.get(metric, metric)}: mean ± half-width of the {_ci_words(confidence)}; {lat_txt}; "
            + (f"{_delta_words(confidence)}; " if others else "") + f"{client_bound_words()}. Servers: "
            + ", ".join(f"{short_name(s)} = {display_name(s)}" for s in list(servers) + refs)
@@ -180,9 +181,9 @@ def latency_table(runs: pd.DataFrame, where: Where | None = None, servers: Seque
         ratio = mean_ci(tail_ratio(column(ok, "lat_p99_us"), column(ok, "lat_p50_us")), confidence)
         row = {
             "Scenario": label, "Server": display_name(s), "n": len(ok),
-            "P50": fmt_us(mean_ci(column(ok, "lat_p50_us")).mean),
-            "P99": fmt_us(mean_ci(column(ok, "lat_p99_us")).mean),
-            "P99.9": fmt_us(mean_ci(column(ok, "lat_p999_us")).mean),
+            "P50": fmt_mean_ci(mean_ci(column(ok, "lat_p50_us"), confidence), fmt_us, show_n=False),
+            "P99": fmt_mean_ci(mean_ci(column(ok, "lat_p99_us"), confidence), fmt_us, show_n=False),
+            "P99.9": fmt_mean_ci(mean_ci(column(ok, "lat_p999_us"), confidence), fmt_us, show_n=False),
             "P99/P50": fmt_mean_ci(ratio, lambda v: fmt_float(v, 2)),
         }
         if baseline:
@@ -190,7 +191,7 @@ def latency_table(runs: pd.DataFrame, where: Where | None = None, servers: Seque
                 stats, "lat_p99_us", ok, base, confidence))
         rows.append(row)
     cap = ("Percentiles per run from that run's full latency histogram (nearest rank), then the mean "
-           f"over the n ok runs; P99/P50 per run, then mean ± half-width of the {_ci_words(confidence)}; "
+           f"over the n ok runs ± half-width of the {_ci_words(confidence)}; P99/P50 per run, then mean ± half-width of the {_ci_words(confidence)}; "
            + (f"{_delta_words(confidence)} (negative = lower tail latency than the baseline). " if baseline else "")
            + latency_note)
     df = pd.DataFrame(rows)
@@ -217,7 +218,8 @@ def cost_table(runs: pd.DataFrame, where: Where | None = None, servers: Sequence
             "CPU %": fmt_mean_ci(mean_ci(column(ok, "cpu_pct"), confidence), lambda v: fmt_float(v, 1), show_n=False),
             "CPU-µs/req": fmt_mean_ci(mean_ci(column(ok, "cpu_us_per_req"), confidence),
                                       lambda v: fmt_float(v, 2), show_n=False),
-            "Peak RSS": "not recorded" if pd.isna(rss) else f"{rss / 1024:.1f} MiB",
+            # a maximum, not an estimate: no interval, the runs it is the largest of instead
+            "Peak RSS": "not recorded" if pd.isna(rss) else f"{rss / 1024:.1f} MiB (max of {len(ok)} runs)",
         }
         if baseline:
             row[f"Δ CPU-µs/req vs {short_name(baseline)}"] = ("—" if s == baseline or base.empty else format_delta(

@@ -30,6 +30,10 @@ class RatioCI:
     p_value: float | None = None
     paired: bool = False
     n_pairs: int = 0
+    # the comparisons frame's verdict (stats.frames.verdict: faster, cheaper, ..., 'no clear
+    # difference', 'below the noise floor', 'both client-bound', 'no interval'); None for a Δ not
+    # read off that frame
+    verdict: str | None = None
 
     @property
     def has_interval(self) -> bool:
@@ -146,9 +150,16 @@ def _digits_for(*xs: float | None) -> int:
     return 1 if vals and max(vals) < 0.02 else 0
 
 
+# the comparisons verdicts that are not a clear difference (format_delta words them before the Δ)
+NOT_CLEAR = ("no clear difference", "below the noise floor", "both client-bound", "no interval")
+
+
 def format_delta(r: RatioCI, digits: int | None = None) -> str:
-    """`+18% [+15%, +21%]`; `no clear difference (+1% [−2%, +4%])` when the CI holds 0;
-    `+18% (n=3, CI needs ≥ 5 runs)` without an interval; `no data` without an estimate."""
+    """`+18% [+15%, +21%]` (and the comparisons frame's word for it, `+18% [+15%, +21%] faster`, when
+    read off that frame); `no clear difference (+1% [−2%, +4%])` when the CI holds 0; `inside the noise
+    floor (…)` for a clear Δ no wider than the run's A/A floor; `client-bound: capacity only (…)` for
+    req/s of two client-bound points; `+18% (n=3, CI needs ≥ 5 runs)` without an interval; `no data`
+    without an estimate."""
     if r.estimate is None:
         return f"no data ({r.reason})" if r.reason and r.reason != "no data" else "no data"
     d = _digits_for(r.estimate, r.low, r.high) if digits is None else digits
@@ -159,6 +170,13 @@ def format_delta(r: RatioCI, digits: int | None = None) -> str:
         while d < 3 and any(abs(round(x * 100, d)) == 0 for x in (r.low, r.high)):  # type: ignore[arg-type]
             d += 1
     text = f"{_pct(r.estimate, d)} [{_pct(r.low, d)}, {_pct(r.high, d)}]"  # type: ignore[arg-type]
-    return text if r.clear else f"no clear difference ({text})"
+    if r.verdict == "both client-bound":
+        return f"client-bound: capacity only ({text})"
+    if not r.clear:
+        return f"no clear difference ({text})"
+    if r.verdict == "below the noise floor":
+        return f"inside the noise floor ({text})"
+    # a clear difference carries the frame's word for it (faster, cheaper, ...) when it has one
+    return f"{text} {r.verdict}" if r.verdict and r.verdict not in NOT_CLEAR else text
 
 

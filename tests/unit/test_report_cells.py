@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from httplab.report.audit import NUM, _value, unmatched_deltas
+from httplab.report.audit import NUM, _value, has_verdict, unmatched_deltas, unverdicted_deltas, verdict_words
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -61,3 +61,27 @@ def test_a_changed_delta_is_caught(tmp_path):
     (tmp_path / "x.md").write_text(md.replace(m.group(0), "+777% [+700%, +800%]", 1))
     _, bad = unmatched_deltas(tmp_path, ROOT / "data" / run_id)
     assert any("+777%" in b for b in bad)
+
+
+@pytest.mark.parametrize("run_id", _runs_with_reports())
+def test_every_comparison_delta_of_a_report_carries_its_verdict(run_id):
+    checked, bad = unverdicted_deltas(ROOT / "reports" / run_id, ROOT / "data" / run_id)
+    assert checked > 0
+    assert not bad, f"{len(bad)} of {checked} Δs without a verdict:\n" + "\n".join(bad[:20])
+
+
+@pytest.mark.parametrize("line, ok", [
+    ("| +71% [+57%, +85%] faster | x |", True),
+    ("| no clear difference (+1% [−2%, +4%]) |", True),
+    ("| inside the noise floor (+5% [+1%, +9%]) |", True),
+    ("| client-bound: capacity only (+5% [+1%, +9%]) |", True),
+    ("at 1 core, C, +24% [+4%, +48%] over nginx (faster); at 2", True),
+    ("http1/get_ping_c500 vs http1/get_ping_c50: −27% [−46%, −2%] (lower)", True),
+    ("| −38% [−46%, −30%] slower (c100) |", True),
+    # planted: a bare Δ, and one whose verdict belongs to the next cell
+    ("| +71% [+57%, +85%] | −38% [−46%, −30%] slower |", False),
+    ("GET /ping: C +71% [+57%, +85%] at 100 connections", False),
+])
+def test_a_delta_without_its_verdict_is_caught(line, ok):
+    m = re.search(rf"({NUM})% \[({NUM})%, ({NUM})%\]", line)
+    assert m and has_verdict(line, m.start(), m.end(), verdict_words()) is ok, line
