@@ -122,6 +122,11 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
                 srv = at[at["server"] == s]
                 ci = mean_ci(column(srv, latency_metric), confidence)
                 row[f"{short_name(s)} {lat_label}"] = fmt_mean_ci(ci, fmt_us)
+            for s in servers:
+                # the write-ups' "Latency" column is the tool's mean: shown beside the percentile
+                srv = at[at["server"] == s]
+                if "lat_mean_us" in srv and srv["lat_mean_us"].notna().any():
+                    row[f"{short_name(s)} mean latency"] = fmt_mean_ci(mean_ci(column(srv, "lat_mean_us"), confidence), fmt_us)
         for s in others:
             row[f"Δ {short_name(s)} vs {short_name(baseline)}"] = delta_cell(  # type: ignore[arg-type]
                 at[at["server"] == s], at[at["server"] == baseline], metric, confidence, stats)
@@ -132,13 +137,14 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
     df = pd.DataFrame(rows)
     df.attrs["key_columns"] = [label]
     df.attrs["column_groups"] = [[c for c in df.columns if c.endswith(" req/s") or c.startswith("Δ ")],
-                                 [c for c in df.columns if c.endswith((" Transfer/s", f" {lat_label}"))]]
+                                 [c for c in df.columns if c.endswith((" Transfer/s", f" {lat_label}", " mean latency"))]]
     n_failed = int((sub["status"] != "ok").sum())
     lat_txt = (f"Transfer/s = mean bytes read per second by the client (responses; {transfer_source}), "
                "with its interval and n as req/s"
                if transfer else
                f"{lat_label} = mean over runs of each run's {lat_label} latency "
-               f"({latency_source}), with its interval and n as req/s")
+               f"({latency_source}), with its interval and n as req/s; mean latency = the same for each "
+               "run's mean latency (what the write-ups print as 'Latency')")
     cap = (f"{METRIC_LABELS.get(metric, metric)}: mean ± half-width of the {_ci_words(confidence)}; {lat_txt}; "
            + (f"{_delta_words(confidence)}; " if others else "") + f"{client_bound_words()}. Servers: "
            + ", ".join(f"{short_name(s)} = {display_name(s)}" for s in list(servers) + refs)

@@ -110,7 +110,8 @@ def endpoint_table(runs: pd.DataFrame, scenario: str, baseline: str | None = Non
             "Req/s": fmt_mean_ci(rps, show_n=False) + (f" {CLIENT_BOUND_MARK}" if mostly_client_bound(ok) else ""),
             "P50": fmt_mean_ci(mean_ci(column(ok, "lat_p50_us"), confidence), fmt_us, show_n=False),
             "P99": fmt_mean_ci(mean_ci(column(ok, "lat_p99_us"), confidence), fmt_us, show_n=False),
-            "Max": fmt_us(ok["lat_max_us"].max()) if not ok.empty else "—",
+            # a maximum over the runs, not an estimate: it says how many runs it is the largest of
+            "Max": f"{fmt_us(ok['lat_max_us'].max())} (max of {len(ok)} runs)" if not ok.empty else "—",
             "CPU": fmt_mean_ci(mean_ci(column(ok, "cpu_pct"), confidence), lambda v: f"{fmt_float(v, 0)}%",
                                show_n=False),
             "Memory": _rss_mib(ok),
@@ -129,7 +130,9 @@ def endpoint_table(runs: pd.DataFrame, scenario: str, baseline: str | None = Non
            f"% of one core, utime + stime of the server's whole process tree; {MEMORY_WORDS}"
            + (f"; {_delta_words(confidence)}" if baseline else "") + f"; {client_bound_words()}"
            + (f". {n_failed} failed run(s) excluded." if n_failed else "."))
-    return _with_meta(df.reset_index(drop=True), title, cap)
+    out = _with_meta(df.reset_index(drop=True), title, cap)
+    out.attrs["key_columns"] = ["Language", "Server"]   # repeated in each part when the table is split
+    return out
 
 
 # ---------------------------------------------------------------- tail latency
