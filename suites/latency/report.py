@@ -170,3 +170,57 @@ def omission_table(ctx: ReportContext) -> pd.DataFrame:
 def shared_rate_words() -> str:
     """'10,000 req/s' for the shared scenario 'r10k' (its id is the rate in thousands)."""
     return f"{fmt_count(float(SHARED_SCENARIO[1:-1]) * 1000)} req/s"
+
+
+def findings_markdown(ctx: ReportContext) -> str:
+    """The report's opening, as every report has: per protocol, each server's P99 at the shared rate
+    against the baseline's (its Δ with its interval and verdict, from the comparisons frame), each
+    server's knee (the share of its own capacity where P99 leaves the flat part, with its interval
+    and n reps), and what coordinated omission hides at 80 % of capacity (corrected against
+    uncorrected P99, paired by rep)."""
+    from httplab.lab.servers import short_name
+    from httplab.report.cells import ratio_ci_of
+
+    k = knees(ctx.runs, KNEE_MULTIPLE, ctx.confidence)
+    lines = ["## Findings", "",
+             f"Per protocol: each server's P99 at the shared rate ({shared_rate_words()}) against "
+             f"{display_name(ctx.baseline)}'s, where its knee lies, and how much a closed-loop tool's "
+             "timing hides at 80 % of capacity. Every Δ is a row of the run's comparisons frame, with its "
+             f"{ctx.confidence:.0%} interval and verdict; every knee the geometric mean over reps with its interval.", ""]
+    for suite in LATENCY_SUITES:
+        runs = ctx.runs[ctx.runs["suite"] == suite]
+        if runs.empty:
+            continue
+        servers = sort_servers(set(runs["server"]))
+        shared = []
+        for s in servers:
+            if s == ctx.baseline:
+                continue
+            row = ctx.stats.compare("lat_p99_us", (suite, SHARED_SCENARIO, s), (suite, SHARED_SCENARIO, ctx.baseline))
+            if row is not None:
+                shared.append(f"{short_name(s)} {format_delta(ratio_ci_of(row))}")
+        knee = []
+        for s in servers:
+            r = k[(k["suite"] == suite) & (k["server"] == s)]
+            if not r.empty and not math.isnan(r.iloc[0]["knee_fraction"]):
+                r0 = r.iloc[0]
+                bound = "≥ " if r0["n_censored"] else ""
+                knee.append(f"{short_name(s)} {bound}{fmt_mean_ci(r0['knee_rps'])} req/s "
+                            f"({r0['knee_fraction']:.0%} of its capacity)")
+        hidden = []
+        for s in servers:
+            mine = runs[runs["server"] == s]
+            corrected, uncorrected = (mine[mine["scenario"] == sc] for sc in CONTRAST_PAIR)
+            if not corrected.empty and not uncorrected.empty:
+                hidden.append(f"{short_name(s)} {format_delta(delta(ctx.stats, 'lat_p99_us', corrected, uncorrected, ctx.confidence))}")
+        lines.append(f"**{PROTOCOL_OF.get(suite, suite)}**")
+        lines.append("")
+        if shared:
+            lines.append(f"- P99 at {shared_rate_words()} against {short_name(ctx.baseline)}: " + "; ".join(shared) + ".")
+        if knee:
+            lines.append(f"- The knee (P99 within {KNEE_MULTIPLE:g}× its low-load value): " + "; ".join(knee) + ".")
+        if hidden:
+            lines.append(f"- Coordinated omission at {CONTRAST_FRACTION:.0%}: P99 timed from the scheduled send against "
+                         "the actual send: " + "; ".join(hidden) + ".")
+        lines.append("")
+    return "\n".join(lines)
