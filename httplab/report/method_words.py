@@ -41,6 +41,19 @@ def between_suites_words(confidence: float, stats: RunStats | None = None,
             "point): " + "; ".join(parts) + ". A between-suite Δ of that size can be drift alone")
 
 
+def drift_note(stats: RunStats | None, suites: tuple[str, ...]) -> str:
+    """The caveat a summary line of between-suite Δs carries, as its tables' captions do: not a
+    controlled comparison, and the drift measured within each suite (its comparisons row of kind
+    drift: req/s of the last rep against the first, paired by point)."""
+    parts = []
+    for suite in suites:
+        row = stats.drift(suite) if stats is not None else None
+        if row is not None:
+            parts.append(f"{suite} {format_delta(ratio_ci_of(row))}")
+    return ("(between suites run one after the other, not a controlled comparison"
+            + (f"; drift within each, last rep vs first: {', '.join(parts)}" if parts else "") + ")")
+
+
 def statistics_line(confidence: float) -> str:
     """The report header's Statistics row."""
     return (f"{confidence:.0%} confidence; figures: geometric mean with a t interval on the log scale; "

@@ -4,6 +4,8 @@ themselves come from the generic builders (report.section_table, tables.latency_
 """
 from __future__ import annotations
 
+from httplab.report.method_words import drift_note
+
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -202,7 +204,8 @@ def summary_text(ctx: ReportContext) -> str:
             a = ok_runs(h2[h2["server"] == s]) if not h2.empty else h2
             b = ok_runs(h1p[h1p["server"] == s]) if not h1p.empty else h1p
             parts.append(f"{short_name(s)} {format_delta(delta(ctx.stats, 'req_per_s', a, b, ctx.confidence))}")
-        lines.append("HTTP/2 vs HTTP/1.1 (GET /ping, 100 conns): " + "; ".join(parts))
+        lines.append("HTTP/2 vs HTTP/1.1 (GET /ping, 100 conns): " + "; ".join(parts) + " "
+                     + drift_note(ctx.stats, (ctx.suite, "http1")))
     ests = [log_cost_ci(g, ctx.confidence, ctx.stats) for _, g in ctx.runs.groupby(["scenario", "server"])] \
         if not ctx.runs.empty and WITH_LOG in ctx.runs else []
     ests = [e for e in ests if e.estimate is not None]

@@ -6,6 +6,8 @@ certificate, and the seed-002 summary block. The seed tables come from the gener
 """
 from __future__ import annotations
 
+from httplab.report.method_words import drift_note
+
 from collections.abc import Mapping, Sequence
 from typing import Any
 from pathlib import Path
@@ -214,7 +216,7 @@ def summary_text(ctx: ReportContext) -> str:
             a = ok_runs(tls[tls["server"] == s]) if not tls.empty else tls
             b = ok_runs(clr[clr["server"] == s]) if not clr.empty else clr
             parts.append(f"{short_name(s)} {_pct(delta(ctx.stats, 'req_per_s', a, b, ctx.confidence))}")
-        lines.append(f"{head} " + "; ".join(parts))
+        lines.append(f"{head} " + "; ".join(parts) + " " + drift_note(ctx.stats, (ctx.suite, clear_suite)))
     refs = [s for s in sort_servers(set(ctx.runs["server"])) if is_reference(s)] if not ctx.runs.empty else []
     lines += [line for other in refs if (line := _versus_line(ctx, other, "h2_get_ping_c"))]
     runs = ctx.runs
