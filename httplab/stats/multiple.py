@@ -39,19 +39,24 @@ def rank_ranges(servers: Sequence[str], better: Mapping[tuple[str, str], bool]) 
 
 
 def rank(order: Sequence[str], pairs: Mapping[tuple[str, str], tuple[float | None, float | None]],
-         confidence: float, must_tie: frozenset[str] = frozenset()
+         confidence: float, must_tie: frozenset[str] = frozenset(),
+         floor_ties: frozenset[tuple[str, str]] = frozenset()
          ) -> dict[str, tuple[int, int, tuple[str, ...]]]:
     """Ranks of servers given in descending order of their estimate, from their pairwise
     comparisons pairs[(a, b)] = (ratio a/b, unadjusted p-value). The p-values of all pairs (but
     those of two servers in `must_tie`, which always tie and stay out of the family) are adjusted
     together with Holm's procedure; a is ahead of b when the adjusted p-value is below 1 −
-    confidence. Returns server -> (best rank, worst rank, the servers it ties with)."""
+    confidence; a pair of `floor_ties` (its difference lies inside the run's A/A noise floor) stays
+    in the family but never separates its two servers. Returns server -> (best rank, worst rank, the
+    servers it ties with)."""
     family = [(a, b) for i, a in enumerate(order) for b in order[i + 1:]
               if not (a in must_tie and b in must_tie) and (a, b) in pairs]
     adjusted = holm([np.nan if pairs[k][1] is None else pairs[k][1] for k in family])
     better: dict[tuple[str, str], bool] = {}
     for (a, b), p in zip(family, adjusted):
         ratio = pairs[(a, b)][0]
+        if (a, b) in floor_ties:
+            continue
         if np.isfinite(p) and p < 1.0 - confidence and ratio is not None:
             better[(a, b) if ratio > 1 else (b, a)] = True
     ranges = rank_ranges(order, better)

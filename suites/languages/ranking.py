@@ -44,8 +44,8 @@ class RankRow:
 
 def _ranked(order: list[str], est: Mapping[str, MeanCI],
             pairs: Mapping[tuple[str, str], tuple[float | None, float | None]], confidence: float,
-            must_tie: frozenset[str]) -> list[RankRow]:
-    ranks = rank(order, pairs, confidence, must_tie)
+            must_tie: frozenset[str], floor_ties: frozenset[tuple[str, str]] = frozenset()) -> list[RankRow]:
+    ranks = rank(order, pairs, confidence, must_tie, floor_ties)
     return [RankRow(s, est[s], *ranks[s]) for s in order]
 
 
@@ -74,20 +74,23 @@ def _score_cell(runs: pd.DataFrame, server: str) -> tuple[str, str, str]:
 
 def ranking_from_stats(runs: pd.DataFrame, servers: Sequence[str], stats: RunStats, confidence: float,
                        must_tie: frozenset[str] = frozenset()) -> list[RankRow]:
-    """rank_with_ties on the run's frames: the score cells' estimates and comparisons rows."""
+    """rank_with_ties on the run's frames: the score cells' estimates and comparisons rows; a pair
+    whose difference lies inside the run's A/A noise floor (verdict 'below the noise floor') ties."""
     est = {}
     for s in servers:
         row = stats.estimate(_score_cell(runs, s), "req_per_s")
         if row is not None and row["n"] > 0:
             est[s] = mean_ci_of(row)
     order = sorted(est, key=lambda s: -float(est[s].mean))  # type: ignore[arg-type]
-    pairs = {}
+    pairs, floor = {}, set()
     for i, a in enumerate(order):
         for b in order[i + 1:]:
             row = stats.compare("req_per_s", _score_cell(runs, a), _score_cell(runs, b))
             if row is not None:
                 pairs[(a, b)] = (row["ratio"], None if pd.isna(row["p_value"]) else float(row["p_value"]))
-    return _ranked(order, est, pairs, confidence, must_tie)
+                if row["verdict"] == "below the noise floor":
+                    floor.add((a, b))      # a Δ no larger than two copies of one server differ by: a tie
+    return _ranked(order, est, pairs, confidence, must_tie, frozenset(floor))
 
 
 def _score_delta(runs: pd.DataFrame, stats: RunStats, a: str, b: str) -> str:
@@ -132,7 +135,8 @@ def ranking_table(runs: pd.DataFrame, tier_name: str | None = None, confidence: 
            "the ratio of their scores, paired by rep, and the p-values of all the pairs are adjusted "
            f"together with Holm's procedure, so the chance that the ranking calls any difference that "
            f"is not there stays within {1 - confidence:.0%}; two servers tie when the adjusted p-value "
-           f"is ≥ {1 - confidence:.2f}. A rank is the range of places consistent with the differences "
+           f"is ≥ {1 - confidence:.2f}, or when their difference lies inside the run's A/A noise floor (the "
+           "A/A copy's own spread: no larger than two instances of one server differ by). A rank is the range of places consistent with the differences "
            "found, from 1 + (servers ahead) to N − (servers behind). Δ vs next (uncorrected, paired "
            "by rep): against the server "
            f"ranked just below. {CLIENT_BOUND_MARK} = client-bound on most of its keep-alive runs (the load "

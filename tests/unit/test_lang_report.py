@@ -216,3 +216,14 @@ def test_new_notebooks_shape(name, fn):
     assert all(not c.get("outputs") and c.get("execution_count") is None for c in code)
     assert any(fn in c.source for c in code)
     assert all(len(c.source.splitlines()) <= 8 for c in code if c not in tagged)  # thin cells
+
+
+def test_a_difference_inside_the_noise_floor_is_a_tie():
+    """A pair that Holm's procedure would separate still ties when its Δ lies inside the run's A/A
+    floor (comparisons verdict 'below the noise floor'); it stays in the family of p-values."""
+    from httplab.stats.multiple import rank
+    pairs = {("a", "b"): (1.07, 0.001), ("a", "c"): (1.5, 0.0001), ("b", "c"): (1.4, 0.0002)}
+    apart = rank(["a", "b", "c"], pairs, 0.95)
+    assert apart["a"] == (1, 1, ()) and apart["b"][:2] == (2, 2)
+    tied = rank(["a", "b", "c"], pairs, 0.95, floor_ties=frozenset({("a", "b")}))
+    assert tied["a"] == (1, 2, ("b",)) and tied["b"] == (1, 2, ("a",)) and tied["c"] == (3, 3, ())
