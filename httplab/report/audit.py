@@ -3,7 +3,8 @@ to the printed digits, a row of data/<run_id>/comparisons (read as a Δ = ratio 
 or a drop = 1 − ratio, in either direction) or an estimates row of the per-run ratio log_cost; and
 every Δ that is a comparison must carry its verdict (VERDICT_WORDS: the frame's word for a clear
 difference right after it, 'no clear difference (…)', 'inside the noise floor (…)', 'client-bound:
-capacity only (…)' around it, or a claim point's reading in brackets after it).
+capacity only (…)' around it, or a claim point's reading in brackets after it); and no sentence
+about client-bound points or the A/A noise floor may say what the run's data do not support.
 
     python -m httplab audit reports/<run_id> data/<run_id>
 """
@@ -91,6 +92,40 @@ def unverdicted_deltas(reports_dir: str | Path, data_dir: str | Path) -> tuple[i
     return checked, bad
 
 
+def unsupported_sentences(reports_dir: str | Path, data_dir: str | Path) -> list[str]:
+    """The sentences of the run's Markdown reports that its data do not support: a client-bound
+    finding where the run recorded no load-tool cores (or 'none was client-bound' where some point
+    was), an A/A noise floor where no A/A copy ran (or 'no A/A copy' where one did), and a reason for
+    the missing copy that is not this run's (the quick profile, under another profile)."""
+    import json
+    d = Path(data_dir)
+    runs = pd.read_parquet(d / "runs.parquet")
+    meta = (json.loads((d / "run.json").read_text(encoding="utf-8")).get("meta") or {}) if (d / "run.json").is_file() else {}
+    ok = runs[runs["status"] == "ok"] if "status" in runs else runs
+    recorded = "client_bound" in ok and ok["client_bound"].notna().any()
+    any_bound = recorded and bool((ok[ok["aa_of"].isna()].groupby(["suite", "scenario", "server"])["client_bound"]
+                                   .mean() > 0.5).any()) if "aa_of" in ok else False
+    has_aa = "aa_of" in runs and runs["aa_of"].notna().any()
+    checks = [
+        (re.compile(r"None of the \d+ points was client-bound"), lambda: not recorded or any_bound,
+         "says no point was client-bound, but " + ("the run recorded no load-tool cores" if not recorded else "some point was")),
+        (re.compile(r"\d+ of \d+ points \([^)]*\) the load generator's core was saturated"), lambda: not recorded,
+         "names client-bound points, but the run recorded no load-tool cores"),
+        (re.compile(r"Two instances of the same server \(the A/A copy\)|A/A: a second, independent instance"),
+         lambda: not has_aa, "states an A/A noise floor, but no A/A copy ran"),
+        (re.compile(r"No A/A copy ran"), lambda: has_aa, "says no A/A copy ran, but one did"),
+        (re.compile(r"No A/A copy ran[^.]*\(the quick profile"), lambda: meta.get("profile") != "quick",
+         f"gives the quick profile as the reason, but the run's profile is {meta.get('profile', '?')!r}"),
+    ]
+    bad = []
+    for md in sorted(Path(reports_dir).glob("*.md")):
+        for i, line in enumerate(md.read_text().splitlines(), 1):
+            for pattern, wrong, why in checks:
+                if pattern.search(line) and wrong():
+                    bad.append(f"{md.name}:{i}: {why}: {line.strip()[:140]}")
+    return bad
+
+
 def unmatched_deltas(reports_dir: str | Path, data_dir: str | Path) -> tuple[int, list[str]]:
     """(how many Δs the run's Markdown reports print, those that are no row of its frames)."""
     rows = candidates(Path(data_dir))
@@ -115,4 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     n, bare = unverdicted_deltas(argv[0], argv[1])
     print(f"{n} comparison Δs checked, {len(bare)} without their verdict")
     print("\n".join(bare))
-    return 1 if bad or bare or not checked else 0
+    wrong = unsupported_sentences(argv[0], argv[1])
+    print(f"{len(wrong)} sentences the data do not support")
+    print("\n".join(wrong))
+    return 1 if bad or bare or wrong or not checked else 0

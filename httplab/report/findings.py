@@ -309,7 +309,12 @@ def _run_reasons(ctx: ReportContext) -> list[str]:
     """The sentences about this run itself: client-bound points and the noise floor."""
     out: list[str] = []
     runs = ctx.runs
-    if not runs.empty and "client_bound" in runs:
+    recorded = (not runs.empty and "client_bound" in runs
+                and runs.loc[runs["status"] == "ok", "client_bound"].notna().any())
+    if not runs.empty and not recorded:
+        out.append("**Client-bound points.** Not recorded in this run: it was made before the lab read the "
+                   "load generator's cores, so nothing here says whether a req/s measured the server or the tool.")
+    if recorded:
         ok = runs[(runs["status"] == "ok") & runs["aa_of"].isna()]
         points = ok.groupby(["scenario", "server"])["client_bound"].mean()
         bound = points[points > 0.5]

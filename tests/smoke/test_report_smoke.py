@@ -169,3 +169,15 @@ def test_every_delta_of_the_smoke_reports_is_a_comparisons_row(run_id: str) -> N
     checked, bad = unmatched_deltas(Path(SMOKE) / "reports" / run_id, Path(SMOKE) / "data" / run_id)
     assert checked > 0, "the smoke reports print no Δ with an interval"
     assert not bad, "\n".join(bad[:20])
+
+
+def test_every_delta_of_the_smoke_reports_carries_its_verdict_and_no_sentence_overstates(run_id: str) -> None:
+    """The smoke run's reports: every comparison Δ with its verdict, and no client-bound or A/A
+    sentence that the run's data do not support (httplab.report.audit)."""
+    from httplab.report.audit import unsupported_sentences, unverdicted_deltas
+
+    reports, data = Path(SMOKE) / "reports" / run_id, Path(SMOKE) / "data" / run_id
+    checked, bare = unverdicted_deltas(reports, data)
+    assert checked > 0 and not bare, "\n".join(bare[:20])
+    wrong = unsupported_sentences(reports, data)
+    assert not wrong, "\n".join(wrong[:20])

@@ -85,3 +85,27 @@ def test_every_comparison_delta_of_a_report_carries_its_verdict(run_id):
 def test_a_delta_without_its_verdict_is_caught(line, ok):
     m = re.search(rf"({NUM})% \[({NUM})%, ({NUM})%\]", line)
     assert m and has_verdict(line, m.start(), m.end(), verdict_words()) is ok, line
+
+
+@pytest.mark.parametrize("run_id", _runs_with_reports())
+def test_no_report_says_what_its_data_do_not_support(run_id):
+    from httplab.report.audit import unsupported_sentences
+    bad = unsupported_sentences(ROOT / "reports" / run_id, ROOT / "data" / run_id)
+    assert not bad, "\n".join(bad[:20])
+
+
+@pytest.mark.parametrize("run_id, planted", [
+    # a run with a client-bound point (the C server's workers under the write-up's conditions), no A/A copy
+    ("20261126T013741Z-vm", "- **Client-bound points.** None of the 3 points was client-bound: the servers set every req/s."),
+    ("20261126T013741Z-vm", "- **Noise floor.** Two instances of the same server (the A/A copy) differed by up to ±5 % in req/s."),
+    ("20261126T013741Z-vm", "*No A/A copy ran in this run (the quick profile): there is no measured noise floor.*"),
+    # a run made before the load tool's cores were read
+    ("20261121T061254Z-vm", "- **Client-bound points.** In 2 of 40 points (C) the load generator's core was saturated."),
+    ("20261121T061254Z-vm", "- **Client-bound points.** None of the 40 points was client-bound: the servers set every req/s."),
+    # a run with an A/A copy
+    ("20261123T092401Z-vm", "- **Noise floor.** No A/A copy ran (the run was made with --no-aa)."),
+])
+def test_an_unsupported_sentence_is_caught(tmp_path, run_id, planted):
+    from httplab.report.audit import unsupported_sentences
+    (tmp_path / "x.md").write_text("# x\n\n" + planted + "\n")
+    assert len(unsupported_sentences(tmp_path, ROOT / "data" / run_id)) == 1
