@@ -101,6 +101,21 @@ def unsupported_sentences(reports_dir: str | Path, data_dir: str | Path) -> list
     d = Path(data_dir)
     runs = pd.read_parquet(d / "runs.parquet")
     meta = (json.loads((d / "run.json").read_text(encoding="utf-8")).get("meta") or {}) if (d / "run.json").is_file() else {}
+    bad = []
+    for md in sorted(Path(reports_dir).glob("*.md")):
+        bad += _unsupported_in(md, _runs_of_report(runs, md.stem), meta)
+    return bad
+
+
+def _runs_of_report(runs: pd.DataFrame, stem: str) -> pd.DataFrame:
+    """The runs a report of that name covers: its suite's parts (all of the run's for a name that is
+    no suite)."""
+    from ..lab.suites import all_suites
+    parts = next((s.parts for s in all_suites() if s.name == stem), None)
+    return runs[runs["suite"].isin(parts)] if parts and "suite" in runs else runs
+
+
+def _unsupported_in(md: Path, runs: pd.DataFrame, meta: dict) -> list[str]:
     ok = runs[runs["status"] == "ok"] if "status" in runs else runs
     recorded = "client_bound" in ok and ok["client_bound"].notna().any()
     any_bound = recorded and bool((ok[ok["aa_of"].isna()].groupby(["suite", "scenario", "server"])["client_bound"]
@@ -118,11 +133,10 @@ def unsupported_sentences(reports_dir: str | Path, data_dir: str | Path) -> list
          f"gives the quick profile as the reason, but the run's profile is {meta.get('profile', '?')!r}"),
     ]
     bad = []
-    for md in sorted(Path(reports_dir).glob("*.md")):
-        for i, line in enumerate(md.read_text().splitlines(), 1):
-            for pattern, wrong, why in checks:
-                if pattern.search(line) and wrong():
-                    bad.append(f"{md.name}:{i}: {why}: {line.strip()[:140]}")
+    for i, line in enumerate(md.read_text().splitlines(), 1):
+        for pattern, wrong, why in checks:
+            if pattern.search(line) and wrong():
+                bad.append(f"{md.name}:{i}: {why}: {line.strip()[:140]}")
     return bad
 
 

@@ -218,9 +218,14 @@ def fmt_share(r: RatioCI, drop: bool = False) -> str:
         return f"{f(r.estimate)} ({n}, {r.reason})"
     lo, hi = (r.high, r.low) if drop else (r.low, r.high)
     text = f"{f(r.estimate)} [{f(lo)}, {f(hi)}]"  # type: ignore[arg-type]
-    if drop and not r.clear:
-        return f"no clear drop ({text})"
-    return text
+    # the comparison's verdict, worded as every Δ's is (stats.cells.format_delta)
+    if r.verdict == "both client-bound":
+        return f"client-bound: capacity only ({text})"
+    if not r.clear:
+        return f"no clear difference ({text})"
+    if r.verdict == "below the noise floor":
+        return f"inside the noise floor ({text})"
+    return f"{text} {r.verdict}" if r.verdict else text
 
 
 def relative_table(runs: pd.DataFrame, confidence: float = 0.95, stats: RunStats | None = None) -> pd.DataFrame:
@@ -251,7 +256,8 @@ def relative_table(runs: pd.DataFrame, confidence: float = 0.95, stats: RunStats
     cap = ("req/s: geometric mean over ok runs. POST / root = POST req/s ÷ root req/s; JSON drop = "
            "1 − JSON req/s ÷ root req/s; both paired by rep (the endpoints of a rep hit the same server "
            f"process), brackets: the {confidence:.0%} t interval on the log scale of the ratio. "
-           "'no clear drop' when the interval holds 0 %.")
+           "Each with its verdict: the comparison's word (slower, faster) for a clear difference, 'no clear "
+           "difference' when the interval holds 100 % (a drop of 0 %).")
     return _with_meta(pd.DataFrame(rows), title, cap)
 
 

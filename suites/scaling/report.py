@@ -23,13 +23,14 @@ import pandas as pd
 from httplab.lab.manifest import CORE_USES
 from httplab.lab.servers import base_of, cores_of, display_name, manifest, sort_servers
 from httplab.lab.suites import suite as lab_suite
-from httplab.report.cells import mean_ci_of
+from httplab.report.cells import mean_ci_of, ratio_ci_of
 from httplab.report.engine import ReportContext, open_group_report
 from httplab.report.fmt import fmt_count, fmt_float, fmt_mean_ci, fmt_size
 from httplab.report.quality import mostly_client_bound
 from httplab.report.scenarios import scenario_sort_key
 from httplab.report.tables import CLIENT_BOUND_MARK, _with_meta, client_bound_words
 from httplab.stats import MeanCI, mean_ci
+from httplab.stats.cells import format_delta
 from httplab.stats.frames import RunStats
 from httplab.stats.select import column
 from httplab.tidy.bounds import CLIENT_BUSY_MIN
@@ -174,13 +175,11 @@ def figure(stats: RunStats, cell: tuple[str, str, str], metric: str) -> str:
 
 
 def delta_words(row: pd.Series | None) -> str:
-    """A/B − 1 of a comparisons row: '+18% [+15%, +21%]', '+38% (CI needs ≥ 5 runs)'."""
+    """A/B − 1 of a comparisons row with its verdict (stats.cells.format_delta): '+18% [+15%, +21%]
+    faster', 'no clear difference (+1% [−2%, +4%])', '+38% (n=3, CI needs ≥ 5 runs)'."""
     if row is None or not math.isfinite(row["ratio"]):
         return "no data"
-    body = f"{row['ratio'] - 1:+.0%}"
-    if math.isfinite(row["lo"]) and math.isfinite(row["hi"]):
-        return f"{body} [{row['lo'] - 1:+.0%}, {row['hi'] - 1:+.0%}]".replace("-", "−")
-    return f"{body} ({row['reason'] or 'no interval'})".replace("-", "−")
+    return format_delta(ratio_ci_of(row), 0)
 
 
 def noisy_words(stats: RunStats, cell: tuple[str, str, str]) -> str:
@@ -225,8 +224,8 @@ def largest_n_line(frame: pd.DataFrame, stats: RunStats, p: Point, base: str) ->
 
 def fastest_words(stats: RunStats, frame: pd.DataFrame, p: Point, n: int) -> str:
     """Who is fastest at n cores on a point, with the comparisons row against the runner-up: 'C (evloop),
-    +18% [+15%, +21%] over Go (faster)', or for any other verdict 'a tie of C (evloop) and Go: no clear
-    difference, C (evloop) +1% [−2%, +4%]'."""
+    +18% [+15%, +21%] faster than Go', or for any other verdict 'a tie of C (evloop) and Go: C (evloop)
+    no clear difference (+1% [−2%, +4%])'."""
     here = frame[(frame["suite"] == p.suite) & (frame["scenario"] == p.scenario) & (frame["n"] == n)]
     here = here[np.isfinite(here["rps"])].sort_values("rps", ascending=False)
     if len(here) < 2:
@@ -236,8 +235,8 @@ def fastest_words(stats: RunStats, frame: pd.DataFrame, p: Point, n: int) -> str
     verdict = str(row["verdict"]) if row is not None else "no data"
     a, b = display_name(str(lead["base"])), display_name(str(second["base"]))
     if verdict == FASTER:
-        return f"{a}, {delta_words(row)} over {b} ({verdict})"
-    return f"a tie of {a} and {b}: {verdict}, {a} {delta_words(row)}"
+        return f"{a}, {delta_words(row)} than {b}"
+    return f"a tie of {a} and {b}: {a} {delta_words(row)}"
 
 
 def client_bound_lines(frame: pd.DataFrame, stats: RunStats) -> list[str]:

@@ -124,7 +124,7 @@ def test_fmt_share():
     assert L.fmt_share(r) == "72% [70%, 74%]"
     assert L.fmt_share(r, drop=True) == "28% [26%, 30%]"
     flat = RatioCI(0.01, -0.02, 0.04, 5, 5, 0.95)
-    assert L.fmt_share(flat, drop=True).startswith("no clear drop (")
+    assert L.fmt_share(flat, drop=True).startswith("no clear difference (")
     assert L.fmt_share(RatioCI(-0.1, None, None, 3, 3, 0.95, "CI needs ≥ 5 runs")) == "90% (n=3, CI needs ≥ 5 runs)"
 
 
