@@ -81,7 +81,10 @@ INTRO = ("Every claim of the four write-ups the lab reproduces, with the verdict
          "client-bound). Absolute req/s (the peaks) measure the machine and are never comparable.")
 
 
-def render_md(chosen: pd.DataFrame) -> str:
+def render_md(chosen: pd.DataFrame, caveats: dict[str, str] | None = None) -> str:
+    """The page; `caveats`: run id -> its caveat (reports/runs.toml), marked † on every claim read in
+    that run and given in full below the tables."""
+    caveats = caveats or {}
     counts = chosen["verdict"].value_counts() if not chosen.empty else pd.Series(dtype=int)
     lines = ["# The write-ups' claims and what the lab's runs say", "", INTRO, "",
              f"**{len(chosen)} claim{'' if len(chosen) == 1 else 's'}**: " + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS) + ".", ""]
@@ -91,16 +94,22 @@ def render_md(chosen: pd.DataFrame) -> str:
                   "| Claim | The write-up | Verdict | Read in run | This run read (ratio − 1, 95 % CI) | Why | Other current runs |",
                   "|---|---|---|---|---|---|---|"]
         for r in g.itertuples():
-            link = f"[`{r.run_id}`]({r.run_id}/{suites.get(str(seed), '')}.html)"
+            link = (f"[`{r.run_id}`]({r.run_id}/{suites.get(str(seed), '')}.html)"
+                    + (" †" if r.run_id in caveats else ""))
             cells = [r.what, r.seed_text, f"**{r.verdict}**", link, r.ours, r.reason, r.others]
             lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
+        lines.append("")
+    used = [run for run in dict.fromkeys(chosen["run_id"]) if run in caveats]
+    if used:
+        lines += ["## Caveats of the runs read", ""]
+        lines += [f"† `{run}`: {caveats[run]}" for run in used]
         lines.append("")
     return "\n".join(lines)
 
 
-def render_html(chosen: pd.DataFrame) -> str:
+def render_html(chosen: pd.DataFrame, caveats: dict[str, str] | None = None) -> str:
     """The same page as HTML (its Markdown's headings, tables and inline marks; no other Markdown)."""
-    md = render_md(chosen)
+    md = render_md(chosen, caveats)
     body = []
     for block in md.split("\n\n"):
         if block.startswith("# "):
@@ -137,7 +146,8 @@ def write_claims_page(reports_dir: Path, raw_root: Path, data_root: Path) -> lis
     chosen = choose(collect(reports_dir, raw_root, data_root))
     if chosen.empty:
         return []
+    caveats = {run: st.caveat for run, st in read_run_status(reports_dir / RUNS_FILE).items() if st.caveat}
     md, page = reports_dir / CLAIMS_PAGE_MD, reports_dir / "claims.html"
-    md.write_text(render_md(chosen) + "\n", encoding="utf-8")
-    page.write_text(render_html(chosen), encoding="utf-8")
+    md.write_text(render_md(chosen, caveats) + "\n", encoding="utf-8")
+    page.write_text(render_html(chosen, caveats), encoding="utf-8")
     return [md, page]

@@ -191,15 +191,17 @@ def read_point(row: pd.Series | None) -> tuple[str, float, float, float]:
         # the write-up claims no difference, unreadable where it claims one
         reading = "inside the noise floor"
     # one side client-bound: its req/s is the tool's ceiling, a floor of the server's own
-    if bool(row.get("a_client_bound")) and reading in ("same", "lower"):
+    if bool(row.get("a_client_bound")) and reading in ("same", "lower", "inside the noise floor"):
         return "client-bound: capacity only", ratio, lo, hi
-    if bool(row.get("b_client_bound")) and reading in ("same", "higher"):
+    if bool(row.get("b_client_bound")) and reading in ("same", "higher", "inside the noise floor"):
         return "client-bound: capacity only", ratio, lo, hi
     return reading, ratio, lo, hi
 
 
 def _lookup(comparisons: pd.DataFrame, a: tuple[str, str, str], b: tuple[str, str, str]) -> pd.Series | None:
     c = comparisons
+    if c.empty:
+        return None
     m = c[(c["metric"] == "req_per_s") & (c["a_suite"] == a[0]) & (c["a_scenario"] == a[1]) & (c["a_server"] == a[2])
           & (c["b_suite"] == b[0]) & (c["b_scenario"] == b[1]) & (c["b_server"] == b[2])]
     return None if m.empty else m.iloc[0]
@@ -248,9 +250,9 @@ def ledger_rows(claims: Iterable[Claim], comparisons: pd.DataFrame, estimates: p
                 sc, (est, lo, hi, n) = best
                 ci = f" [{lo:,.0f}, {hi:,.0f}]" if math.isfinite(lo) else ""
                 texts.append(f"{sc}: {est:,.0f}{ci} req/s (n={n})")
-            v, n_read, n_agree = "not comparable", 0, 0
+            v, n_read, n_agree = ("not comparable", 0, 0) if best else ("untested", 0, 0)
             reason = ("an absolute req/s of the write-up's machine; on another machine it measures the machine"
-                      + ("" if best else "; and no scenario of it ran"))
+                      if best else "no point could be read: not run")
         else:
             for p in c.points:
                 a = (p.a[0], p.a[1], cond.resolve(p.a[2], doc))
@@ -271,11 +273,10 @@ def ledger_rows(claims: Iterable[Claim], comparisons: pd.DataFrame, estimates: p
                             and not (r == "inside the noise floor" and e == "same")]
                 if untested:
                     reason += f"; {len(untested)} not read ({', '.join(sorted(set(untested)))})"
+            # a run that could read nothing of the claim is silent on it (untested), whatever its
+            # conditions; one that read it under other conditions says what it read, not a verdict
             if why_not and v != "untested":
                 reason = f"{why_not}. Read anyway: {v}, {reason}"
-                v = "not comparable"
-            elif why_not:
-                reason = f"{why_not}; {reason}"
                 v = "not comparable"
         rows.append({
             "run_id": run_id, "seed": c.seed, "claim_id": c.claim_id, "kind": c.kind, "what": c.what,
@@ -301,6 +302,8 @@ def _statistic(c: Claim) -> str:
 
 def _estimate(estimates: pd.DataFrame, cell: tuple[str, str, str]) -> tuple[float, float, float, int] | None:
     e = estimates
+    if e.empty:
+        return None
     m = e[(e["metric"] == "req_per_s") & (e["suite"] == cell[0]) & (e["scenario"] == cell[1]) & (e["server"] == cell[2])]
     if m.empty or not math.isfinite(float(m.iloc[0]["estimate"])):
         return None

@@ -73,6 +73,7 @@ def row(ratio: float, lo: float, hi: float, verdict: str, a_cb: bool = False, b_
     (row(0.98, 0.9, 1.05, "no clear difference", a_cb=True), "client-bound: capacity only"),
     (row(1.3, 1.2, 1.4, "faster", a_cb=True), "higher"),      # a floor of its lead: still higher
     (row(1.3, 1.2, 1.4, "faster", b_cb=True), "client-bound: capacity only"),
+    (row(0.9, 0.85, 0.95, "below the noise floor", a_cb=True), "client-bound: capacity only"),
 ])
 def test_a_point_reads_off_its_comparisons_row(r, reading):
     assert C.read_point(r)[0] == reading
@@ -122,8 +123,8 @@ def test_a_one_core_run_speaks_to_the_event_loops_own_curve_not_to_go():
     assert "Read anyway: confirmed" in go["reason"]
     vs = led.loc["000/versus/1"]
     assert vs["verdict"] == "not comparable" and vs["points_read"] == 1 and "3 not read (not run)" in vs["reason"]
-    assert led.loc["000/peak", "verdict"] == "not comparable"        # an absolute req/s: always
-    assert led.loc["001/versus/1", "verdict"] == "not comparable"
+    assert led.loc["000/peak", "verdict"] == "untested"              # no estimate of it here: silent
+    assert led.loc["001/versus/1", "verdict"] == "untested"            # h2c never ran: silent, whatever the cores
     assert led.loc["001/curve/1", "verdict"] == "untested"            # h2c never ran
 
 
@@ -150,3 +151,13 @@ def test_a_curve_without_its_expectation_is_refused(tmp_path):
                                        '[[seed.curves]]\nwhat = "x"\ntext = "y"\nserver = "go"\na = "p"\nb = "q"\nseed = [1, 2]\n')
     with pytest.raises(lab_suites.SuiteError, match=r"suite.toml \[\[seed.curves\]\] 1: missing \['expect'\]"):
         C.claims_of(lab_suites.load_suite(folder))
+
+
+def test_a_peak_is_never_comparable():
+    comparisons, _ = frames([])
+    estimates = pd.DataFrame([{"metric": "req_per_s", "suite": "http1", "scenario": "get_ping_c100", "server": "evloop@1",
+                               "estimate": 203025.0, "lo": 183640.0, "hi": 224457.0, "n": 5}])
+    meta = {"profile": "seed", "server_cpus": "0-11", "host": {"cores": 16, "cpu_model": "Xeon"}}
+    led = C.claims_frame(comparisons, estimates, meta, pd.DataFrame({"server": ["evloop", "evloop@1", "go"]}), "r1")
+    peak = led.set_index("claim_id").loc["000/peak"]
+    assert peak["verdict"] == "not comparable" and peak["ours"] == "get_ping_c100: 203,025 [183,640, 224,457] req/s (n=5)"

@@ -33,3 +33,9 @@ def test_the_page_counts_every_verdict_and_links_the_run():
     assert "[`r2`](r2/http1.html)" in md and "stands in for the write-ups' xKit" in md
     page = P.render_html(chosen)
     assert '<a href="r2/http1.html"><code>r2</code></a>' in page and "<strong>refuted</strong>" in page
+
+
+def test_a_claim_read_in_a_run_with_a_caveat_is_marked():
+    chosen = P.choose(pd.DataFrame([book("r1", "confirmed", reference=True)]))
+    md = P.render_md(chosen, {"r1": "its C server used nghttp2", "r9": "unused"})
+    assert "[`r1`](r1/http1.html) †" in md and "† `r1`: its C server used nghttp2" in md and "r9" not in md
