@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..lab.suites import suite as lab_suite
+from ..lab.suites import suite as lab_suite, suite_of_part
 from ..lab.suites import suite_module as suite_code  # a notebook's R.suite_code(suite): its suite's report.py
 from ..lab.paths import repo_root, resolve
 from ..lab.servers import contestants, display_name
@@ -19,7 +19,7 @@ from ..tidy.rawrun import RawRun
 from ..tidy.runs_select import default_run_dir
 from ..stats.frames import RunStats
 from ..stats.write import read_data
-from .method_words import statistics_line
+from .method_words import stand_in_sentence, statistics_line
 from .wording import wording
 from .host_facts import as_dict, cell_text, fmt_utc, host_state_markdown, hosts_line
 from .run_status import RunStatus, profile_label, run_status
@@ -153,6 +153,10 @@ def header_markdown(ctx: ReportContext, title: str) -> str:
                  f"n = {n_txt} ok runs per server and scenario"),
         ("Statistics", f"{statistics_line(ctx.confidence)}; baseline `{ctx.baseline}`"),
     ]
+    # the seed suites' reports say it in their method; every other report says it here
+    own = suite_of_part(ctx.suite)
+    if own is None or not own.seed_doc:
+        rows.append(("Stand-in", stand_in_sentence()))
     rows.insert(next(i for i, (k, _) in enumerate(rows) if k == "Pinning") + 1, ("Hosts", hosts_line(ctx.run, ctx.suite)))
     warnings, host_rows = host_state_markdown(ctx.run, ctx.suite)
     at = next(i for i, (k, _) in enumerate(rows) if k == "Pinning")

@@ -11,6 +11,7 @@ import pandas as pd
 from ..stats import MIN_RUNS
 from ..lab.servers import contestants, display_name
 from .engine import ReportContext
+from .method_words import stand_in_sentence
 from .quality import no_aa_reason
 
 # An absolute path into a checkout ("/home/x/lab/scripts/lua/report.lua"): only the part from the
@@ -19,16 +20,6 @@ _ABS = re.compile(r"(?<![\w.])/\S*?/(scripts|build|servers)/")
 _HOST_PORT = re.compile(r"127\.0\.0\.1:\d+")
 
 
-
-def stand_in() -> str:
-    """The server the suites' write-ups' event loop is read on (suite.toml [seed] servers.contestant),
-    in its display name."""
-    from ..lab.suites import all_suites
-    for s in all_suites():
-        c = (s.seed_doc.get("servers") or {}).get("contestant")
-        if c:
-            return display_name(str(c))
-    return "The lab's C server"
 
 def relative(cmd: str) -> str:
     """A command line with absolute lab paths made repository-relative and the port shown as PORT
@@ -108,9 +99,7 @@ def settings_table(ctx: ReportContext) -> pd.DataFrame:
                     f"{meta.get('client_cpus', '?')} ({meta.get('client_threads', '?')} load-tool thread per client CPU), taskset"),
         ("Host", _host_line(meta)),
         ("Servers", ", ".join(display_name(s) for s in tools if "~" not in s) or "—"),
-        ("Stand-in", f"{stand_in()} stands in for the write-ups' xKit, whose source the lab cannot build: a "
-                     "claim about xKit is read on it, single-threaded as xKit was (every server on one core, "
-                     "or its one-core instance under the write-ups' conditions)"),
+        ("Stand-in", stand_in_sentence()),
         ("Intervals", f"{ctx.confidence:.0%} t intervals on the log scale (figures: geometric means; Δ: "
                       f"ratios paired by rep); none below {MIN_RUNS} runs"),
         ("Their coverage", _coverage_line()),

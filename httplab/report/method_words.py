@@ -86,3 +86,22 @@ def coverage_table() -> "pd.DataFrame":
         "100 %). The ranking row is the chance that Holm's procedure over all pairs of 6 equal "
         "servers calls none of them different.")
     return wide
+
+
+def stand_in() -> str:
+    """The server the write-ups' event loop is read on (suite.toml [seed] servers.contestant), in its
+    display name."""
+    from ..lab.servers import display_name
+    from ..lab.suites import all_suites
+    for s in all_suites():
+        c = (s.seed_doc.get("servers") or {}).get("contestant")
+        if c:
+            return display_name(str(c))
+    return "The lab's C server"
+
+
+def stand_in_sentence() -> str:
+    """Every report says it: the write-ups measured xKit, the lab measures its own C server."""
+    return (f"{stand_in()} stands in for the write-ups' xKit, whose source the lab cannot build: a claim "
+            "about xKit is read on it, single-threaded as xKit was (every server on one core, or its "
+            "one-core instance under the write-ups' conditions)")
