@@ -140,13 +140,23 @@ class Conditions:
 
     def comparable(self, server: str, role: str) -> str:
         """'' when the server ran as the write-up's did, else the reason it did not."""
-        single = role == "contestant"     # the write-ups' event loop ran on one thread
+        # the write-ups' event loop ran on one thread, and so does a server whose manifest says it
+        # uses one core whatever it is given ([cores] uses = "single": Node's and Python's stdlib
+        # servers): on one core here it is as it was there
+        single = role == "contestant" or _single_threaded(server)
         if single and (server.endswith("@1") or self.server_cores == 1):
             return ""
         if self.seed_conditions:
             return ""
         return (f"{server} ran on {self.server_cores} core{'s' if self.server_cores != 1 else ''} here, "
                 "on 12 in the write-up: only a run under its conditions (run_all.sh --seed-conditions) speaks to this")
+
+
+def _single_threaded(server: str) -> bool:
+    """Whether the server's manifest says it runs on one core ([cores] uses = "single")."""
+    from ..lab.servers import base_of, manifest
+    m = manifest(base_of(server))
+    return m is not None and m.cores.uses == "single"
 
 
 def conditions_of(meta: Mapping[str, Any], runs: pd.DataFrame) -> Conditions:

@@ -161,3 +161,18 @@ def test_a_peak_is_never_comparable():
     led = C.claims_frame(comparisons, estimates, meta, pd.DataFrame({"server": ["evloop", "evloop@1", "go"]}), "r1")
     peak = led.set_index("claim_id").loc["000/peak"]
     assert peak["verdict"] == "not comparable" and peak["ours"] == "get_ping_c100: 203,025 [183,640, 224,457] req/s (n=5)"
+
+
+def test_a_single_threaded_servers_own_curve_is_read_on_one_core():
+    """Node's stdlib server runs on one core whatever it is given (its manifest's [cores] uses is
+    single): on one core here it ran as in the write-up, so its own curve is comparable; Go's is not."""
+    rows = [cmp(("languages", "get_json_c100", "lang_node_std"), ("languages", "get_root_c100", "lang_node_std"),
+                0.8, 0.7, 0.9, "slower"),
+            cmp(("languages", "get_json_c100", "lang_go_std"), ("languages", "get_root_c100", "lang_go_std"),
+                0.7, 0.6, 0.8, "slower")]
+    led = ledger(rows, "full", "0", {"lang_node_std", "lang_go_std"})
+    node = next(c.claim_id for c in C.all_claims() if c.kind == "curve" and c.roles == ("lang_node_std",)
+                and c.points[0].a[1] == "get_json_c100")
+    go = next(c.claim_id for c in C.all_claims() if c.kind == "curve" and c.roles == ("lang_go_std",)
+              and c.points[0].a[1] == "get_json_c100")
+    assert led.loc[node, "verdict"] == "confirmed" and led.loc[go, "verdict"] == "not comparable"
