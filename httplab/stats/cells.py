@@ -170,6 +170,13 @@ def format_delta(r: RatioCI, digits: int | None = None) -> str:
         while d < 3 and any(abs(round(x * 100, d)) == 0 for x in (r.low, r.high)):  # type: ignore[arg-type]
             d += 1
     text = f"{_pct(r.estimate, d)} [{_pct(r.low, d)}, {_pct(r.high, d)}]"  # type: ignore[arg-type]
+    return with_verdict(text, r)
+
+
+def with_verdict(text: str, r: RatioCI) -> str:
+    """A Δ's printed numbers (`+18% [+15%, +21%]`, or a share) worded with its verdict: `… faster`
+    (the frame's word for a clear difference), `no clear difference (…)`, `inside the noise floor
+    (…)`, `client-bound: capacity only (…)`."""
     if r.verdict == "both client-bound":
         return f"client-bound: capacity only ({text})"
     if not r.clear:

@@ -32,6 +32,7 @@ from httplab.report.scenarios import Section
 from httplab.lab.servers import language, short_name, tier
 from httplab.report.quality import mostly_client_bound
 from httplab.report.tables import CLIENT_BOUND_MARK, client_bound_words, delta_cell
+from httplab.stats.cells import with_verdict
 from httplab.stats.frames import RunStats
 from httplab.stats.write import run_stats
 from httplab.report.cells import comparison, mean_ci_of, ratio_ci_of
@@ -218,14 +219,7 @@ def fmt_share(r: RatioCI, drop: bool = False) -> str:
         return f"{f(r.estimate)} ({n}, {r.reason})"
     lo, hi = (r.high, r.low) if drop else (r.low, r.high)
     text = f"{f(r.estimate)} [{f(lo)}, {f(hi)}]"  # type: ignore[arg-type]
-    # the comparison's verdict, worded as every Δ's is (stats.cells.format_delta)
-    if r.verdict == "both client-bound":
-        return f"client-bound: capacity only ({text})"
-    if not r.clear:
-        return f"no clear difference ({text})"
-    if r.verdict == "below the noise floor":
-        return f"inside the noise floor ({text})"
-    return f"{text} {r.verdict}" if r.verdict else text
+    return with_verdict(text, r)      # worded as every Δ is (stats.cells.format_delta)
 
 
 def relative_table(runs: pd.DataFrame, confidence: float = 0.95, stats: RunStats | None = None) -> pd.DataFrame:
