@@ -15,7 +15,8 @@ Kinds of claim:
 
 Each point is read first (READINGS): higher, lower or same (its interval holds 1, or lies inside the
 run's A/A noise floor), or why it cannot be read (not run, fewer than 5 runs, client-bound: the
-load tool set the figure). The seed's own ratio sets what the point should read (expected: higher or
+load tool set the figure; too wide to tell: the interval holds both 1 and the write-up's own ratio,
+where the write-up claims a difference). The seed's own ratio sets what the point should read (expected: higher or
 lower past ±5 %, else same, or the claim's `expect`). A claim whose points all read as expected is
 confirmed, one with none refuted, one with some partly; untested when no point could be read; not
 comparable when the run's conditions differ from the write-up's for a server the claim is about
@@ -33,8 +34,8 @@ import pandas as pd
 from ..lab import suites as lab_suites
 
 VERDICTS = ("confirmed", "partly", "refuted", "not comparable", "untested")
-READINGS = ("higher", "lower", "same", "inside the noise floor", "not run", "fewer than 5 runs",
-            "client-bound: capacity only")
+READINGS = ("higher", "lower", "same", "inside the noise floor", "too wide to tell", "not run",
+            "fewer than 5 runs", "client-bound: capacity only")
 # A seed ratio within ±5 % of 1 claims no difference (the write-ups call +3 % "nearly identical").
 SAME_BAND = 0.05
 # The write-ups' conditions, for the ledger's conditions column.
@@ -268,9 +269,14 @@ def ledger_rows(claims: Iterable[Claim], comparisons: pd.DataFrame, estimates: p
                 a = (p.a[0], p.a[1], cond.resolve(p.a[2], doc))
                 b = (p.b[0], p.b[1], cond.resolve(p.b[2], doc))
                 reading, ratio, lo, hi = read_point(_lookup(comparisons, a, b))
+                want = expected(p.seed_ratio, c.expect)
+                if reading == "same" and want != "same" and lo <= p.seed_ratio <= hi:
+                    # the interval holds both no change and the write-up's own figure: it cannot
+                    # tell them apart, so it neither confirms nor refutes the claimed difference
+                    reading = "too wide to tell"
                 texts.append(_point_text(p.a[1] if p.a[0] == p.b[0] and p.a[1] == p.b[1]
                                          else f"{p.a[0]}/{p.a[1]} vs {p.b[0]}/{p.b[1]}", reading, ratio, lo, hi))
-                pairs.append((reading, expected(p.seed_ratio, c.expect)))
+                pairs.append((reading, want))
                 if math.isfinite(ratio):
                     ratios.append(ratio / p.seed_ratio)
             v, n_read, n_agree = verdict(pairs)

@@ -65,7 +65,7 @@ seed_text          | str   |          | the write-up's words or figure
 servers            | str   |          | the run's servers the claim is read on (the C server stands in for the write-ups' xKit)
 scenarios          | str   |          | the points (part/scenario) that test it
 statistic          | str   |          | what is compared
-ours               | str   |          | per point: our ratio − 1 with its 95 % interval and its reading (higher, lower, same, inside the noise floor, not run, fewer than 5 runs, client-bound: capacity only)
+ours               | str   |          | per point: our ratio − 1 with its 95 % interval and its reading (higher, lower, same, inside the noise floor, too wide to tell, not run, fewer than 5 runs, client-bound: capacity only)
 seed_ratio         | str   |          | per point: the write-up's ratio − 1 (a peak: its figure)
 ours_over_seed_lo  | float | ratio    | smallest of our ratio ÷ the write-up's over the points read; NaN when none
 ours_over_seed_hi  | float | ratio    | largest of the same

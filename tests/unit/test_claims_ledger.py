@@ -176,3 +176,19 @@ def test_a_single_threaded_servers_own_curve_is_read_on_one_core():
     go = next(c.claim_id for c in C.all_claims() if c.kind == "curve" and c.roles == ("lang_go_std",)
               and c.points[0].a[1] == "get_json_c100")
     assert led.loc[node, "verdict"] == "confirmed" and led.loc[go, "verdict"] == "not comparable"
+
+
+def test_an_interval_that_holds_both_no_change_and_the_claim_neither_confirms_nor_refutes():
+    """Go: a JSON response −31 % in the write-up. [−40 %, +5 %] holds both 0 and −31 %: too wide to
+    tell; [−10 %, +5 %] excludes −31 % and finds no difference: refuted."""
+    go = next(c for c in C.all_claims() if c.kind == "curve" and c.roles == ("lang_go_std",)
+              and c.points[0].a[1] == "get_json_c100")
+    pt = go.points[0]
+
+    def read(lo: float, hi: float) -> pd.Series:
+        rows = [cmp((pt.a[0], pt.a[1], "lang_go_std"), (pt.b[0], pt.b[1], "lang_go_std"), (lo + hi) / 2, lo, hi,
+                    "no clear difference")]
+        return ledger(rows, "seed", "0-11", {"lang_go_std"}).loc[go.claim_id]
+    wide = read(0.60, 1.05)
+    assert wide["verdict"] == "untested" and "too wide to tell" in wide["ours"]
+    assert read(0.90, 1.05)["verdict"] == "refuted"
