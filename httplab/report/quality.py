@@ -110,8 +110,7 @@ def floor_sentence(nf: NoiseFloor, meta: Mapping[str, Any] | None = None) -> str
     has no A/A copy)."""
     if not nf.present:
         why = no_aa_reason(meta) if meta is not None else nf.absent_why
-        return (why[0].upper() + why[1:] + " in this run: there is no measured noise floor, so read small "
-                "Δs with care.")
+        return why[0].upper() + why[1:] + ": there is no measured noise floor, so read small Δs with care."
     if all(nf.floor.get(m) is None for m in FLOOR_METRICS):
         return ("The A/A copy ran, but with fewer than 5 ok runs per scenario: no interval, so no "
                 "measured noise floor in this run; read small Δs with care.")
