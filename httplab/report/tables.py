@@ -372,7 +372,7 @@ def to_markdown(df: pd.DataFrame, max_columns: int = MAX_COLUMNS) -> str:
     cap = df.attrs.get("caption", "")
     head = f"**{title}**\n\n" if title else ""
     if df.empty:
-        return f"{head}*{cap[:1].upper() + cap[1:]}.*" if cap else f"{head}*No data.*"
+        return f"{head}*{cap[:1].upper() + cap[1:].rstrip('.')}.*" if cap else f"{head}*No data.*"
     parts = column_parts(df, max_columns)
     n_keys = len(set.intersection(*(set(p) for p in parts))) if len(parts) > 1 else 0
     bodies = []
