@@ -149,10 +149,10 @@ def test_tidy_frame_has_one_ok_row_per_finished_point(run_id: str, report: str) 
     data = Path(SMOKE) / "data" / run_id
     assert not list(data.glob("runs.csv")), "tidy frames as parquet (CSV only on request)"
     # the one build step's output: tidy frames, the gate's transcripts and each part's end, the
-    # statistics, and run.json (meta.json and the parts' facts)
+    # statistics, the claim ledger, and run.json (meta.json and the parts' facts)
     assert {p.name for p in data.iterdir()} == {"runs.parquet", "latency.parquet", "verify.parquet", "suites.parquet",
                                                 "estimates.parquet", "estimates.csv", "comparisons.parquet",
-                                                "comparisons.csv", "run.json"}
+                                                "comparisons.csv", "claims.parquet", "claims.csv", "run.json"}
     runs = pd.read_parquet(data / "runs.parquet")
     runs = runs[runs["suite"] == suite]
     assert len(runs) == len(finished) > 0
