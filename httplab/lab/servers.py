@@ -10,6 +10,8 @@ suite pinned to n cores (`<server>@<n>`), its n in its name.
 """
 from __future__ import annotations
 
+import re
+
 import colorsys
 import hashlib
 from collections.abc import Iterable
@@ -164,3 +166,11 @@ def colour(server: str) -> str:
         return colour(base_of(server))
     m = manifests().get(server)
     return m.colour if m else _neutral(server)
+
+
+_PAIR = re.compile(r"\((\S+) vs (\S+)\)")
+
+
+def pairs_named(text: str) -> str:
+    """Server ids in "(a vs b)" pairs (the claim ledger's point names) as the servers' short names."""
+    return _PAIR.sub(lambda m: f"({short_name(m.group(1))} vs {short_name(m.group(2))})", text)

@@ -27,14 +27,26 @@ def _value(text: str) -> tuple[float, int]:
 
 
 def candidates(data_dir: Path) -> np.ndarray:
-    """(ratio, lo, hi) of every comparison, both directions, and of every log_cost estimate."""
+    """(ratio, lo, hi) of every comparison, both directions, of every log_cost estimate, and of every
+    trend the claim ledger read (a ratio of two leads, which no comparisons row holds)."""
     c = pd.read_parquet(data_dir / "comparisons.parquet")
     c = c[np.isfinite(c["lo"]) & np.isfinite(c["hi"])]
     fwd = c[["ratio", "lo", "hi"]].to_numpy()
     rev = np.column_stack([1 / fwd[:, 0], 1 / fwd[:, 2], 1 / fwd[:, 1]])
     e = pd.read_parquet(data_dir / "estimates.parquet")
     e = e[(e["metric"] == "log_cost") & np.isfinite(e["lo"])]
-    return np.vstack([fwd, rev, e[["estimate", "lo", "hi"]].to_numpy()])
+    return np.vstack([fwd, rev, e[["estimate", "lo", "hi"]].to_numpy(), _trends(data_dir)])
+
+
+def _trends(data_dir: Path) -> np.ndarray:
+    """(ratio, lo, hi) of the ledger's trend readings, as data/<run_id>/claims.parquet prints them."""
+    path = data_dir / "claims.parquet"
+    if not path.is_file():
+        return np.empty((0, 3))
+    led = pd.read_parquet(path)
+    got = [[1 + _value(x)[0] / 100 for x in m.groups()]
+           for text in led.loc[led["kind"] == "trend", "ours"] for m in TRIPLE.finditer(str(text))]
+    return np.array(got, dtype=float).reshape(-1, 3)
 
 
 def matches(printed: tuple[str, str, str], rows: np.ndarray) -> bool:

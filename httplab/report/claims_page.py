@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..lab import suites as lab_suites
+from ..lab.servers import pairs_named
 from ..stats.claims import VERDICTS
 from ..stats.write import read_stats
 from .run_status import read_run_status, RUNS_FILE
@@ -78,7 +79,8 @@ INTRO = ("Every claim of the four write-ups the lab reproduces, with the verdict
          "higher or lower when its 95 % interval excludes no change, same when it holds it; a claim is "
          "**confirmed** when every point it could read agrees with the write-up, **refuted** when none does, "
          "**partly** in between, **untested** when no point could be read (not run, fewer than 5 runs, "
-         "client-bound). Absolute req/s (the peaks) measure the machine and are never comparable.")
+         "client-bound). Absolute figures (the peaks: req/s, transfer) measure the machine and are never comparable. "
+         "A claim about how a lead moves (a trend) is read as the ratio of the two leads, paired by rep.")
 
 
 def render_md(chosen: pd.DataFrame, caveats: dict[str, str] | None = None) -> str:
@@ -96,7 +98,7 @@ def render_md(chosen: pd.DataFrame, caveats: dict[str, str] | None = None) -> st
         for r in g.itertuples():
             link = (f"[`{r.run_id}`]({r.run_id}/{suites.get(str(seed), '')}.html)"
                     + (" †" if r.run_id in caveats else ""))
-            cells = [r.what, r.seed_text, f"**{r.verdict}**", link, r.ours, r.reason, r.others]
+            cells = [r.what, r.seed_text, f"**{r.verdict}**", link, pairs_named(str(r.ours)), r.reason, r.others]
             lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
         lines.append("")
     used = [run for run in dict.fromkeys(chosen["run_id"]) if run in caveats]

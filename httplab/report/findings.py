@@ -16,7 +16,7 @@ import pandas as pd
 from ..lab.hoststate import parse_cpu_list
 from ..stats import format_delta
 from ..stats.write import KEEPALIVE_SCORE
-from ..lab.servers import display_name, language, short_name, tier
+from ..lab.servers import display_name, language, pairs_named, short_name, tier
 from ..lab.suites import suite_of_part
 from .cells import mean_ci_of, ratio_ci_of
 from .engine import ReportContext, compared_servers
@@ -194,22 +194,27 @@ def verdict_cell(book: pd.DataFrame, claim_id: str) -> str:
     return v
 
 
-def ledger_table(ctx: ReportContext, number: str, kinds: tuple[str, ...]) -> pd.DataFrame:
-    """The ledger's rows of one write-up and kinds (curve, rank) as a findings table: the claim, the
-    write-up's words, this run's reading of each point with its interval, and the verdict."""
+def ledger_table(ctx: ReportContext, number: str, shown: frozenset[str] = frozenset()) -> pd.DataFrame:
+    """The ledger's rows of one write-up that the findings table above it does not show (`shown`:
+    claim ids) as a table: the claim, the write-up's words, this run's reading of each point with its
+    interval, and the verdict."""
     book = ledger(ctx)
     if book.empty:
         return pd.DataFrame()
-    rows = book[(book["seed"] == number) & book["kind"].isin(kinds)]
+    rows = book[(book["seed"] == number) & ~book["claim_id"].isin(shown)]
     return pd.DataFrame([{f"Claim (seed {number})": r.what, "Seed (12 cores)": r.seed_text,
                           "This run (95 % CI)": _ledger_ours(str(r.ours)), "Verdict": verdict_cell(book, r.claim_id)}
                          for r in rows.itertuples()])
 
 
 def _ledger_ours(text: str) -> str:
-    """A curve's point as the table shows it: the ratio and interval with the reading, without the
-    part/scenario names the Claim column already says."""
-    return "; ".join(t.split(": ", 1)[1] if ": " in t else t for t in text.split("; "))
+    """A one-point claim's reading as the table shows it: the ratio and interval with the reading,
+    without the part/scenario names the Claim column already says (a claim of several points keeps
+    each point's name)."""
+    points = pairs_named(text).split("; ")
+    if len(points) > 1:
+        return "; ".join(points)
+    return points[0].split(": ", 1)[1] if ": " in points[0] else points[0]
 
 
 def verdict_counts_line(ctx: ReportContext, number: str) -> str:
@@ -379,10 +384,16 @@ def findings_markdown(ctx: ReportContext) -> str:
                 + headline(ctx, seed, a))
     number = str(ranking["number"]) if ranking is not None else seed.number  # type: ignore[union-attr]
     parts = ["## Findings", "", lead, "", to_markdown(table) if not table.empty else "*No seed scenario ran.*", ""]
-    own = ledger_table(ctx, number, ("rank", "curve"))
+    # the table above shows a claims write-up's versus rows and its req/s peak; the rest follow
+    book = ledger(ctx)
+    shown = frozenset() if ranking is not None or book.empty else frozenset(
+        book.loc[(book["seed"] == number) & ((book["kind"] == "versus") | (book["claim_id"] == f"{number}/peak")),
+                 "claim_id"])
+    own = ledger_table(ctx, number, shown)
     if not own.empty:
-        parts += [f"**The write-up's other claims** (its ranking's order, each server's own curve: one server "
-                  "on two points, its ratio with the 95 % interval and how the point reads)", "",
+        parts += [f"**The write-up's other claims** (each server's own curve, how a lead moves from one point to "
+                  "another, its peak transfer, and for a ranking its order, tails, memory and guesses: each "
+                  "point's ratio with its 95 % interval and how it reads)", "",
                   to_markdown(own), ""]
     counts = verdict_counts_line(ctx, number)
     if counts:

@@ -4,12 +4,16 @@ suite.toml [seed] (docs/suites.md); this module reads them (claims_of), reads ea
 the comparisons frame (read_point) and decides (verdict). The build step writes the result as
 data/<run_id>/claims.parquet (stats.write); the reports' findings and the summary page read it.
 
-Kinds of claim:
-- versus: the write-up's event loop against its other server, on each row of its table that the
-  claim summarises ([[seed.claims]]): our stand-in's req/s over the other server's, per scenario.
+Kinds of claim (each on one metric of stats.metrics: req/s unless the declaration names another,
+such as P99 latency, P99/P50 or peak RSS):
+- versus: two servers on each row of the write-up's table that the claim summarises
+  ([[seed.claims]]): by default the write-up's event loop (our stand-in) against its other server;
+  a claim or a row may name its own pair (seed 003's per-endpoint orders, tails, memory, guesses).
 - curve: one server against itself on two points ([[seed.curves]]): another scenario of the same
   part (Go at 500 connections against 50), or another part (HTTP/2 over HTTP/1.1, what TLS costs).
-- peak: the write-up's highest req/s, an absolute figure of its machine (never comparable).
+- trend: how one server's lead over another moves between two points ([[seed.trends]]: "the
+  advantage grows with connections"): the lead at A over the lead at B, per rep.
+- peak: the write-up's highest req/s or Transfer/s, an absolute figure of its machine (never comparable).
 - rank: seed 003's ranking, as each pair of adjacent languages ([seed] stdlib_avg, in its order):
   the higher-ranked language's stdlib server against the next one's, on the keep-alive score.
 
@@ -32,6 +36,9 @@ from typing import Any, Iterable, Mapping
 import pandas as pd
 
 from ..lab import suites as lab_suites
+from .cells import mean_ci
+from .frames import RunStats
+from .methods import ratio_by_rep, ratio_welch
 
 VERDICTS = ("confirmed", "partly", "refuted", "not comparable", "untested")
 READINGS = ("higher", "lower", "same", "inside the noise floor", "too wide to tell", "not run",
@@ -66,9 +73,102 @@ class Claim:
     points: tuple[Point, ...]
     expect: str | None = None        # higher, lower, same: overrides the seed ratio's reading
     roles: tuple[str, ...] = ()      # the servers the claim is about (roles or server ids)
+    metric: str = "req_per_s"        # the statistic its points compare (stats.metrics.METRICS)
 
 
 # ---------------------------------------------------------------- the declarations
+
+EXPECTS = ("higher", "lower", "same", "not lower", "not higher")
+PEAK_UNITS = {"req_per_s": "req/s", "bytes_per_s": "B/s"}
+
+
+def _expect(value: Any, where: str) -> str | None:
+    if value is not None and value not in EXPECTS:
+        raise lab_suites.SuiteError(f"{where}: expect is one of {', '.join(EXPECTS)}")
+    return None if value is None else str(value)
+
+
+def _metric(value: Any, where: str) -> str:
+    from .metrics import METRICS
+    metric = str(value or "req_per_s")
+    if metric not in METRICS:
+        raise lab_suites.SuiteError(f"{where}: metric {metric!r} is not one of {sorted(METRICS)}")
+    return metric
+
+
+def _versus(num: str, part: str, i: int, c: Mapping[str, Any], where: str) -> Claim:
+    """[[seed.claims]]: two servers (the claim's `servers`, else contestant and baseline) on each row
+    of the write-up's table; a row [scenario, a, b, server_a, server_b] names its own two."""
+    where = f"{where} [[seed.claims]] {i}"
+    pair = tuple(str(s) for s in c.get("servers", ("contestant", "baseline")))
+    if len(pair) != 2:
+        raise lab_suites.SuiteError(f"{where}: servers is [a, b]")
+    pts, roles = [], []
+    for p in c["points"]:
+        if len(p) not in (3, 5):
+            raise lab_suites.SuiteError(f"{where}: a point is [scenario, a, b] or [scenario, a, b, server_a, server_b]")
+        sa, sb = (str(p[3]), str(p[4])) if len(p) == 5 else pair
+        roles += [sa, sb]
+        pts.append(Point((part, str(p[0]), sa), (part, str(p[0]), sb), float(p[1]), float(p[2])))
+    return Claim(num, f"{num}/versus/{i}", "versus", str(c["what"]), str(c["text"]), tuple(pts),
+                 _expect(c.get("expect"), where), tuple(dict.fromkeys(roles)), _metric(c.get("metric"), where))
+
+
+def _curve(num: str, part: str, i: int, c: Mapping[str, Any], where: str) -> Claim:
+    """[[seed.curves]]: one server on point a against point b."""
+    where = f"{where} [[seed.curves]] {i}"
+    missing = {"what", "text", "server", "a", "b", "seed", "expect"} - set(c)
+    if missing:
+        raise lab_suites.SuiteError(f"{where}: missing {sorted(missing)}")
+    a, b = lab_suites.curve_cell(c["a"], part, where), lab_suites.curve_cell(c["b"], part, where)
+    who = str(c["server"])
+    return Claim(num, f"{num}/curve/{i}", "curve", str(c["what"]), str(c["text"]),
+                 (Point((*a, who), (*b, who), float(c["seed"][0]), float(c["seed"][1])),),
+                 _expect(c["expect"], where), (who,), _metric(c.get("metric"), where))
+
+
+def _trend(num: str, part: str, i: int, c: Mapping[str, Any], where: str) -> Claim:
+    """[[seed.trends]]: how the first server's lead over the second moves from point b to point a
+    ("the advantage grows with connections"): two versus points, a first."""
+    where = f"{where} [[seed.trends]] {i}"
+    missing = {"what", "text", "a", "b", "seed", "expect"} - set(c)
+    if missing:
+        raise lab_suites.SuiteError(f"{where}: missing {sorted(missing)}")
+    sa, sb = (str(s) for s in c.get("servers", ("contestant", "baseline")))
+    (xa, ya), (xb, yb) = c["seed"]
+    pts = tuple(Point((*cell, sa), (*cell, sb), float(x), float(y))
+                for cell, x, y in ((lab_suites.curve_cell(c["a"], part, where), xa, ya),
+                                   (lab_suites.curve_cell(c["b"], part, where), xb, yb)))
+    return Claim(num, f"{num}/trend/{i}", "trend", str(c["what"]), str(c["text"]), pts,
+                 _expect(c["expect"], where), (sa, sb), _metric(c.get("metric"), where))
+
+
+def _peak(num: str, part: str, key: str, p: Mapping[str, Any], where: str) -> Claim:
+    """[seed] peak (req/s) or peak_transfer (bytes/s): the write-up's highest figure, of its machine."""
+    metric = "bytes_per_s" if key == "peak_transfer" else "req_per_s"
+    value = float(p[metric])
+    who = str(p.get("server", "contestant"))
+    pts = tuple(Point((part, str(sc), who), (part, str(sc), who), value, 1.0) for sc in p["scenarios"])
+    text = str(p.get("text") or (f"{value / 1e3:.0f}K req/s" if metric == "req_per_s" else f"{value / 2**20:,.0f} MiB/s"))
+    cid = f"{num}/peak" if key == "peak" else f"{num}/peak/transfer"
+    return Claim(num, cid, "peak", str(p["what"]), text, pts, None, (who,), metric)
+
+
+def _ranking(num: str, part: str, doc: Mapping[str, Any], where: str) -> list[Claim]:
+    """seed 003's ranking, as each pair of adjacent languages on the keep-alive score."""
+    out = []
+    servers = doc.get("stdlib_servers", {})
+    ranked = sorted(doc.get("stdlib_avg", {}).items(), key=lambda kv: -float(kv[1]))
+    for i, ((hi_lang, hi_avg), (lo_lang, lo_avg)) in enumerate(zip(ranked, ranked[1:]), 1):
+        if hi_lang not in servers or lo_lang not in servers:
+            raise lab_suites.SuiteError(f"{where} [seed] stdlib_servers: {hi_lang!r} and {lo_lang!r} need a server")
+        a, b = str(servers[hi_lang]), str(servers[lo_lang])
+        out.append(Claim(num, f"{num}/rank/{i}", "rank", f"{hi_lang} ranks above {lo_lang}",
+                         f"{hi_lang} {float(hi_avg) / 1e3:.0f}K > {lo_lang} {float(lo_avg) / 1e3:.1f}K avg req/s",
+                         (Point((part, KEEPALIVE_SCORE, a), (part, KEEPALIVE_SCORE, b), float(hi_avg), float(lo_avg)),),
+                         "higher", (a, b)))
+    return out
+
 
 def claims_of(suite: lab_suites.Suite) -> tuple[Claim, ...]:
     """The claims a suite's [seed] declares (none without one). SuiteError names suite.toml."""
@@ -77,42 +177,12 @@ def claims_of(suite: lab_suites.Suite) -> tuple[Claim, ...]:
         return ()
     where = str(suite.folder / "suite.toml")
     num, part = str(doc["number"]), suite.parts[0]
-    out: list[Claim] = []
-    if doc.get("kind") == "claims":
-        a_role, b_role = "contestant", "baseline"
-        for i, c in enumerate(doc.get("claims", []), 1):
-            pts = tuple(Point((part, str(sc), a_role), (part, str(sc), b_role), float(x), float(y))
-                        for sc, x, y in c["points"])
-            out.append(Claim(num, f"{num}/versus/{i}", "versus", str(c["what"]), str(c["text"]), pts,
-                             c.get("expect"), (a_role, b_role)))
-        peak = doc.get("peak")
-        if peak:
-            pts = tuple(Point((part, str(sc), a_role), (part, str(sc), a_role), float(peak["req_per_s"]), 1.0)
-                        for sc in peak["scenarios"])
-            out.append(Claim(num, f"{num}/peak", "peak", str(peak["what"]), f"{float(peak['req_per_s']) / 1e3:.0f}K req/s",
-                             pts, None, (a_role,)))
+    out: list[Claim] = [_versus(num, part, i, c, where) for i, c in enumerate(doc.get("claims", []), 1)]
+    out += [_peak(num, part, key, doc[key], where) for key in ("peak", "peak_transfer") if doc.get(key)]
     if doc.get("kind") == "ranking":
-        servers = doc.get("stdlib_servers", {})
-        ranked = sorted(doc.get("stdlib_avg", {}).items(), key=lambda kv: -float(kv[1]))
-        for i, ((hi_lang, hi_avg), (lo_lang, lo_avg)) in enumerate(zip(ranked, ranked[1:]), 1):
-            if hi_lang not in servers or lo_lang not in servers:
-                raise lab_suites.SuiteError(f"{where} [seed] stdlib_servers: {hi_lang!r} and {lo_lang!r} need a server")
-            a, b = str(servers[hi_lang]), str(servers[lo_lang])
-            out.append(Claim(num, f"{num}/rank/{i}", "rank", f"{hi_lang} ranks above {lo_lang}",
-                             f"{hi_lang} {float(hi_avg) / 1e3:.0f}K > {lo_lang} {float(lo_avg) / 1e3:.1f}K avg req/s",
-                             (Point((part, KEEPALIVE_SCORE, a), (part, KEEPALIVE_SCORE, b), float(hi_avg), float(lo_avg)),),
-                             "higher", (a, b)))
-    for i, c in enumerate(doc.get("curves", []), 1):
-        missing = {"what", "text", "server", "a", "b", "seed", "expect"} - set(c)
-        if missing:
-            raise lab_suites.SuiteError(f"{where} [[seed.curves]] {i}: missing {sorted(missing)}")
-        if c["expect"] not in ("higher", "lower", "same"):
-            raise lab_suites.SuiteError(f"{where} [[seed.curves]] {i}: expect is higher, lower or same")
-        a, b = lab_suites.curve_cell(c["a"], part, where), lab_suites.curve_cell(c["b"], part, where)
-        who = str(c["server"])
-        out.append(Claim(num, f"{num}/curve/{i}", "curve", str(c["what"]), str(c["text"]),
-                         (Point((*a, who), (*b, who), float(c["seed"][0]), float(c["seed"][1])),),
-                         str(c["expect"]), (who,)))
+        out += _ranking(num, part, doc, where)
+    out += [_curve(num, part, i, c, where) for i, c in enumerate(doc.get("curves", []), 1)]
+    out += [_trend(num, part, i, c, where) for i, c in enumerate(doc.get("trends", []), 1)]
     return tuple(out)
 
 
@@ -185,14 +255,28 @@ def expected(ratio: float, override: str | None = None) -> str:
     return "same"
 
 
-def read_point(row: pd.Series | None) -> tuple[str, float, float, float]:
-    """(reading, ratio, lo, hi) of a comparisons row of req/s (NaN where none)."""
+def agrees(reading: str, want: str) -> bool:
+    """Whether a point's reading is what the claim expects ("not lower": higher or the same)."""
+    return reading == want or (want == "not lower" and reading in ("higher", "same")) \
+        or (want == "not higher" and reading in ("lower", "same"))
+
+
+def _reads_as_same(want: str) -> bool:
+    # a difference inside the noise floor is as good as none where none is (also) what the claim says
+    return want in ("same", "not lower", "not higher")
+
+
+def read_point(row: pd.Series | None, throughput: bool = True) -> tuple[str, float, float, float]:
+    """(reading, ratio, lo, hi) of a comparisons row (NaN where none). `throughput`: the metric is a
+    rate the load tool may cap (req/s); for any other (latency, CPU, memory) a point with a
+    client-bound side is not read at all: its figures are the tool's as much as the server's."""
     nan = float("nan")
     if row is None:
         return "not run", nan, nan, nan
     ratio, lo, hi = float(row["ratio"]), float(row["lo"]), float(row["hi"])
     v = str(row["verdict"])
-    if v == "both client-bound":
+    a_cb, b_cb = bool(row.get("a_client_bound")), bool(row.get("b_client_bound"))
+    if v == "both client-bound" or (not throughput and (a_cb or b_cb)):
         return "client-bound: capacity only", ratio, lo, hi
     if v == "no interval" or not (math.isfinite(lo) and math.isfinite(hi)):
         return "fewer than 5 runs", ratio, lo, hi
@@ -202,20 +286,48 @@ def read_point(row: pd.Series | None) -> tuple[str, float, float, float]:
         # the write-up claims no difference, unreadable where it claims one
         reading = "inside the noise floor"
     # one side client-bound: its req/s is the tool's ceiling, a floor of the server's own
-    if bool(row.get("a_client_bound")) and reading in ("same", "lower", "inside the noise floor"):
+    if a_cb and reading in ("same", "lower", "inside the noise floor"):
         return "client-bound: capacity only", ratio, lo, hi
-    if bool(row.get("b_client_bound")) and reading in ("same", "higher", "inside the noise floor"):
+    if b_cb and reading in ("same", "higher", "inside the noise floor"):
         return "client-bound: capacity only", ratio, lo, hi
     return reading, ratio, lo, hi
 
 
-def _lookup(comparisons: pd.DataFrame, a: tuple[str, str, str], b: tuple[str, str, str]) -> pd.Series | None:
-    c = comparisons
-    if c.empty:
-        return None
-    m = c[(c["metric"] == "req_per_s") & (c["a_suite"] == a[0]) & (c["a_scenario"] == a[1]) & (c["a_server"] == a[2])
-          & (c["b_suite"] == b[0]) & (c["b_scenario"] == b[1]) & (c["b_server"] == b[2])]
-    return None if m.empty else m.iloc[0]
+UNREAD_ORDER = ("not run", "fewer than 5 runs", "client-bound: capacity only")
+
+
+def read_trend(stats: RunStats, runs: pd.DataFrame, metric: str, a: Point, b: Point,
+               confidence: float = 0.95) -> tuple[str, float, float, float]:
+    """(reading, ratio, lo, hi) of how A's lead over B moves from point b to point a: the ratio of
+    the two per-rep ratios (A/B at a over A/B at b), paired by rep within one suite (the reps ran
+    both points back to back), Welch across suites (they ran at different times) — the methods whose
+    coverage the coverage table checks for a ratio. Each end must first be readable as a versus point."""
+    rows = [stats.compare(metric, p.a, p.b) for p in (a, b)]
+    ends = [read_point(r, metric == "req_per_s")[0] for r in rows]
+    for why in UNREAD_ORDER:
+        if why in ends:
+            return why, math.nan, math.nan, math.nan
+    per_rep = [_rep_ratios(runs, metric, p) for p in (a, b)]
+    if a.a[0] == b.a[0]:
+        r = ratio_by_rep(per_rep[0], per_rep[1], confidence)
+    else:
+        r = ratio_welch(list(per_rep[0].values()), list(per_rep[1].values()), confidence)
+    if r.ratio is None:
+        return "not run", math.nan, math.nan, math.nan
+    if not r.has_interval:
+        return "fewer than 5 runs", float(r.ratio), math.nan, math.nan
+    lo, hi = float(r.lo), float(r.hi)  # type: ignore[arg-type]
+    return ("higher" if lo > 1 else "lower" if hi < 1 else "same"), float(r.ratio), lo, hi
+
+
+def _rep_ratios(runs: pd.DataFrame, metric: str, p: Point) -> dict[int, float]:
+    """rep -> A's figure over B's on one point, for the reps in which both were ok."""
+    if runs.empty or metric not in runs:
+        return {}
+    ok = runs[(runs["status"] == "ok") & (runs["suite"] == p.a[0]) & (runs["scenario"] == p.a[1])]
+    side = [ok[ok["server"] == s].groupby("rep")[metric].mean() for s in (p.a[2], p.b[2])]
+    both = side[0].index.intersection(side[1].index)
+    return {int(k): float(side[0][k] / side[1][k]) for k in both if side[1][k] > 0 and math.isfinite(side[0][k] / side[1][k])}
 
 
 def _pct(r: float) -> str:
@@ -235,14 +347,65 @@ def verdict(readings: Iterable[tuple[str, str]]) -> tuple[str, int, int]:
     """(verdict, points read, points as expected) from each point's (reading, expected): a point inside the
     noise floor reads as same where the write-up expects no difference, and is not read elsewhere."""
     read = [("same" if r == "inside the noise floor" else r, e) for r, e in readings
-            if r in ("higher", "lower", "same") or (r == "inside the noise floor" and e == "same")]
+            if r in ("higher", "lower", "same") or (r == "inside the noise floor" and _reads_as_same(e))]
     if not read:
         return "untested", 0, 0
-    agree = sum(r == e for r, e in read)
+    agree = sum(agrees(r, e) for r, e in read)
     return ("confirmed" if agree == len(read) else "refuted" if agree == 0 else "partly"), len(read), agree
 
 
-def ledger_rows(claims: Iterable[Claim], comparisons: pd.DataFrame, estimates: pd.DataFrame,
+def _cell_name(a: tuple[str, str, str], b: tuple[str, str, str], mixed: bool) -> str:
+    """How a point is named in the ledger: its scenario; the two servers too where the claim's points
+    pair different servers (`mixed`); both cells where they differ in part or scenario."""
+    if a[:2] == b[:2]:
+        return f"{a[1]} ({a[2]} vs {b[2]})" if mixed else a[1]
+    return f"{a[0]}/{a[1]} vs {b[0]}/{b[1]}"
+
+
+def _read_peak(c: Claim, server: str, stats: RunStats, runs: pd.DataFrame) -> tuple[list[str], str, str]:
+    """(texts, verdict, reason) of a peak: the highest of the run's figures over the claim's points."""
+    best = None
+    for p in c.points:
+        e = _figure(stats, runs, (p.a[0], p.a[1], server), c.metric)
+        if e is not None and (best is None or e[0] > best[1][0]):
+            best = (p.a[1], e)
+    if best is None:
+        return [], "untested", "no point could be read: not run"
+    sc, (est, lo, hi, n) = best
+    unit = PEAK_UNITS[c.metric]
+    if c.metric == "bytes_per_s":
+        # binary units, as the load tools print Transfer/s (and the write-ups copy them)
+        ci = f" [{lo / 2**20:,.1f}, {hi / 2**20:,.1f}]" if math.isfinite(lo) else ""
+        text = f"{sc}: {est / 2**20:,.1f}{ci} MiB/s (n={n})"
+    else:
+        ci = f" [{lo:,.0f}, {hi:,.0f}]" if math.isfinite(lo) else ""
+        text = f"{sc}: {est:,.0f}{ci} {unit} (n={n})"
+    return [text], "not comparable", f"an absolute {unit} of the write-up's machine; on another machine it measures the machine"
+
+
+def _figure(stats: RunStats, runs: pd.DataFrame, cell: tuple[str, str, str], metric: str
+            ) -> tuple[float, float, float, int] | None:
+    """One server's figure on a point with its interval: the estimates frame's, or (bytes/s, which
+    the statistics frames do not keep) the centre of its ok runs with a t interval (stats.cells.mean_ci,
+    as the reports' Transfer/s columns)."""
+    if metric in PEAK_UNITS and metric != "req_per_s":
+        if runs.empty or metric not in runs:
+            return None
+        ok = runs[(runs["status"] == "ok") & (runs["suite"] == cell[0]) & (runs["scenario"] == cell[1])
+                  & (runs["server"] == cell[2])]
+        if ok.empty:
+            return None
+        ci = mean_ci(ok[metric].to_numpy(dtype=float))
+        nan = float("nan")
+        return (float(ci.mean), float(ci.low) if ci.low is not None else nan,  # type: ignore[arg-type]
+                float(ci.high) if ci.high is not None else nan, ci.n)
+    r = stats.estimate(cell, metric)
+    if r is None or not math.isfinite(float(r["estimate"])):
+        return None
+    return float(r["estimate"]), float(r["lo"]), float(r["hi"]), int(r["n"])
+
+
+def ledger_rows(claims: Iterable[Claim], stats: RunStats, runs: pd.DataFrame,
                 cond: Conditions, run_id: str) -> list[dict[str, Any]]:
     docs = {s.seed_doc.get("number"): s.seed_doc for s in lab_suites.all_suites() if s.seed_doc}
     rows = []
@@ -252,33 +415,34 @@ def ledger_rows(claims: Iterable[Claim], comparisons: pd.DataFrame, estimates: p
         why_not = "; ".join(filter(None, (cond.comparable(s, r) for s, r in zip(servers, c.roles))))
         texts, pairs, ratios = [], [], []
         if c.kind == "peak":
-            best = None
-            for p in c.points:
-                e = _estimate(estimates, (p.a[0], p.a[1], servers[0]))
-                if e is not None and (best is None or e[0] > best[1][0]):
-                    best = (p.a[1], e)
-            if best is not None:
-                sc, (est, lo, hi, n) = best
-                ci = f" [{lo:,.0f}, {hi:,.0f}]" if math.isfinite(lo) else ""
-                texts.append(f"{sc}: {est:,.0f}{ci} req/s (n={n})")
-            v, n_read, n_agree = ("not comparable", 0, 0) if best else ("untested", 0, 0)
-            reason = ("an absolute req/s of the write-up's machine; on another machine it measures the machine"
-                      if best else "no point could be read: not run")
+            texts, v, reason = _read_peak(c, servers[0], stats, runs)
+            n_read = n_agree = 0
         else:
-            for p in c.points:
-                a = (p.a[0], p.a[1], cond.resolve(p.a[2], doc))
-                b = (p.b[0], p.b[1], cond.resolve(p.b[2], doc))
-                reading, ratio, lo, hi = read_point(_lookup(comparisons, a, b))
-                want = expected(p.seed_ratio, c.expect)
-                if reading == "same" and want != "same" and lo <= p.seed_ratio <= hi:
+            points = [Point((p.a[0], p.a[1], cond.resolve(p.a[2], doc)), (p.b[0], p.b[1], cond.resolve(p.b[2], doc)),
+                            p.seed_a, p.seed_b) for p in c.points]
+            if c.kind == "trend":
+                # one reading: the lead at a over the lead at b
+                reading, ratio, lo, hi = read_trend(stats, runs, c.metric, points[0], points[1])
+                seed_ratio = c.points[0].seed_ratio / c.points[1].seed_ratio
+                named = [(f"{points[0].a[0]}/{points[0].a[1]} vs {points[1].a[0]}/{points[1].a[1]}",
+                          reading, ratio, lo, hi, seed_ratio)]
+            else:
+                named = []
+                mixed = len({(p.a[2], p.b[2]) for p in points}) > 1
+                for p, seed_p in zip(points, c.points):
+                    row = stats.compare(c.metric, p.a, p.b)
+                    named.append((_cell_name(p.a, p.b, mixed), *read_point(row, c.metric == "req_per_s"),
+                                  seed_p.seed_ratio))
+            for name, reading, ratio, lo, hi, seed_ratio in named:
+                want = expected(seed_ratio, c.expect)
+                if reading == "same" and want in ("higher", "lower") and lo <= seed_ratio <= hi:
                     # the interval holds both no change and the write-up's own figure: it cannot
                     # tell them apart, so it neither confirms nor refutes the claimed difference
                     reading = "too wide to tell"
-                texts.append(_point_text(p.a[1] if p.a[0] == p.b[0] and p.a[1] == p.b[1]
-                                         else f"{p.a[0]}/{p.a[1]} vs {p.b[0]}/{p.b[1]}", reading, ratio, lo, hi))
+                texts.append(_point_text(name, reading, ratio, lo, hi))
                 pairs.append((reading, want))
                 if math.isfinite(ratio):
-                    ratios.append(ratio / p.seed_ratio)
+                    ratios.append(ratio / seed_ratio)
             v, n_read, n_agree = verdict(pairs)
             if v == "untested":
                 reasons = sorted({r for r, _ in pairs})
@@ -286,45 +450,50 @@ def ledger_rows(claims: Iterable[Claim], comparisons: pd.DataFrame, estimates: p
             else:
                 reason = f"{n_agree} of {n_read} points read as the write-up's ({', '.join(e for _, e in pairs)})"
                 untested = [r for r, e in pairs if r not in ("higher", "lower", "same")
-                            and not (r == "inside the noise floor" and e == "same")]
+                            and not (r == "inside the noise floor" and _reads_as_same(e))]
                 if untested:
                     reason += f"; {len(untested)} not read ({', '.join(sorted(set(untested)))})"
-            # a run that could read nothing of the claim is silent on it (untested), whatever its
-            # conditions; one that read it under other conditions says what it read, not a verdict
-            if why_not and v != "untested":
-                reason = f"{why_not}. Read anyway: {v}, {reason}"
-                v = "not comparable"
+        # a run that could read nothing of the claim is silent on it (untested), whatever its
+        # conditions; one that read it under other conditions says what it read, not a verdict
+        if c.kind != "peak" and why_not and v != "untested":
+            reason = f"{why_not}. Read anyway: {v}, {reason}"
+            v = "not comparable"
         rows.append({
             "run_id": run_id, "seed": c.seed, "claim_id": c.claim_id, "kind": c.kind, "what": c.what,
             "seed_text": c.text, "servers": ", ".join(servers),
             "scenarios": ", ".join(sorted({f"{p.a[0]}/{p.a[1]}" for p in c.points} | {f"{p.b[0]}/{p.b[1]}" for p in c.points if c.kind != "peak"})),
             "statistic": _statistic(c),
             "ours": "; ".join(texts) or "not run",
-            "seed_ratio": "; ".join(f"{_pct(p.seed_ratio)}" for p in c.points) if c.kind != "peak" else c.text,
+            "seed_ratio": _seed_ratio_text(c),
             "ours_over_seed_lo": min(ratios) if ratios else float("nan"),
             "ours_over_seed_hi": max(ratios) if ratios else float("nan"),
             "seed_conditions": SEED_CONDITIONS, "our_conditions": cond.text,
-            "verdict": v, "reason": reason, "points": len(c.points), "points_read": n_read, "points_agree": n_agree,
+            "verdict": v, "reason": reason, "points": len(c.points) if c.kind != "trend" else 1,
+            "points_read": n_read, "points_agree": n_agree,
         })
     return rows
 
 
+def _seed_ratio_text(c: Claim) -> str:
+    if c.kind == "peak":
+        return c.text
+    if c.kind == "trend":
+        return _pct(c.points[0].seed_ratio / c.points[1].seed_ratio)
+    return "; ".join(_pct(p.seed_ratio) for p in c.points)
+
+
+METRIC_WORDS = {"req_per_s": "req/s", "lat_p50_us": "P50 latency", "lat_p99_us": "P99 latency",
+                "tail_ratio": "P99/P50", "rss_peak_kb": "peak RSS", "cpu_us_per_req": "CPU-µs per request"}
+
+
 def _statistic(c: Claim) -> str:
-    return {"versus": "req/s ratio, the claim's first server over its second, per scenario (paired by rep, 95 % t interval)",
-            "curve": "req/s ratio of one server, point A over point B (95 % t interval; Welch between parts)",
-            "peak": "the first server's highest req/s over the scenarios (geometric mean, 95 % t interval)",
+    m = METRIC_WORDS.get(c.metric, c.metric)
+    return {"versus": f"{m} ratio, the first server over the second, per scenario (paired by rep, 95 % t interval)",
+            "curve": f"{m} ratio of one server, point A over point B (95 % t interval; Welch between parts)",
+            "trend": f"{m} lead of the first server over the second at point A over its lead at point B (ratio of ratios; paired by rep, Welch between parts; 95 % t interval)",
+            "peak": ("the first server's highest req/s over the scenarios (geometric mean, 95 % t interval)" if c.metric == "req_per_s"
+                     else "the server's highest Transfer/s over the scenarios (bytes the client read per second: geometric mean of the runs, 95 % t interval)"),
             "rank": "keep-alive score ratio (mean req/s of the four keep-alive endpoints per rep), higher-ranked over next"}[c.kind]
-
-
-def _estimate(estimates: pd.DataFrame, cell: tuple[str, str, str]) -> tuple[float, float, float, int] | None:
-    e = estimates
-    if e.empty:
-        return None
-    m = e[(e["metric"] == "req_per_s") & (e["suite"] == cell[0]) & (e["scenario"] == cell[1]) & (e["server"] == cell[2])]
-    if m.empty or not math.isfinite(float(m.iloc[0]["estimate"])):
-        return None
-    r = m.iloc[0]
-    return float(r["estimate"]), float(r["lo"]), float(r["hi"]), int(r["n"])
 
 
 def claims_frame(comparisons: pd.DataFrame, estimates: pd.DataFrame, meta: Mapping[str, Any],
@@ -332,7 +501,7 @@ def claims_frame(comparisons: pd.DataFrame, estimates: pd.DataFrame, meta: Mappi
     """The ledger of one run: every claim of every write-up (those of suites the run did not have
     read as untested: not run), one row each (schema: stats.schema CLAIMS)."""
     from .schema import empty, validate
-    rows = ledger_rows(all_claims(), comparisons, estimates, conditions_of(meta, runs), run_id)
+    rows = ledger_rows(all_claims(), RunStats(estimates, comparisons), runs, conditions_of(meta, runs), run_id)
     if not rows:
         return empty("claims")
     return validate(pd.DataFrame(rows, columns=list(empty("claims").columns)), "claims")

@@ -288,10 +288,13 @@ class RunStats:
     def __init__(self, estimates: pd.DataFrame, comparisons: pd.DataFrame):
         self.estimates = estimates
         self.comparisons = comparisons
-        self._est = {(r.suite, r.scenario, r.server, r.metric): i
-                     for i, r in enumerate(estimates[["suite", "scenario", "server", "metric"]].itertuples())}
+        # an empty frame may come without its columns (a run with no comparable cells)
+        self._est = {} if estimates.empty else {
+            (r.suite, r.scenario, r.server, r.metric): i
+            for i, r in enumerate(estimates[["suite", "scenario", "server", "metric"]].itertuples())}
         cols = ["metric", "a_suite", "a_scenario", "a_server", "b_suite", "b_scenario", "b_server"]
-        self._cmp = {tuple(r[1:]): i for i, r in enumerate(comparisons[cols].itertuples())}
+        self._cmp = {} if comparisons.empty else {
+            tuple(r[1:]): i for i, r in enumerate(comparisons[cols].itertuples())}
 
     def estimate(self, cell: Cell, metric: str) -> pd.Series | None:
         """The estimates row of a cell's metric; None when the run has no such value."""

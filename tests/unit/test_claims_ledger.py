@@ -33,6 +33,14 @@ def test_every_write_up_is_in_the_ledger():
     # the versus tables, each single server's curve, the peaks, seed 003's ranking (5 languages: 4 pairs)
     assert by[("003", "rank")] == 4 and by[("002", "versus")] == 5      # with HTTPS/1.1 GET /echo 1 KiB
     assert all(by[(s, "curve")] >= 4 for s in ("000", "001", "002", "003"))
+    # how the lead moves (000: grows with connections; 001: HTTP/2 amplifies it; 002: TLS erases it)
+    assert by[("000", "trend")] == 3 and by[("001", "trend")] == 3 and by[("002", "trend")] == 5
+    # both peaks of each table write-up (req/s and transfer); seed 003's per-endpoint orders, tails,
+    # memory and guesses as claims between its servers
+    assert all(by[(s, "peak")] == 2 for s in ("000", "001", "002"))
+    assert by[("003", "versus")] == 11
+    metrics = {c.metric for c in C.all_claims()}
+    assert {"req_per_s", "lat_p50_us", "lat_p99_us", "tail_ratio", "rss_peak_kb", "bytes_per_s"} <= metrics
     assert len({c.claim_id for c in claims}) == len(claims)
 
 
@@ -100,15 +108,17 @@ def frames(rows: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame]:
         columns=["metric", "suite", "scenario", "server", "estimate", "lo", "hi", "n"])
 
 
-def cmp(a: tuple[str, str, str], b: tuple[str, str, str], ratio: float, lo: float, hi: float, verdict: str) -> dict:
+def cmp(a: tuple[str, str, str], b: tuple[str, str, str], ratio: float, lo: float, hi: float, verdict: str,
+        **more) -> dict:
     return {"a_suite": a[0], "a_scenario": a[1], "a_server": a[2], "b_suite": b[0], "b_scenario": b[1],
-            "b_server": b[2], "ratio": ratio, "lo": lo, "hi": hi, "verdict": verdict}
+            "b_server": b[2], "ratio": ratio, "lo": lo, "hi": hi, "verdict": verdict, "n_a": 5, "n_b": 5, **more}
 
 
-def ledger(rows: list[dict], profile: str, cpus: str, servers: set[str]) -> pd.DataFrame:
+def ledger(rows: list[dict], profile: str, cpus: str, servers: set[str], runs: pd.DataFrame | None = None
+           ) -> pd.DataFrame:
     comparisons, estimates = frames(rows)
     meta = {"profile": profile, "server_cpus": cpus, "host": {"cores": 16, "cpu_model": "Xeon"}}
-    runs = pd.DataFrame({"server": sorted(servers)})
+    runs = pd.DataFrame({"server": sorted(servers)}) if runs is None else runs
     return C.claims_frame(comparisons, estimates, meta, runs, "r1").set_index("claim_id")
 
 
@@ -192,3 +202,76 @@ def test_an_interval_that_holds_both_no_change_and_the_claim_neither_confirms_no
     wide = read(0.60, 1.05)
     assert wide["verdict"] == "untested" and "too wide to tell" in wide["ours"]
     assert read(0.90, 1.05)["verdict"] == "refuted"
+
+
+def claim(seed: str, kind: str, pred) -> C.Claim:
+    return next(c for c in C.all_claims() if c.seed == seed and c.kind == kind and pred(c))
+
+
+def rep_runs(cells: dict[tuple[str, str, str], list[float]], metric: str = "req_per_s") -> pd.DataFrame:
+    """A tidy frame: each (suite, scenario, server) with one ok run per rep (1-based) of `metric`."""
+    return pd.DataFrame([{"suite": su, "scenario": sc, "server": sv, "rep": i, "status": "ok", metric: v}
+                         for (su, sc, sv), vals in cells.items() for i, v in enumerate(vals, 1)])
+
+
+def test_a_trend_is_the_ratio_of_two_leads_paired_by_rep():
+    """000: the event loop's lead grows from 50 to 500 connections. Per rep, lead at c500 over lead
+    at c50: 1.5/1.2 = 1.25 each rep, give or take: read higher, with the interval of those five."""
+    t = claim("000", "trend", lambda c: c.points[0].a[1] == "get_ping_c500")
+    c500 = [150.0, 151, 149, 152, 150]
+    c50 = [120.0, 121, 119, 120, 122]
+    runs = rep_runs({("http1", "get_ping_c500", "evloop"): c500, ("http1", "get_ping_c500", "go"): [100.0] * 5,
+                     ("http1", "get_ping_c50", "evloop"): c50, ("http1", "get_ping_c50", "go"): [100.0] * 5})
+    rows = [cmp(("http1", "get_ping_c500", "evloop"), ("http1", "get_ping_c500", "go"), 1.5, 1.48, 1.52, "faster"),
+            cmp(("http1", "get_ping_c50", "evloop"), ("http1", "get_ping_c50", "go"), 1.2, 1.19, 1.21, "faster")]
+    row = ledger(rows, "seed", "0-11", {"evloop", "go"}, runs).loc[t.claim_id]
+    assert row["verdict"] == "confirmed" and row["kind"] == "trend" and row["points"] == 1
+    ratio = float(re.search(r": \+(\d+)%", row["ours"]).group(1))
+    assert ratio == 25 and "(higher)" in row["ours"]
+    # an end the run cannot read (client-bound there) leaves the trend unread, whatever the reps say
+    rows[1] = cmp(("http1", "get_ping_c50", "evloop"), ("http1", "get_ping_c50", "go"), 1.2, 1.19, 1.21,
+                  "both client-bound")
+    row = ledger(rows, "seed", "0-11", {"evloop", "go"}, runs).loc[t.claim_id]
+    assert row["verdict"] == "untested" and "client-bound" in row["reason"]
+
+
+def test_a_claim_between_named_servers_reads_a_row_stored_the_other_way_round():
+    """003's memory table: Rust below C++ on peak RSS. The comparisons frame may hold C++ vs Rust;
+    the ledger inverts it (1/ratio, bounds swapped) rather than calling the point not run."""
+    mem = claim("003", "versus", lambda c: c.metric == "rss_peak_kb")
+    rows = [cmp(("languages", "get_root_c100", "lang_cpp_std"), ("languages", "get_root_c100", "lang_rust_std"),
+                2.0, 1.8, 2.2, "more", metric="rss_peak_kb")]
+    row = ledger(rows, "seed", "0-11", {"lang_rust_std", "lang_cpp_std"}).loc[mem.claim_id]
+    assert row["ours"].startswith("get_root_c100 (lang_rust_std vs lang_cpp_std): −50% [−55%, −44%] (lower)")
+    assert row["verdict"] == "confirmed" and "3 not read (not run)" in row["reason"]
+
+
+def test_a_latency_point_with_a_client_bound_side_is_not_read():
+    """On req/s a client-bound B still lets a lower A read (a floor of B's own); on latency the
+    figures are the tool's queue as much as the server's, so neither reading stands."""
+    assert C.read_point(row(0.5, 0.4, 0.6, "faster", b_cb=True), throughput=True)[0] == "lower"
+    assert C.read_point(row(0.5, 0.4, 0.6, "faster", b_cb=True), throughput=False)[0] == "client-bound: capacity only"
+
+
+def test_the_peak_transfer_is_read_off_the_runs_in_binary_units():
+    peak = next(c for c in C.all_claims() if c.claim_id == "000/peak/transfer")
+    runs = rep_runs({("http1", "post_echo_b65536_c100", "evloop"): [2.0 * 2**30] * 4 + [2.2 * 2**30],
+                     ("http1", "post_echo_b1024_c100", "evloop"): [0.2 * 2**30] * 5}, "bytes_per_s")
+    row = ledger([], "full", "0", {"evloop"}, runs).loc[peak.claim_id]
+    assert row["verdict"] == "not comparable" and "B/s of the write-up's machine" in row["reason"]
+    assert row["ours"].startswith("post_echo_b65536_c100: 2,087.4 [") and "MiB/s (n=5)" in row["ours"]
+
+
+def test_match_or_beat():
+    assert C.agrees("higher", "not lower") and C.agrees("same", "not lower") and not C.agrees("lower", "not lower")
+    assert C.verdict([("inside the noise floor", "not lower")])[0] == "confirmed"
+
+
+def test_a_claim_on_an_unknown_metric_is_refused(tmp_path):
+    folder = tmp_path / "suites" / "demo"
+    folder.mkdir(parents=True)
+    (folder / "demo.sh").write_text("SCENARIOS=(\n)\n")
+    (folder / "suite.toml").write_text('title = "demo"\n[seed]\nnumber = "009"\nkind = "claims"\n'
+                                       '[[seed.claims]]\nwhat = "x"\ntext = "y"\nmetric = "speed"\npoints = [["p", 1, 2]]\n')
+    with pytest.raises(lab_suites.SuiteError, match=r"\[\[seed.claims\]\] 1: metric 'speed' is not one of"):
+        C.claims_of(lab_suites.load_suite(folder))
