@@ -104,6 +104,66 @@ def unverdicted_deltas(reports_dir: str | Path, data_dir: str | Path) -> tuple[i
     return checked, bad
 
 
+# ---------------------------------------------------------------- figures without an interval
+
+# A column whose cells are measured figures of this run (by its header) ...
+FIGURE_COLUMN = re.compile(r"req/s|Transfer/s|\bP50\b|\bP99|mean latency|CPU-µs/req|\bCPU\b|RSS|^Max$|Memory|"
+                           r"capacity|^Requests$|KiB per|Knee|latency", re.I)
+# ... unless it holds the write-up's figures, a Δ (checked above, with its verdict), a share or a
+# count of runs, a claim's words, or a maximum over the runs the header names as one.
+NOT_A_FIGURE = re.compile(r"^Seed|^max |^Δ|\bvs\b|^n\b|share|÷|ratio|Verdict|^Claim|Target|Offered|guess", re.I)
+# An interval ([lo – hi], [lo, hi], ±) or the stated reason a figure has none.
+STATED = re.compile(r"\[[^\]]*\d[^\]]*\]|±|max of \d+|medians? of \d+|CI needs|one run|\(n=1\b|client-bound|"
+                    r"all runs equal|no interval")
+# Where a section says how many runs its figures are of: an n column, "n=5" in a cell, "n = ok runs"
+# in its caption.
+N_STATED = re.compile(r"\bn ?= ?\w|\(n=\d|\| *n(?: runs| reps| \(| = \d)?[^|]{0,20}\|", re.I)
+# ... or the cell itself: "(n=3, CI needs ≥ 5 runs)", "(max of 5 runs)".
+OWN_N = re.compile(r"\(n=\d|of \d+ (?:runs|points)")
+DELIM = re.compile(r"^\|[:\- |]+\|$")
+
+
+def _tables(lines: list[str]) -> list[tuple[int, list[str], list[list[str]], str]]:
+    """(line of the header, header cells, rows, its section's text) of each Markdown table."""
+    out, section, starts = [], [], []
+    heads = [i for i, l in enumerate(lines) if l.startswith("#")] + [len(lines)]
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith("|") and i + 1 < len(lines) and DELIM.match(lines[i + 1].strip()):
+            cells = lambda l: [c.strip() for c in l.strip().strip("|").split("|")]  # noqa: E731
+            j = i + 2
+            while j < len(lines) and lines[j].startswith("|"):
+                j += 1
+            lo = max([h for h in heads if h <= i], default=0)
+            hi = min(h for h in heads if h > i)
+            out.append((i + 1, cells(lines[i]), [cells(l) for l in lines[i + 2:j]], "\n".join(lines[lo:hi])))
+            i = j
+        else:
+            i += 1
+    return out
+
+
+def unstated_figures(reports_dir: str | Path) -> tuple[int, list[str]]:
+    """(how many measured figures the run's Markdown tables print, those printed bare: without an
+    interval or a stated reason, or in a section that nowhere says its n)."""
+    checked, bad = 0, []
+    for md in sorted(Path(reports_dir).glob("*.md")):
+        for line_no, header, rows, section in _tables(md.read_text().splitlines()):
+            cols = [k for k, h in enumerate(header) if FIGURE_COLUMN.search(h) and not NOT_A_FIGURE.search(h)]
+            has_n = bool(N_STATED.search(section))
+            for r, row in enumerate(rows, 1):
+                for k in cols:
+                    cell = row[k] if k < len(row) else ""
+                    if not re.search(r"\d", cell):
+                        continue
+                    checked += 1
+                    if not STATED.search(cell):
+                        bad.append(f"{md.name}:{line_no + 1 + r}: {header[k]} '{cell}' has no interval or reason")
+                    elif not has_n and not OWN_N.search(cell):
+                        bad.append(f"{md.name}:{line_no + 1 + r}: {header[k]} '{cell}': its section states no n")
+    return checked, bad
+
+
 def unsupported_sentences(reports_dir: str | Path, data_dir: str | Path) -> list[str]:
     """The sentences of the run's Markdown reports that its data do not support: a client-bound
     finding where the run recorded no load-tool cores (or 'none was client-bound' where some point
@@ -128,10 +188,10 @@ def _runs_of_report(runs: pd.DataFrame, stem: str) -> pd.DataFrame:
 
 
 def _unsupported_in(md: Path, runs: pd.DataFrame, meta: dict) -> list[str]:
-    ok = runs[runs["status"] == "ok"] if "status" in runs else runs
-    recorded = "client_bound" in ok and ok["client_bound"].notna().any()
-    any_bound = recorded and bool((ok[ok["aa_of"].isna()].groupby(["suite", "scenario", "server"])["client_bound"]
-                                   .mean() > 0.5).any()) if "aa_of" in ok else False
+    from .quality import client_bound_points
+    points = client_bound_points(runs)
+    recorded = points is not None
+    any_bound = recorded and bool((points > 0.5).any())
     has_aa = "aa_of" in runs and runs["aa_of"].notna().any()
     checks = [
         (re.compile(r"None of the \d+ points was client-bound"), lambda: not recorded or any_bound,
@@ -176,7 +236,10 @@ def main(argv: list[str] | None = None) -> int:
     n, bare = unverdicted_deltas(argv[0], argv[1])
     print(f"{n} comparison Δs checked, {len(bare)} without their verdict")
     print("\n".join(bare))
+    figures, unstated = unstated_figures(argv[0])
+    print(f"{figures} measured figures checked, {len(unstated)} without an interval, a reason or an n")
+    print("\n".join(unstated))
     wrong = unsupported_sentences(argv[0], argv[1])
     print(f"{len(wrong)} sentences the data do not support")
     print("\n".join(wrong))
-    return 1 if bad or bare or wrong or not checked else 0
+    return 1 if bad or bare or unstated or wrong or not checked else 0

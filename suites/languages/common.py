@@ -94,7 +94,9 @@ def _rss_mib(df: pd.DataFrame) -> str:
     """The largest per-window peak RSS over the runs (runs made before the per-window peak show
     'not recorded')."""
     rss = df["rss_peak_kb"].max() if not df.empty else math.nan
-    return "not recorded" if pd.isna(rss) else f"{rss / 1024:.1f} MiB"
+    # a maximum, not an estimate: it says how many runs it is the largest of
+    n = int(df["rss_peak_kb"].notna().sum()) if not df.empty else 0
+    return "not recorded" if pd.isna(rss) else f"{rss / 1024:.1f} MiB (max of {n} runs)"
 
 
 MEMORY_WORDS = ("Memory: the largest per-scenario peak RSS, each the peak of its measured window alone "

@@ -107,7 +107,7 @@ def endpoint_table(runs: pd.DataFrame, scenario: str, baseline: str | None = Non
         rps = mean_ci(column(ok, "req_per_s"), confidence)
         row = {
             "Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s), "n": len(ok),
-            "Requests": fmt_count(ok["requests"].mean()) if not ok.empty else "—",
+            "Requests": fmt_mean_ci(mean_ci(column(ok, "requests"), confidence), show_n=False) if not ok.empty else "—",
             "Req/s": fmt_mean_ci(rps, show_n=False) + (f" {CLIENT_BOUND_MARK}" if mostly_client_bound(ok) else ""),
             "P50": fmt_mean_ci(mean_ci(column(ok, "lat_p50_us"), confidence), fmt_us, show_n=False),
             "P99": fmt_mean_ci(mean_ci(column(ok, "lat_p99_us"), confidence), fmt_us, show_n=False),
@@ -126,7 +126,7 @@ def endpoint_table(runs: pd.DataFrame, scenario: str, baseline: str | None = Non
     first = sub.iloc[0]
     n_failed = int((sub[sub["server"].isin(servers)]["status"] != "ok").sum())
     cap = (f"wrk, {int(first['connections'])} connections, {float(first['duration_s']):g} s per run, n = ok runs. "
-           f"Requests: mean per run; Req/s, P50, P99, CPU: mean ± half-width of the {_ci_words(confidence)}; "
+           f"Requests (per run), Req/s, P50, P99, CPU: mean ± half-width of the {_ci_words(confidence)}; "
            "P50/P99 per run from its full latency histogram; Max: the largest latency of any run; CPU: "
            f"% of one core, utime + stime of the server's whole process tree; {MEMORY_WORDS}"
            + (f"; {_delta_words(confidence)}" if baseline else "") + f"; {client_bound_words()}"
@@ -236,7 +236,7 @@ def relative_table(runs: pd.DataFrame, confidence: float = 0.95, stats: RunStats
 
         def kilo(x: pd.DataFrame) -> str:
             e = mean_ci(column(x, "req_per_s"), confidence)
-            return "no data" if e.mean is None else fmt_kilo(e.mean)
+            return fmt_mean_ci(e, fmt_kilo)
         root, post, js = v(ROOT), v(POST), v(JSON)
         rows.append({
             "Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s),
@@ -247,7 +247,7 @@ def relative_table(runs: pd.DataFrame, confidence: float = 0.95, stats: RunStats
             "JSON drop vs root": fmt_share(ratio_ci_of(comparison(stats, "req_per_s", js, root, confidence)),
                                            drop=True),
         })
-    cap = ("req/s: geometric mean over ok runs. POST / root = POST req/s ÷ root req/s; JSON drop = "
+    cap = (f"req/s: geometric mean over ok runs with its {confidence:.0%} t interval (n = ok runs). POST / root = POST req/s ÷ root req/s; JSON drop = "
            "1 − JSON req/s ÷ root req/s; both paired by rep (the endpoints of a rep hit the same server "
            f"process), brackets: the {confidence:.0%} t interval on the log scale of the ratio. "
            "Each with its verdict: the comparison's word (slower, faster) for a clear difference, 'no clear "
@@ -269,9 +269,12 @@ def _memory_row(runs: pd.DataFrame, s: str, confidence: float) -> dict[str, Any]
     return {
         "Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s),
         "Runtime": RUNTIME.get(language(s) or "", "—"),
-        "Peak RSS (largest scenario)": "not recorded" if pd.isna(peak) else f"{peak / 1024:.1f} MiB",
+        # a maximum and a median over the runs, not estimates: each says how many runs it is of
+        "Peak RSS (largest scenario)": ("not recorded" if pd.isna(peak) else
+                                        f"{peak / 1024:.1f} MiB (max of {int(all_ok['rss_peak_kb'].notna().sum())} runs)"),
         "RSS after start-up": ("not recorded" if all_ok.empty or all_ok["rss_start_kb"].isna().all()
-                               else f"{all_ok['rss_start_kb'].median() / 1024:.1f} MiB"),
+                               else f"{all_ok['rss_start_kb'].median() / 1024:.1f} MiB "
+                                    f"(median of {int(all_ok['rss_start_kb'].notna().sum())} runs)"),
         "Peak RSS per run, GET /": fmt_mean_ci(mean_ci(column(root, "rss_peak_kb") / 1024, confidence),
                                                lambda v: f"{v:.1f} MiB"),
         "CPU %, GET /": fmt_mean_ci(mean_ci(column(root, "cpu_pct"), confidence),

@@ -102,9 +102,11 @@ def knee_table(ctx: ReportContext) -> pd.DataFrame:
                 knee = f"≥ {knee} ({r['n_censored']} of {r['n_reps']} reps never crossed)"
             rows.append({
                 "Protocol": PROTOCOL_OF[suite], "Server": display_name(server),
-                "Capacity (closed loop)": _rate(r["capacity_rps"]),
+                # one closed-loop run set the rate grid (the reference every fraction is of): it has
+                # no interval, and the knee's share of it carries the knee's interval alone
+                "Capacity (closed loop)": f"{_rate(r['capacity_rps'])} (one run: the grid's reference)",
                 "Knee req/s": knee,
-                "Knee / capacity": "—" if math.isnan(r["knee_fraction"]) else f"{r['knee_fraction']:.0%}",
+                "Knee / capacity": _knee_share(r),
                 "Low-load P99": fmt_mean_ci(r["low_p99_us"], fmt_us),
                 "Crossing client-bound ⚑": f"{r['n_tool_bound']} of {r['n_reps']} reps",
             })
@@ -114,12 +116,23 @@ def knee_table(ctx: ReportContext) -> pd.DataFrame:
                f"in the rate). The cell is the geometric mean over reps with its {ctx.confidence:.0%} "
                f"t interval; a rep that never crossed gives its highest point and makes the cell a "
                f"lower bound (≥). The knee's resolution is the fraction grid (10, 25, 50, 70, 80, 90, "
-               f"95, 110 %). Capacity is the server's closed-loop req/s in this run, as oha with 100 "
+               f"95, 110 %). Capacity is the server's closed-loop req/s in this run (its first good closed-loop run, "
+               f"which set every rep's rates: one run, no interval), as oha with 100 "
                f"requests in flight can draw it: where oha's one core is the limit, the capacity and "
                f"so every fraction are the tool's. ⚑ counts the reps whose crossing point was "
                f"client-bound (oha's core saturated, the server's not): there oha's own lag in sending "
                f"is inside the P99, and the knee says as much about the tool as about the server.")
     return _with_meta(pd.DataFrame(rows), title, caption)
+
+
+def _knee_share(r: pd.Series) -> str:
+    """The knee as a share of the capacity, with the knee's interval over the same capacity."""
+    if math.isnan(r["knee_fraction"]):
+        return "—"
+    k, cap = r["knee_rps"], float(r["capacity_rps"])
+    if k.has_interval and cap > 0:
+        return f"{r['knee_fraction']:.0%} [{k.low / cap:.0%} – {k.high / cap:.0%}]"
+    return f"{r['knee_fraction']:.0%} (n={k.n}, {k.reason or 'no interval'})"
 
 
 def omission_table(ctx: ReportContext) -> pd.DataFrame:

@@ -181,3 +181,12 @@ def test_every_delta_of_the_smoke_reports_carries_its_verdict_and_no_sentence_ov
     assert checked > 0 and not bare, "\n".join(bare[:20])
     wrong = unsupported_sentences(reports, data)
     assert not wrong, "\n".join(wrong[:20])
+
+
+def test_every_measured_figure_of_the_smoke_reports_has_its_interval_or_reason(run_id: str) -> None:
+    """The smoke run's tables: no req/s, latency, CPU or RSS figure without its interval or the
+    stated reason it has none (httplab.report.audit.unstated_figures)."""
+    from httplab.report.audit import unstated_figures
+
+    checked, bad = unstated_figures(Path(SMOKE) / "reports" / run_id)
+    assert checked > 0 and not bad, "\n".join(bad[:20])

@@ -109,3 +109,35 @@ def test_an_unsupported_sentence_is_caught(tmp_path, run_id, planted):
     from httplab.report.audit import unsupported_sentences
     (tmp_path / "x.md").write_text("# x\n\n" + planted + "\n")
     assert len(unsupported_sentences(tmp_path, ROOT / "data" / run_id)) == 1
+
+
+@pytest.mark.parametrize("run_id", _runs_with_reports() + _idle_memory_runs())
+def test_every_measured_figure_of_a_report_has_its_interval_or_reason(run_id):
+    from httplab.report.audit import unstated_figures
+    checked, bad = unstated_figures(ROOT / "reports" / run_id)
+    assert checked > 0, "no measured figure in the reports"
+    assert not bad, "\n".join(bad[:20])
+
+
+TABLE = "## Results\n\nn = ok runs per cell.\n\n| Scenario | Server | req/s | P99 | Peak RSS | Seed req/s | Δ vs Go |\n|:--|:--|:--|:--|:--|:--|:--|\n"
+
+
+@pytest.mark.parametrize("row, caught", [
+    ("| a | C | 151,935 ± 1,204 | 1.2 ms [1.0 ms – 1.4 ms] | 7.7 MiB (max of 5 runs) | 155K | +18% |", 0),
+    ("| a | C | 151,935 (n=3, CI needs ≥ 5 runs) | 1.2 ms ± 0.1 ms | 7.7 MiB (max of 5 runs) | 155K | x |", 0),
+    ("| a | C | 151,935 | 1.2 ms ± 0.1 ms | 7.7 MiB (max of 5 runs) | 155K | x |", 1),      # a bare req/s
+    ("| a | C | 151,935 ± 1,204 | 1.2 ms | 7.7 MiB | 155K | x |", 2),                        # bare P99, bare RSS
+    ("| a | C | no data | — | not recorded | 155K | x |", 0),                                # nothing printed
+])
+def test_a_figure_without_its_interval_is_caught(tmp_path, row, caught):
+    from httplab.report.audit import unstated_figures
+    (tmp_path / "x.md").write_text(TABLE + row + "\n")
+    assert len(unstated_figures(tmp_path)[1]) == caught
+
+
+def test_a_section_that_never_says_its_n_is_caught(tmp_path):
+    from httplab.report.audit import unstated_figures
+    (tmp_path / "x.md").write_text(TABLE.replace("n = ok runs per cell.", "Means over the runs.")
+                                   + "| a | C | 151,935 ± 1,204 | 1.2 ms ± 0.1 ms | 7.7 MiB (max of 5 runs) | 155K | x |\n")
+    bad = unstated_figures(tmp_path)[1]
+    assert len(bad) == 2 and all("states no n" in b for b in bad)      # max of 5 runs says its own n
