@@ -184,6 +184,19 @@ def suite_of_part(part: str, root: Path | None = None) -> Suite | None:
     return None
 
 
+def suite_of_seed(number: str, root: Path | None = None) -> Suite | None:
+    """The suite that mirrors a write-up ([seed] number, "000"); None when no suite does."""
+    for s in all_suites(root):
+        if s.seed_doc and str(s.seed_doc.get("number")) == str(number):
+            return s
+    return None
+
+
+def seed_suites(root: Path | None = None) -> tuple[Suite, ...]:
+    """The suites that mirror a write-up, in run order."""
+    return tuple(s for s in all_suites(root) if s.seed_doc)
+
+
 def scenario_pairs(root: Path | None = None) -> tuple[tuple[str, str, str], ...]:
     """Every suite's scenario pairs, sorted (a frame's row order must not hang on folder order)."""
     return tuple(sorted({p for s in all_suites(root) for p in s.scenario_pairs}))

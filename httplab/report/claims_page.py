@@ -10,9 +10,7 @@ counted beside it. index.write_index writes this page first and links it at the 
 """
 from __future__ import annotations
 
-import html
 import json
-import re
 from pathlib import Path
 
 import pandas as pd
@@ -62,11 +60,11 @@ def choose(books: pd.DataFrame) -> pd.DataFrame:
 
 
 def _suite_of_seed() -> dict[str, str]:
-    return {str(s.seed_doc.get("number")): s.name for s in lab_suites.all_suites() if s.seed_doc}
+    return {str(s.seed_doc.get("number")): s.name for s in lab_suites.seed_suites()}
 
 
 def _titles() -> dict[str, str]:
-    return {str(s.seed_doc.get("number")): str(s.seed_doc.get("title", "")) for s in lab_suites.all_suites() if s.seed_doc}
+    return {str(s.seed_doc.get("number")): str(s.seed_doc.get("title", "")) for s in lab_suites.seed_suites()}
 
 
 INTRO = ("Every claim of the four write-ups the lab reproduces, with the verdict of the current run that "
@@ -110,37 +108,13 @@ def render_md(chosen: pd.DataFrame, caveats: dict[str, str] | None = None) -> st
 
 
 def render_html(chosen: pd.DataFrame, caveats: dict[str, str] | None = None) -> str:
-    """The same page as HTML (its Markdown's headings, tables and inline marks; no other Markdown)."""
-    md = render_md(chosen, caveats)
-    body = []
-    for block in md.split("\n\n"):
-        if block.startswith("# "):
-            body.append(f"<h1>{html.escape(block[2:])}</h1>")
-        elif block.startswith("## "):
-            body.append(f"<h2>{html.escape(block[3:])}</h2>")
-        elif block.startswith("| "):
-            rows = [ln for ln in block.splitlines() if not ln.startswith("|---")]
-            out = ["<table>"]
-            for i, ln in enumerate(rows):
-                cells = [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", ln)[1:-1]]
-                tag = "th" if i == 0 else "td"
-                out.append("<tr>" + "".join(f"<{tag}>{_inline(c)}</{tag}>" for c in cells) + "</tr>")
-            body.append("\n".join(out + ["</table>"]))
-        else:
-            body.append(f"<p>{_inline(block)}</p>")
+    """The same page as HTML: its Markdown rendered by mistune (GitHub tables), in a plain page."""
+    import mistune
+    body = mistune.create_markdown(escape=True, plugins=["table"])(render_md(chosen, caveats))
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>The write-ups' claims</title>\n"
             "<style>body{font-family:sans-serif;margin:2em;max-width:110em}table{border-collapse:collapse}"
             "td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}</style></head>\n<body>"
-            "<p><a href=\"index.html\">← all reports</a></p>\n" + "\n".join(body) + "\n</body></html>\n")
-
-
-def _inline(text: str) -> str:
-    """The page's Markdown inline marks as HTML: **bold**, `code`, [text](href)."""
-    t = html.escape(text)
-    t = re.sub(r"\[`([^`]+)`\]\(([^)]+)\)", r'<a href="\2"><code>\1</code></a>', t)
-    t = re.sub(r"\[([^\]]+)\]\(([^)]+)\)", r'<a href="\2">\1</a>', t)
-    t = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", t)
-    return re.sub(r"`([^`]+)`", r"<code>\1</code>", t)
+            "<p><a href=\"index.html\">← all reports</a></p>\n" + str(body) + "</body></html>\n")
 
 
 def write_claims_page(reports_dir: Path, raw_root: Path, data_root: Path) -> list[Path]:

@@ -21,6 +21,7 @@ from ..lab.suites import suite_of_part
 from .cells import mean_ci_of, ratio_ci_of
 from .engine import ReportContext, compared_servers
 from .fmt import fmt_mean_ci
+from .quality import client_bound_points
 from .tables import to_markdown
 
 # The seeds' machine: both servers and the load generator unpinned on one 12-core laptop.
@@ -223,9 +224,8 @@ def verdict_counts_line(ctx: ReportContext, number: str) -> str:
     if book.empty:
         return ""
     mine = book[book["seed"] == number]
-    got = mine["verdict"].value_counts()
-    from ..stats.claims import VERDICTS
-    parts = [f"{int(got[v])} {v}" for v in VERDICTS if v in got]
+    from ..stats.claims import counts
+    parts = [f"{n} {v}" for v, n in counts(mine).items() if n]
     return (f"This run reads the {len(mine)} claims of seed {number} as: {', '.join(parts)} (the claim ledger, "
             f"`data/{ctx.run.run_id}/claims.parquet`; every write-up's claims on one page: "
             "[the claims summary](../claims.html)). The lab's C server stands in for the write-ups' xKit, "
@@ -314,18 +314,15 @@ def _run_reasons(ctx: ReportContext) -> list[str]:
     """The sentences about this run itself: client-bound points and the noise floor."""
     out: list[str] = []
     runs = ctx.runs
-    recorded = (not runs.empty and "client_bound" in runs
-                and runs.loc[runs["status"] == "ok", "client_bound"].notna().any())
-    if not runs.empty and not recorded:
+    points = client_bound_points(runs)
+    if not runs.empty and points is None:
         out.append("**Client-bound points.** Not recorded in this run: it was made before the lab read the "
                    "load generator's cores, so nothing here says whether a req/s measured the server or the tool.")
-    if recorded:
-        ok = runs[(runs["status"] == "ok") & runs["aa_of"].isna()]
-        points = ok.groupby(["scenario", "server"])["client_bound"].mean()
+    if points is not None:
         bound = points[points > 0.5]
         if len(points):
             if len(bound):
-                who = ", ".join(sorted({short_name(s) for _, s in bound.index}))
+                who = ", ".join(sorted({short_name(s) for _, _, s in bound.index}))
                 out.append(f"**Client-bound points.** In {len(bound)} of {len(points)} points ({who}) the load "
                            "generator's core was saturated while the server's was not: there req/s measures the "
                            "tool, and CPU-µs per request (Server cost) is the number that compares servers.")

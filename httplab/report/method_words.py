@@ -92,8 +92,8 @@ def stand_in() -> str:
     """The server the write-ups' event loop is read on (suite.toml [seed] servers.contestant), in its
     display name."""
     from ..lab.servers import display_name
-    from ..lab.suites import all_suites
-    for s in all_suites():
+    from ..lab.suites import seed_suites
+    for s in seed_suites():
         c = (s.seed_doc.get("servers") or {}).get("contestant")
         if c:
             return display_name(str(c))

@@ -136,6 +136,21 @@ def share(flags: pd.Series) -> float:
     return float(known.astype(bool).mean()) if len(known) else math.nan
 
 
+def client_bound_points(runs: pd.DataFrame) -> pd.Series | None:
+    """The share of client-bound ok runs of each point (suite, scenario, server; A/A copies left
+    out), or None where the run recorded no load-tool cores (made before the lab read them): the
+    one source of the reports' and the audit's client-bound sentences. A point with a share above
+    one half is client-bound."""
+    if runs.empty or "client_bound" not in runs:
+        return None
+    ok = runs[runs["status"] == "ok"] if "status" in runs else runs
+    if not ok["client_bound"].notna().any():
+        return None
+    if "aa_of" in ok:
+        ok = ok[ok["aa_of"].isna()]
+    return ok.groupby(["suite", "scenario", "server"])["client_bound"].mean()
+
+
 def mostly_client_bound(runs: pd.DataFrame) -> bool:
     """A server's point counts as client-bound when most of its ok runs were (ties: yes)."""
     if runs.empty or "client_bound" not in runs:

@@ -407,7 +407,7 @@ def _figure(stats: RunStats, runs: pd.DataFrame, cell: tuple[str, str, str], met
 
 def ledger_rows(claims: Iterable[Claim], stats: RunStats, runs: pd.DataFrame,
                 cond: Conditions, run_id: str) -> list[dict[str, Any]]:
-    docs = {s.seed_doc.get("number"): s.seed_doc for s in lab_suites.all_suites() if s.seed_doc}
+    docs = {str(s.seed_doc.get("number")): s.seed_doc for s in lab_suites.seed_suites()}
     rows = []
     for c in claims:
         doc = docs.get(c.seed, {})
