@@ -293,8 +293,9 @@ def render_superseded(entries: list[ReportEntry]) -> str:
 
 
 def render(entries: list[ReportEntry], comparisons: list[ComparisonEntry] | None = None,
-           claims: bool = False) -> str:
-    """The index page. claims: link the claims page (CLAIMS_PAGE, beside this page) above the runs."""
+           claims: bool = False, history: str = "") -> str:
+    """The index page. claims: link the claims page (CLAIMS_PAGE, beside this page) above the runs;
+    history: the history page's link and change-point lines (history.page.index_html), below it."""
     rows = []
     for e in current_order(entries):
         state = "" if e.complete is None else ("complete" if e.complete else "partial")
@@ -316,7 +317,7 @@ td,th{{border:1px solid #ccc;padding:4px 10px;text-align:left;vertical-align:top
 .caveat{{max-width:28em;margin:.4em 0 0;color:#7a3e00}}</style></head>
 <body><h1>HTTP server benchmark reports</h1>
 <p>{policy(bool(superseded))}</p>
-{claims_link(claims)}<h2>Current runs</h2>
+{claims_link(claims)}{history}<h2>Current runs</h2>
 <p>The reference run (the one raw/REFERENCE names) first, then the other runs newest first; a run's
 caveat, where it has one, is under its id. The profile says what the run was run with (measured
 seconds per run, warm-up, reps, and whether the A/A copy that gives the noise floor was run). Headlines: the contestant's
@@ -343,8 +344,11 @@ def write_index(reports_dir: str | Path, raw_root: str | Path | None = None,
     # the claims summary first: the index links it when it exists (claims_page)
     from .claims_page import write_claims_page
     write_claims_page(reports, raw, Path(data_root) if data_root else reports.resolve().parent / "data")
+    # the history page (headline metrics over every run, change points) likewise: its lines go on the index
+    from .history.page import index_html, write_history_page
+    history = write_history_page(reports, raw, Path(data_root) if data_root else reports.resolve().parent / "data")
     out.write_text(render(collect(reports, raw, Path(data_root) if data_root else None), collect_comparisons(reports),
-                          claims=(reports / CLAIMS_PAGE).is_file()), encoding="utf-8")
+                          claims=(reports / CLAIMS_PAGE).is_file(), history=index_html(history)), encoding="utf-8")
     return out
 
 
