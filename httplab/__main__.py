@@ -36,7 +36,6 @@ VERBS: dict[str, tuple[str, str]] = {
     "compare": ("report.compare", "run against run: check, build and summarise a comparison"),
     "idle-memory": ("report.idle_memory", "the idle-connection memory run's frame and report"),
     "cost": ("report.cost", "instructions per request under valgrind: a run's frames and report, the gate"),
-    "cost": ("report.cost", "instructions per request under valgrind: a run's frames and report, the gate"),
     "kernel-share": ("report.kernel_share", "the kernel's share of the server's CPU time (perf profiles)"),
     "history": ("report.history.cli", "every committed run's estimates with its identity (DuckDB), the history page"),
     "audit": ("report.audit", "check that a report's Δ figures are rows of its comparisons frame"),
