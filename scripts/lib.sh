@@ -112,5 +112,5 @@ in_client_host() {
 
 # ---------------------------------------------------------------- the rest, by concern
 
-for _lib in servers proc gate run measure fanout tool_oha hosts suite suites report; do source "$LAB_ROOT/scripts/lib/$_lib.sh"; done
+for _lib in servers proc gate run measure fanout tool_oha hosts canary suite suites report; do source "$LAB_ROOT/scripts/lib/$_lib.sh"; done
 unset _lib

@@ -21,6 +21,7 @@ from ..stats.frames import RunStats
 from ..stats.write import read_data
 from .method_words import stand_in_sentence, statistics_line
 from .wording import wording
+from .canary import canary_text, canary_warnings
 from .host_facts import as_dict, cell_text, fmt_utc, host_state_markdown, hosts_line
 from .run_status import RunStatus, profile_label, run_status
 
@@ -159,6 +160,10 @@ def header_markdown(ctx: ReportContext, title: str) -> str:
         rows.append(("Stand-in", stand_in_sentence()))
     rows.insert(next(i for i, (k, _) in enumerate(rows) if k == "Pinning") + 1, ("Hosts", hosts_line(ctx.run, ctx.suite)))
     warnings, host_rows = host_state_markdown(ctx.run, ctx.suite)
+    # the machine's own speed over the suite (report.canary): beside its state
+    parts = [str(s) for s in suites["suite"]] if not suites.empty else [ctx.suite]
+    host_rows = [*host_rows, ("Canary", canary_text(ctx.run.canary, parts))]
+    warnings = [*warnings, *canary_warnings(ctx.run.canary, parts)]
     at = next(i for i, (k, _) in enumerate(rows) if k == "Pinning")
     rows[at:at] = host_rows
     table = "| Item | Value |\n|---|---|\n" + "\n".join(f"| {k} | {cell_text(v)} |" for k, v in rows)

@@ -25,6 +25,7 @@ from .claims import claims_frame
 from .schema import validate
 from ..tidy.rawrun import RawRun, empty_client_hosts_frame, load_run, write_tidy
 from ..tidy.read import read_frame
+from ..tidy.schema import CANARY, empty_frame
 
 # The languages suite's composite: seed 003's score (suites/languages/suite.toml declares it).
 KEEPALIVE_SCORE = "keepalive_score"
@@ -85,10 +86,11 @@ def read_data(data_dir: str | Path) -> tuple[RawRun, RunStats, float]:
     runs, latency = _text_as_objects(read_frame(d, "runs")), _text_as_objects(read_frame(d, "latency"))
     clients = (_text_as_objects(read_frame(d, "client_hosts")) if (d / "client_hosts.parquet").is_file()
                else empty_client_hosts_frame())
-    verify, suites_ = frame("verify"), frame("suites")
+    verify, suites_, canary = frame("verify"), frame("suites"), frame("canary")
     run = RawRun(Path(doc["raw_dir"]), doc["meta"], runs, latency,
                  verify if verify is not None else pd.DataFrame(), suites_ if suites_ is not None else pd.DataFrame(),
-                 clients, doc.get("facts") or {})
+                 clients, doc.get("facts") or {},
+                 canary if canary is not None else empty_frame(CANARY))
     stats = RunStats(read_stats(d, "estimates"), read_stats(d, "comparisons"))
     return run, stats, float(doc.get("confidence", 0.95))
 

@@ -25,6 +25,7 @@ from ..parse.jsonio import require
 from ..parse.layout import read_meta
 from . import schema
 from ..parse.percentiles import coarsen_histogram
+from .canary import load_canary
 from .facts import run_facts
 from .rawpack import readable_view, relocate_error
 from ..lab.servers import aa_of  # noqa: F401 (re-exported)
@@ -231,6 +232,8 @@ class RawRun:
     # what the reports say beyond the frames: per part its host states, hosts, certificate and
     # commands (tidy.facts; data/<run_id>/run.json)
     facts: dict[str, Any] = field(default_factory=dict)
+    # the machine's canary per part and moment (tidy.canary; no rows in runs made before it)
+    canary: pd.DataFrame = field(default_factory=lambda: schema.empty_frame(schema.CANARY))
 
     @property
     def run_id(self) -> str:
@@ -242,6 +245,8 @@ class RawRun:
         frames = {"runs": self.runs, "latency": self.latency}
         if len(self.client_hosts):
             frames["client_hosts"] = self.client_hosts
+        if len(self.canary):
+            frames["canary"] = self.canary
         return frames
 
     def suite(self, name: str) -> "RawRun":
@@ -264,7 +269,7 @@ class RawRun:
         runs = runs.drop(columns=empty_extras)
         facts = {"parts": {k: v for k, v in self.facts.get("parts", {}).items() if k in wanted}}
         return RawRun(self.run_dir, self.meta, runs, pick(self.latency),
-                      pick(self.verify), pick(self.suites), clients, facts)
+                      pick(self.verify), pick(self.suites), clients, facts, pick(self.canary))
 
     def part_facts(self, part: str) -> dict[str, Any]:
         """One part's facts ({} for a part the run has none of)."""
@@ -283,9 +288,10 @@ def load_run(run_dir: str | Path) -> RawRun:
         verify, suites = load_verify(view, meta), load_suites(view, meta)
         parts = sorted({*map(str, runs["suite"]), *map(str, suites["suite"])} if len(suites) else set(map(str, runs["suite"])))
         facts = run_facts(view, parts, runs)
+        canary = load_canary(view, parts, meta)
     except RawFormatError as exc:
         raise relocate_error(exc, view, run_dir) from exc
-    return RawRun(run_dir, meta, runs, latency, verify, suites, clients, facts)
+    return RawRun(run_dir, meta, runs, latency, verify, suites, clients, facts, canary)
 
 
 def write_tidy(frames: Mapping[str, pd.DataFrame], out_dir: str | Path, csv: bool | None = None

@@ -158,10 +158,27 @@ fail_reason       | str   |             | why the point failed ('' when ok)
 raw_path          | str   |             | the point's raw record: <run_id>/idle_memory/<server>.<mode>/c<N>/r<rep>.json
 """)
 
+# The machine's canary (scripts/lib/canary.sh, httplab.tidy.canary): one row per suite part and
+# moment (start, mid, end), data/<run_id>/canary.parquet; runs made before the canary have none.
+CANARY: tuple[Column, ...] = table("""
+run_id            | str   |             | the run: raw/<run_id>/
+suite             | str   |             | the part the canary ran in (as in runs)
+when              | str   |             | start, mid (after the middle rep) or end of the part
+utc               | str   |             | when the canary finished (ISO 8601)
+seconds           | float | s           | the length of each of its three measurements
+server_cpu        | str   |             | the CPU the CPU loop, the ping-pong's echo and the floor responder ran on
+cpu_mops_per_s    | float | 1/µs        | the fixed integer loop's speed, millions of operations per second (NaN when it did not run)
+pingpong_rt_per_s | float | 1/s         | one-byte loopback TCP round trips per second, echo on the server CPU, sender on the first client CPU (NaN when it did not run)
+floor_req_per_s   | float | 1/s         | the floor responder's req/s under wrk -c100 on the client CPUs (NaN when it did not run or failed)
+floor_errors      | int?  | requests    | wrk's socket errors and non-2xx answers in the floor's run (a run with any is failed: floor_req_per_s NaN)
+problems          | str   |             | why a part did not run or failed ('' when all three ran)
+raw_path          | str   |             | the canary's raw folder: <run_id>/<suite>/canary.<when>
+""")
+
 FRAMES: dict[str, tuple[Column, ...]] = {"runs": RUNS, "latency": LATENCY, "idle_memory": IDLE_MEMORY}
 # Frames a run writes only when it has rows for them: a run whose points all had one client host
 # writes no client_hosts file, so its data/ folder is what it was before several hosts existed.
-OPTIONAL_FRAMES: dict[str, tuple[Column, ...]] = {"client_hosts": CLIENT_HOSTS}
+OPTIONAL_FRAMES: dict[str, tuple[Column, ...]] = {"client_hosts": CLIENT_HOSTS, "canary": CANARY}
 
 DTYPES = {"str": object, "str?": object, "int": "int64", "int?": "Int64", "float": "float64",
           "bool": bool, "bool?": "boolean"}

@@ -160,6 +160,8 @@ offline_stage() {
     while IFS= read -r toml; do
         if offline_server_wanted "$toml"; then offline_server_built "$toml" "$root"; fi
     done < <(offline_manifests)
+    # the machine's canary (scripts/lib/canary.sh) runs in every suite, whichever servers are packed
+    [[ ! -x $BUILD_DIR/bench/canary || -e $root/build/bench/canary ]] || offline_carry "$BUILD_DIR/bench/canary" "$root" build/bench
     cp -r "$BUILD_DIR/www" "$root/build/www"
     # h2o finds its share/h2o under H2O_ROOT; OpenSSL's CLI reads a config by default
     mkdir -p "$root/tools/share/h2o-root/share"

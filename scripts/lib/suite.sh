@@ -290,6 +290,9 @@ suite_run() {
     log "suite $SUITE: $total points to run (${REPS} reps, ${DURATION}s + ${WARMUP}s warm-up each; planned: $(plan_text "$f"), an estimate), server CPUs $SERVER_CPUS, client CPUs $CLIENT_CPUS"
     suite_order
     host_state start
+    # the machine's own speed before, halfway through and after the suite (scripts/lib/canary.sh)
+    SUITE_AT="the canary at the start of the suite"
+    canary start
     SUITE_T0=$(date +%s)
     for (( rep = 1; rep <= REPS; rep++ )); do
         read -ra order <<<"${REP_ORDERS[rep - 1]}"
@@ -357,7 +360,13 @@ suite_run() {
             stop_server
             SERVER_LOG=
         done
+        if (( REPS > 1 && rep == (REPS + 1) / 2 )); then
+            SUITE_AT="the canary halfway through the suite"
+            canary mid
+        fi
     done
+    SUITE_AT="the canary at the end of the suite"
+    canary end
     SUITE_AT="the end of the suite"
     host_state end
     write_json_once "$RUN_DIR/$SUITE/suite.json" \

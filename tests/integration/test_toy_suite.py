@@ -13,6 +13,7 @@ import subprocess
 import uuid
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -70,7 +71,7 @@ def toy_suite():
 def test_a_toy_suite_is_one_folder(toy_suite, tmp_path: Path) -> None:
     name, folder, before = toy_suite
     env = {**os.environ, "RAW_ROOT": str(tmp_path / "raw"), "DATA_ROOT": str(tmp_path / "data"),
-           "REPORTS_ROOT": str(tmp_path / "reports")}
+           "REPORTS_ROOT": str(tmp_path / "reports"), "LAB_CANARY": "1"}
     r = subprocess.run([str(ROOT / "scripts" / "run_all.sh"), "--skip-setup", "--new", "--quick", "--suites", name,
                         "--reps", "1", "--duration", "1", "--warmup", "0"],
                        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
@@ -90,6 +91,13 @@ def test_a_toy_suite_is_one_folder(toy_suite, tmp_path: Path) -> None:
     assert "GET /ping by connections" in html
     # the data frames of the run were written
     assert (tmp_path / "data" / run_dir.name / "estimates.parquet").is_file()
+    # the machine's canary at the suite's start and end (one rep: no middle), in raw/, data/ and the header
+    # (the run's end packs each folder of a part, the canary's too: httplab.tidy.rawpack)
+    assert sorted(p.name.split(".tar")[0] for p in (run_dir / name).glob("canary.*")) == ["canary.end", "canary.start"]
+    canary = pd.read_parquet(tmp_path / "data" / run_dir.name / "canary.parquet")
+    assert list(canary["when"]) == ["start", "end"] and (canary["problems"] == "").all(), canary.to_dict("records")
+    assert (canary[["cpu_mops_per_s", "pingpong_rt_per_s", "floor_req_per_s"]] > 0).all().all()
+    assert "| Canary | CPU loop " in md and "at the end: CPU loop" in md
     # nothing outside the suite's folder changed in the working tree
     after = _status() - before
     assert all(p.startswith(f"suites/{name}/") for p in after), sorted(after)
