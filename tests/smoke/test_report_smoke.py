@@ -149,10 +149,16 @@ def test_tidy_frame_has_one_ok_row_per_finished_point(run_id: str, report: str) 
     data = Path(SMOKE) / "data" / run_id
     assert not list(data.glob("runs.csv")), "tidy frames as parquet (CSV only on request)"
     # the one build step's output: tidy frames, the gate's transcripts and each part's end, the
-    # statistics, the claim ledger, and run.json (meta.json and the parts' facts)
+    # machine's canary, the statistics, the claim ledger, and run.json (meta.json and the parts' facts)
     assert {p.name for p in data.iterdir()} == {"runs.parquet", "latency.parquet", "verify.parquet", "suites.parquet",
-                                                "estimates.parquet", "estimates.csv", "comparisons.parquet",
-                                                "comparisons.csv", "claims.parquet", "claims.csv", "run.json"}
+                                                "canary.parquet", "estimates.parquet", "estimates.csv",
+                                                "comparisons.parquet", "comparisons.csv", "claims.parquet",
+                                                "claims.csv", "run.json"}
+    # the canary at the part's start, middle (5 reps) and end, each part measured
+    canary = pd.read_parquet(data / "canary.parquet")
+    mine = canary[canary["suite"] == suite]
+    assert list(mine["when"]) == ["start", "mid", "end"], mine
+    assert (mine["problems"] == "").all() and (mine[["cpu_mops_per_s", "pingpong_rt_per_s", "floor_req_per_s"]] > 0).all().all()
     runs = pd.read_parquet(data / "runs.parquet")
     runs = runs[runs["suite"] == suite]
     assert len(runs) == len(finished) > 0
