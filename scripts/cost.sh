@@ -78,8 +78,9 @@ main() {
         for a in "${args[@]}"; do   # every flag but --against and its value
             if $skip; then skip=false; elif [[ $a == --against ]]; then skip=true; else rest+=("$a"); fi
         done
-        COST_SOURCE="$against ($AGAINST_COMMIT)" LAB_SERVERS_DIR=$AGAINST_SERVERS BUILD_DIR=$AGAINST_BUILD \
-            "$LAB_ROOT/scripts/cost.sh" "${rest[@]}" --skip-build
+        rm -f "$AGAINST_BUILD/.last-cost-run"
+        COST_SOURCE="$against ($AGAINST_COMMIT)" COST_LAST_RUN_FILE=$AGAINST_BUILD/.last-cost-run \
+            LAB_SERVERS_DIR=$AGAINST_SERVERS BUILD_DIR=$AGAINST_BUILD "$LAB_ROOT/scripts/cost.sh" "${rest[@]}" --skip-build
         gate=$(cat "$AGAINST_BUILD/.last-cost-run")
         log "measured $against ($AGAINST_COMMIT) as run $gate; now this tree"
     fi
@@ -141,7 +142,7 @@ main() {
     finish_run_meta "$RUN_DIR" true
     local id
     id=$(basename "$RUN_DIR")
-    printf '%s\n' "$id" >"$BUILD_DIR/.last-cost-run"
+    [[ -z ${COST_LAST_RUN_FILE:-} ]] || printf '%s\n' "$id" >"$COST_LAST_RUN_FILE"   # (for --against)
     (cd "$LAB_ROOT" && "$(lab_python)" -m httplab cost build "$RUN_DIR" --out "$DATA_ROOT/$id" \
         --report "$REPORTS_ROOT/$id")
     [[ -z $gate ]] || (cd "$LAB_ROOT" && "$(lab_python)" -m httplab cost gate "$gate" "$id" --threshold "$threshold" \

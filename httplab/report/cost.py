@@ -60,7 +60,7 @@ def cost_table(reps: pd.DataFrame) -> pd.DataFrame:
         "Range over reps": f"{_num(s['min'])} – {_num(s['max'])}",
         "Spread": "—" if not math.isfinite(s["spread_pct"]) else f"{s['spread_pct']:.3f} %",
         "Reps": f"{int(s['reps'])}" + (f" ({int(s['n_failed'])} failed)" if s["n_failed"] else ""),
-        "Load (h2load, N = N1, N2)": s["client_command"].split(" -n ")[0] + f" -n {int(s['n1']):,} | {int(s['n2']):,}",
+        "Load": s["client_command"].split(" -n ")[0] + f", N = {int(s['n1']):,} and {int(s['n2']):,}",
     } for _, s in summ.iterrows()]
     n1, n2 = int(summ["n1"].max()), int(summ["n2"].max())
     cap = ("User-space instructions the server executed (its code, libc, OpenSSL; valgrind cachegrind, "
