@@ -2,7 +2,7 @@
 run_comparisons frame (stats.compare) and show it (notebooks/compare.ipynb); the command line
 that scripts/compare.sh calls around the notebook.
 
-    python -m httplab compare check RUN_A RUN_B [--force] [--raw raw] [--data data]
+    python -m httplab compare check RUN_A RUN_B [--force] [--canary] [--raw raw] [--data data]
     python -m httplab compare summary OUT_DIR
 
 `check` exits 1 with the reason when the runs cannot be compared (a run missing, different
@@ -49,6 +49,8 @@ class RunComparison:
     dir_b: Path | None = None
     written: tuple[Path, ...] = ()
     built: tuple[str, ...] = ()             # runs whose frames were built from raw/ first
+    # --canary: each part's canary of both runs and B/A (stats.canary.canary_ratios); empty otherwise
+    canary: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def suites(self) -> list[str]:
@@ -62,7 +64,13 @@ def refusal_of(diffs: list[Difference], force: bool) -> str:
         return ""
     return ("the runs differ in " + "; ".join(d.text() for d in block)
             + ". A Δ between them would mix these differences into the change under test; "
-              "pass --force to compare anyway (the report then lists every difference).")
+              "pass --force to compare anyway (the report then lists every difference), or --canary "
+              "when they differ in the machine alone and both measured its canary.")
+
+
+def through_machine(diffs: list[Difference]) -> list[Difference]:
+    """--canary: a difference in the machine (host.*) no longer blocks; the canary takes it out."""
+    return [Difference(d.what, d.a, d.b, False) if d.what.startswith("host.") else d for d in diffs]
 
 
 def default_pair(raw_root: Path) -> tuple[Path, Path]:
@@ -83,11 +91,13 @@ def open_comparison(run_a: str | Path | None = None, run_b: str | Path | None = 
                     out_dir: str | Path | None = None, confidence: float = 0.95, force: bool = False,
                     raw_root: str | Path = "raw", data_root: str | Path = "data",
                     reports_root: str | Path = "reports", default_floor: float = C.DEFAULT_FLOOR,
-                    write: bool = True, start: str | Path | None = None) -> RunComparison:
+                    write: bool = True, start: str | Path | None = None, canary: bool = False) -> RunComparison:
     """Resolve the runs (ids under raw_root or paths; both None: default_pair), refuse them when
     they differ (comparable.differences) unless force, read or build their runs frames, compare
     them, and write the frame and compare.json into out_dir (default
-    reports_root/compare/<A>__vs__<B>/). A missing run raises NoRunError."""
+    reports_root/compare/<A>__vs__<B>/). A missing run raises NoRunError. With canary, runs on
+    different machines are compared through their canaries (stats.canary): refused when either run
+    has none."""
     root = repo_root(start)
     raw = resolve(raw_root, root)
     if run_a is None or run_b is None:
@@ -97,6 +107,8 @@ def open_comparison(run_a: str | Path | None = None, run_b: str | Path | None = 
     meta_a, meta_b = io.run_meta(dir_a), io.run_meta(dir_b)
     id_a, id_b = str(meta_a["run_id"]), str(meta_b["run_id"])
     diffs = differences(meta_a, meta_b)
+    if canary:
+        diffs = through_machine(diffs)
     odir = resolve(out_dir, root) if out_dir else resolve(reports_root, root) / COMPARE_DIR / io.comparison_name(id_a, id_b)
     base = dict(run_a=id_a, run_b=id_b, meta_a=meta_a, meta_b=meta_b, diffs=tuple(diffs), forced=force,
                 confidence=confidence, default_floor=default_floor, out_dir=odir, dir_a=dir_a, dir_b=dir_b)
@@ -104,6 +116,17 @@ def open_comparison(run_a: str | Path | None = None, run_b: str | Path | None = 
     if refusal:
         return RunComparison(frame=C.empty(), refusal=refusal, **base)
     data = resolve(data_root, root)
+    ratios = pd.DataFrame()
+    if canary:
+        from ..stats.canary import canary_ratios
+        ca, cb = io.canary_frame(dir_a, data), io.canary_frame(dir_b, data)
+        missing = [i for i, c in ((id_a, ca), (id_b, cb)) if c.empty]
+        if missing:
+            return RunComparison(frame=C.empty(), **base, refusal=(
+                f"--canary: {' and '.join(missing)} measured no canary (made before the lab measured its "
+                "machine in every suite: scripts/lib/canary.sh), so nothing says how fast its machine was."))
+        ratios = canary_ratios(ca, cb)
+        base["canary"] = ratios
     (runs_a, built_a), (runs_b, built_b) = io.runs_frame(dir_a, data), io.runs_frame(dir_b, data)
     built = tuple(r for r, b in ((id_a, built_a), (id_b, built_b)) if b)
     frame = C.run_vs_run(runs_a, runs_b, confidence, default_floor)
@@ -116,6 +139,10 @@ def open_comparison(run_a: str | Path | None = None, run_b: str | Path | None = 
     if write:
         written = (*io.write_frame(frame, odir),
                    io.write_facts(odir, id_a, id_b, force, diffs, confidence, default_floor))
+        if canary:
+            odir.mkdir(parents=True, exist_ok=True)
+            ratios.to_csv(odir / "canary.csv", index=False)
+            written = (*written, odir / "canary.csv")
     return RunComparison(frame=frame, runs_b=runs_b, written=written, built=built, **base)
 
 
@@ -145,6 +172,18 @@ def show_suites(cmp: RunComparison) -> None:
         show_figure(forest_plot(cmp.frame, suite, cmp.runs_b, cmp.confidence), f"suite {suite}: B against A")
 
 
+def show_canary(cmp: RunComparison) -> None:
+    """--canary: the two machines' canary, then each Δ on equal machines (stats.canary)."""
+    from .engine import show_markdown, show_table
+    if cmp.refusal or cmp.canary.empty:
+        return
+    show_markdown("## Through the canary\n\nThe runs were compared through their machines' canary "
+                  "(`scripts/compare.sh --canary`): each part's canary says how much faster B's machine ran "
+                  "the same fixed work, and each Δ is shown again with that taken out.")
+    show_table(T.canary_table(cmp.canary))
+    show_table(T.through_canary_table(cmp.frame, cmp.canary, cmp.runs_b))
+
+
 def show_method(cmp: RunComparison) -> None:
     from .engine import show_markdown
     if not cmp.refusal:
@@ -163,7 +202,8 @@ def files_markdown(cmp: RunComparison) -> str:
 def _check(args: argparse.Namespace) -> int:
     try:
         cmp = open_comparison(args.run_a, args.run_b, confidence=args.confidence, force=args.force,
-                              raw_root=args.raw, data_root=args.data, write=False, start=Path.cwd())
+                              raw_root=args.raw, data_root=args.data, write=False, start=Path.cwd(),
+                              canary=args.canary)
     except (NoRunError, RawFormatError) as exc:
         print(f"error: cannot compare: {exc}", file=sys.stderr)
         return 1
@@ -197,6 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     ck.add_argument("run_a")
     ck.add_argument("run_b")
     ck.add_argument("--force", action="store_true")
+    ck.add_argument("--canary", action="store_true", help="compare runs of different machines through their canary")
     ck.add_argument("--confidence", type=float, default=0.95)
     ck.add_argument("--raw", default="raw")
     ck.add_argument("--data", default="data")

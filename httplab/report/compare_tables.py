@@ -264,3 +264,54 @@ def summary_text(frame: pd.DataFrame, run_a: str, run_b: str, forced: bool = Fal
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
     lines += ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- through the canary (--canary)
+def canary_table(ratios: pd.DataFrame) -> pd.DataFrame:
+    """Per part: each canary figure of A and B and B/A, with each run's spread over its moments."""
+    from ..stats.canary import FIGURES
+    rows = []
+    for r in ratios.to_dict("records"):
+        row: dict[str, str] = {"Suite part": str(r["suite"]), "Moments A / B": f"{r['moments_a']} / {r['moments_b']}"}
+        for col, label in FIGURES:
+            a, b, k = r[f"{col}_a"], r[f"{col}_b"], r[f"{col}_ratio"]
+            sa, sb = r[f"{col}_spread_a"], r[f"{col}_spread_b"]
+            spread = "/".join(f"±{s * 50:.1f}%" if _finite(s) else "—" for s in (sa, sb))
+            row[label] = ("—" if not _finite(a, b, k) else
+                          f"{fmt_count(a) if a >= 1000 else f'{a:.1f}'} → {fmt_count(b) if b >= 1000 else f'{b:.1f}'}: "
+                          f"{_pct(k - 1.0, 1)} (spread A/B {spread})")
+        rows.append(row)
+    return _meta_table(pd.DataFrame(rows), "The two machines' canary",
+                       "Each figure: the geometric mean over the part's canary moments (start, middle, end; one "
+                       "run each) in A → in B, and B/A − 1. The spread is half the range of a run's moments: "
+                       "the canary's own uncertainty, which no interval below includes.")
+
+
+def through_canary_table(frame: pd.DataFrame, ratios: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """Per point and metric the canary scales: the Δ measured (with its verdict), the part's canary
+    Δ, the Δ on equal machines, and the share of the difference the canary explains."""
+    from ..stats.canary import through_canary
+    t = through_canary(frame, ratios)
+    if t.empty:
+        return _meta_table(pd.DataFrame(), "Through the canary", "no point of a part with a canary in both runs")
+    labels = point_labels(runs)
+    rows = []
+    for r in t.to_dict("records"):
+        eq = {"ratio": r["ratio_equal_machines"], "lo": r["lo_equal_machines"], "hi": r["hi_equal_machines"],
+              "n_a": r["n_a"], "n_b": r["n_b"], "reason": r.get("reason", "")}
+        share = r["canary_explains"]
+        rows.append({
+            "Point": labels.get((r["suite"], r["scenario"]), r["scenario"]), "Server": str(r["server"]),
+            "Metric": {"req_per_s": "req/s", "cpu_us_per_req": "CPU-µs/req"}[r["metric"]],
+            "Δ measured (B vs A)": f"{delta_text(r)} {verdict_mark(r) or ('no clear difference' if r['verdict'] == C.NO_CLEAR else '')}".strip(),
+            "Canary Δ (floor)": _pct(r["canary_ratio"] - 1.0, 1),
+            "Δ on equal machines": delta_text(eq),
+            "Canary explains": "—" if not _finite(share) else f"{share * 100:.0f} %",
+        })
+    return _meta_table(pd.DataFrame(rows), "Through the canary: what is left of each Δ on equal machines",
+                       "Δ on equal machines: B/A ÷ the part's canary B/A (its floor req/s) for req/s, × it for "
+                       "CPU-µs per request (a faster machine needs fewer); its bounds are the measured Δ's bounds "
+                       "moved the same way, so they leave out the canary's own spread (above). 'Canary explains': "
+                       "log(canary) / log(Δ), the share of the measured difference the machines' speed accounts "
+                       "for (— for a Δ within ±1 %). P99 latency is not normalised: it does not scale with one "
+                       "number.")

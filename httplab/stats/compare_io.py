@@ -56,6 +56,17 @@ def runs_frame(run_dir: Path, data_root: Path) -> tuple[pd.DataFrame, bool]:
     return run.runs, True
 
 
+def canary_frame(run_dir: Path, data_root: Path) -> pd.DataFrame:
+    """The run's canary frame from data_root/<run_id>/ (built there first like runs_frame); empty
+    for a run made before the canary."""
+    run_id = str(run_meta(run_dir).get("run_id") or run_dir.name)
+    data_dir = data_root / run_id
+    if not (data_dir / "runs.parquet").is_file():
+        build_data(run_dir, data_dir)
+    path = data_dir / "canary.parquet"
+    return pd.read_parquet(path) if path.is_file() else pd.DataFrame()
+
+
 def write_frame(df: pd.DataFrame, out_dir: Path) -> list[Path]:
     """comparisons.parquet and comparisons.csv, validated first."""
     compare.validate(df, str(out_dir / FRAME))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 from pathlib import Path
 
 import nbformat
@@ -302,3 +303,51 @@ def test_compare_sh_refuses_bad_flags_before_any_work(args, says):
     r = subprocess.run(["bash", str(ROOT / "scripts" / "compare.sh"), *args], capture_output=True, text=True,
                        timeout=30)
     assert r.returncode != 0 and says in r.stderr and "unbound variable" not in r.stderr
+
+
+# ---------------------------------------------------------------- through the canary (--canary)
+def _with_canary(run: Path, floor: float, cpu: float) -> None:
+    """The run's http1 part with a canary at its start and end (tests/unit/test_canary.py's files)."""
+    from test_canary import WRK, write_canary
+    for when, f in (("start", floor), ("end", floor * 1.02)):
+        write_canary(run, "http1", when, cpu, 20000.0, WRK.replace("75188.31", f"{f:.2f}"))
+
+
+def test_two_machines_are_compared_through_their_canaries(tmp_path, capsys):
+    """B's machine is another one (host.cpu_model); without --canary that is refused. With it the
+    machine no longer blocks, and each req/s Δ is shown again over the floor canary's B/A."""
+    raw, a, b = _raw_pair(tmp_path, host={"cpu_model": "Other CPU", "cores": 2, "kernel": "Linux 6", "hostname": "vm"})
+    data = tmp_path / "data"
+    args = ["check", a.name, b.name, "--raw", str(raw), "--data", str(data)]
+    assert K.main(args) == 1 and "--canary" in capsys.readouterr().err
+    # a run without a canary cannot be taken through one
+    assert K.main(args + ["--canary"]) == 1
+    assert "measured no canary" in capsys.readouterr().err
+    shutil.rmtree(data)
+    _with_canary(a, 50000.0, 150.0)
+    _with_canary(b, 60000.0, 180.0)
+    assert K.main(args + ["--canary"]) == 0
+    cmp = K.open_comparison(a.name, b.name, raw_root=raw, data_root=data, reports_root=tmp_path / "reports",
+                            start=ROOT, canary=True)
+    assert not cmp.refusal and "canary.csv" in {p.name for p in cmp.written}
+    (row,) = cmp.canary.to_dict("records")
+    assert row["suite"] == "http1" and row["floor_req_per_s_ratio"] == pytest.approx(1.2)
+    assert row["cpu_mops_per_s_ratio"] == pytest.approx(1.2)
+    from httplab.stats.canary import through_canary
+    t = through_canary(cmp.frame, cmp.canary)
+    assert set(t["metric"]) == {"req_per_s", "cpu_us_per_req"} and set(t["suite"]) == {"http1"}
+    rps = t[t["metric"] == "req_per_s"].iloc[0]
+    assert rps["ratio_equal_machines"] == pytest.approx(rps["ratio"] / 1.2)
+    cpu = t[t["metric"] == "cpu_us_per_req"].iloc[0]
+    assert cpu["ratio_equal_machines"] == pytest.approx(cpu["ratio"] * 1.2)
+    table = T.through_canary_table(cmp.frame, cmp.canary, cmp.runs_b)
+    assert len(table) == len(t) and set(table["Canary Δ (floor)"]) == {"+20.0%"}
+
+
+def test_the_share_the_canary_explains():
+    from httplab.stats.canary import explained_share
+    assert explained_share(1.2, 1.2) == pytest.approx(1.0)            # all of it the machine
+    assert explained_share(1.44, 1.2) == pytest.approx(0.5)           # half of it (on the log scale)
+    assert explained_share(1.2, 1.0) == pytest.approx(0.0)            # equally fast machines
+    assert explained_share(1 / 1.2, 1.2, scale=-1.0) == pytest.approx(1.0)   # CPU-µs/req falls on a faster machine
+    assert math.isnan(explained_share(1.005, 1.2))                   # a Δ within ±1 %: no share
