@@ -7,8 +7,8 @@ check scripts/cost.sh asks of each point, and the gate between two runs.
 
 BASE and CURRENT are run ids (their data/<run_id>/cost.parquet, or raw/<run_id>/ when no data was
 built) or paths to such folders. The gate prints current / base per server and protocol and exits 1
-when one rose by more than the threshold (percent) or a point of the base is missing; 2 on a usage
-error (a run without instruction counts).
+when one rose by more than the threshold (percent) or one the current run measured has no rep that
+counted; 2 on a usage error (a run without instruction counts).
 """
 from __future__ import annotations
 
@@ -100,8 +100,8 @@ def gate_table(rows: pd.DataFrame, threshold_pct: float) -> pd.DataFrame:
         "verdict": r["verdict"],
     } for _, r in _ordered(rows).iterrows()])
     return _with_meta(df, f"Instructions per request, current / base (gate: +{threshold_pct:g} %)",
-                      "rose: above the threshold (fails); missing: measured in the base only (fails); "
-                      "fell, same, new: pass.")
+                      "rose: above the threshold; failed: measured, but no rep counted (both fail the gate); "
+                      "fell, same, new (no figure in the base), not run (left out of the current run): pass.")
 
 
 REPORT_STEM = "cost"
@@ -186,7 +186,7 @@ def _gate(args: argparse.Namespace) -> int:
         return 2
     rows, passed = gate(summarise(base), summarise(cur), args.threshold)
     print(to_markdown(gate_table(rows, args.threshold)))
-    bad = rows[rows["verdict"].isin(["rose", "missing"])]
+    bad = rows[rows["verdict"].isin(["rose", "failed"])]
     if passed:
         print(f"\ngate passed: no instructions-per-request figure of {args.current} rose by more than "
               f"{args.threshold:g} % over {args.base}")

@@ -12,7 +12,7 @@ what the server does by the clock (a timer every 100 ms: proportional to how lon
 and the TLS handshake's random numbers, so its spread over reps, (max − min) / mean, is reported
 instead of a t interval: the reps show the residual, they are not a sample of a noisy quantity.
 The gate compares two runs' means: ratio = current / base per server and protocol; it fails when
-a ratio exceeds 1 + threshold, or when a point of the base could not be measured in the current run.
+a ratio exceeds 1 + threshold, or when the current run measured a point but no rep of it counted.
 """
 from __future__ import annotations
 
@@ -101,8 +101,9 @@ def summarise(reps: pd.DataFrame) -> pd.DataFrame:
 def gate(base: pd.DataFrame, current: pd.DataFrame,
          threshold_pct: float = DEFAULT_THRESHOLD_PCT) -> tuple[pd.DataFrame, bool]:
     """(rows, passed): per server and protocol of either summary, current / base and its verdict:
-    'rose' (ratio > 1 + threshold: fails the gate), 'fell' (< 1 − threshold), 'same', 'missing'
-    (measured in the base, not in the current run: fails), 'new' (only in the current run)."""
+    'rose' (ratio > 1 + threshold) and 'failed' (the current run measured it, but no rep of it
+    counted) fail the gate; 'fell' (< 1 − threshold), 'same', 'new' (no figure in the base) and
+    'not run' (the current run did not measure it: --servers or --protocols left it out) pass."""
     b = base.set_index(["server", "protocol"])
     c = current.set_index(["server", "protocol"])
     limit = threshold_pct / 100
@@ -111,11 +112,12 @@ def gate(base: pd.DataFrame, current: pd.DataFrame,
         bv = float(b.loc[key, "instr_per_req"]) if key in b.index else math.nan
         cv = float(c.loc[key, "instr_per_req"]) if key in c.index else math.nan
         ratio = cv / bv if math.isfinite(bv) and math.isfinite(cv) and bv > 0 else math.nan
-        if not math.isfinite(bv):
-            verdict = "new" if math.isfinite(cv) else "missing"
-            passed &= verdict == "new" or key not in b.index
+        if key not in c.index:
+            verdict = "not run"
         elif not math.isfinite(cv):
-            verdict, passed = "missing", False
+            verdict, passed = "failed", False
+        elif not math.isfinite(bv):
+            verdict = "new"
         elif ratio > 1 + limit:
             verdict, passed = "rose", False
         elif ratio < 1 - limit:

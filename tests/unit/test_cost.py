@@ -191,8 +191,12 @@ def test_the_gate():
     assert v.loc[("evloop", "h1"), "delta_pct"] == pytest.approx(1.5)
     assert v.loc[("evloop", "h2c"), "verdict"] == "fell"
     assert gate(base, worse, threshold_pct=2.0)[1]          # 1.5 % passes a 2 % gate
-    rows, ok = gate(base, base.iloc[:3])                    # floor h1 not measured: fails
-    assert not ok and rows.set_index(["server", "protocol"]).loc[("floor", "h1"), "verdict"] == "missing"
+    rows, ok = gate(base, base.iloc[:3])                    # floor h1 left out of the current run: passes
+    assert ok and rows.set_index(["server", "protocol"]).loc[("floor", "h1"), "verdict"] == "not run"
+    lost = base.copy()
+    lost.loc[lost["server"] == "floor", "instr_per_req"] = math.nan   # measured, no rep counted: fails
+    rows, ok = gate(base, lost)
+    assert not ok and rows.set_index(["server", "protocol"]).loc[("floor", "h1"), "verdict"] == "failed"
 
 
 # ---------------------------------------------------------------- the committed run, the report, the CLI
