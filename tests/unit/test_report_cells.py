@@ -18,22 +18,30 @@ def _runs_with_reports() -> list[str]:
                   and list(p.glob("*.md")))
 
 
+def _runs_of_profile(profile: str) -> list[str]:
+    return sorted(p.name for p in (ROOT / "raw").iterdir()
+                  if p.is_dir() and (p / "meta.json").is_file()
+                  and json.loads((p / "meta.json").read_text()).get("profile") == profile)
+
+
 def _idle_memory_runs() -> list[str]:
     """Committed runs of scripts/idle_memory.sh: no suite, so no statistics frames; their tidy frame
     and their report page instead."""
-    return sorted(p.name for p in (ROOT / "raw").iterdir()
-                  if p.is_dir() and (p / "meta.json").is_file()
-                  and json.loads((p / "meta.json").read_text()).get("profile") == "idle_memory")
+    return _runs_of_profile("idle_memory")
 
 
 def test_every_committed_run_has_its_statistics_frames():
+    """A suite run has its statistics frames and reports; a run of a standalone measurement
+    (scripts/idle_memory.sh, scripts/cost.sh) its own frame and page instead."""
     runs = sorted(p.name for p in (ROOT / "raw").iterdir() if p.is_dir())
-    idle = _idle_memory_runs()
-    assert runs and _runs_with_reports() == [r for r in runs if r not in idle]
-    for run_id in idle:
-        assert (ROOT / "data" / run_id / "idle_memory.parquet").is_file(), run_id
-        assert (ROOT / "reports" / run_id / "idle_memory.md").is_file(), run_id
-        assert (ROOT / "reports" / run_id / "idle_memory.html").is_file(), run_id
+    own = {"idle_memory": _idle_memory_runs(), "cost": _runs_of_profile("cost")}
+    standalone = {r for rs in own.values() for r in rs}
+    assert runs and _runs_with_reports() == [r for r in runs if r not in standalone]
+    for name, run_ids in own.items():
+        for run_id in run_ids:
+            assert (ROOT / "data" / run_id / f"{name}.parquet").is_file(), run_id
+            assert (ROOT / "reports" / run_id / f"{name}.md").is_file(), run_id
+            assert (ROOT / "reports" / run_id / f"{name}.html").is_file(), run_id
 
 
 @pytest.mark.parametrize("run_id", _runs_with_reports())

@@ -1,6 +1,6 @@
 """python -m httplab history: the history store on the command line, and the history page.
 
-    python -m httplab history [--metric req_per_s] [--suite http1 --scenario get_ping_c100 --server evloop]
+    python -m httplab history [--metric req_per_s] [--suite http1 --scenario get_ping_c100 --server SERVER]
     python -m httplab history --sql "SELECT run_id, machine, estimate FROM history WHERE ..."
     python -m httplab history --write reports/      # reports/history.md, history.html, history_files/
 
@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--metric", default="req_per_s", help="metric (default: req_per_s; 'any' for all)")
     ap.add_argument("--suite", help="suite part, e.g. http1")
     ap.add_argument("--scenario", help="scenario id, e.g. get_ping_c100")
-    ap.add_argument("--server", help="server id, e.g. evloop")
+    ap.add_argument("--server", help="a server id (servers/<id>, as in the runs frame)")
     ap.add_argument("--sql", help="run this SQL against the store instead (tables: run_identity, estimates, "
                                   "comparisons, runs; views: history, comparison_history)")
     ap.add_argument("--csv", action="store_true", help="print CSV instead of a table")
