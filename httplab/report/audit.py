@@ -119,7 +119,7 @@ STATED = re.compile(r"\[[^\]]*\d[^\]]*\]|±|max of \d+|medians? of \d+|CI needs|
 # in its caption.
 N_STATED = re.compile(r"\bn ?= ?\w|\(n=\d|\| *n(?: runs| reps| \(| = \d)?[^|]{0,20}\|", re.I)
 # ... or the cell itself: "(n=3, CI needs ≥ 5 runs)", "(max of 5 runs)".
-OWN_N = re.compile(r"\(n=\d|of \d+ (?:runs|points)")
+OWN_N = re.compile(r"\(n=\d|of \d+ (?:runs?|points?)\b")
 DELIM = re.compile(r"^\|[:\- |]+\|$")
 
 

@@ -49,7 +49,7 @@ def idle_table(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
                 "of it anonymous": "—" if not math.isfinite(e["anon_estimate"]) else f"{e['anon_estimate']:.2f} KiB",
                 "RSS before → with them": ("—" if not math.isfinite(e["rss_before_kb"]) else
                                            f"{e['rss_before_kb'] / 1024:.1f} → {e['rss_after_kb'] / 1024:.1f} MiB "
-                                           f"(medians of {int(e['n'])} points)"),
+                                           f"(medians of {int(e['n'])} point{'' if int(e['n']) == 1 else 's'})"),
                 "Failed points": str(int(e["n_failed"])),
             })
     cap = (f"(VmRSS with the N connections idle − VmRSS before them) / N, VmRSS summed over the server's "

@@ -23,6 +23,7 @@ import pandas as pd
 
 from ..lab.servers import aa_of, sort_servers
 from .methods import DEFAULT_CONFIDENCE, Ratio, center, ratio_by_rep, ratio_paired
+from .power import df_of, mde
 from .metrics import METRICS, Metric
 from .schema import empty, validate
 
@@ -189,6 +190,7 @@ def comparison_rows(cells: Cells, a: Cell, b: Cell, floors: Mapping[tuple[str, s
             "confidence": r.confidence, "method": r.method, "reason": r.reason or "",
             "noise_floor": floor, "verdict": verdict(r, m, floor, cb_a and cb_b),
             "a_client_bound": cb_a, "b_client_bound": cb_b,
+            "mde": mde(_f(r.lo), _f(r.hi), df_of(r.paired, r.n_pairs, r.n_a, r.n_b), r.confidence),
         })
     return rows
 
@@ -244,6 +246,7 @@ def drift_row(cells: Cells, suite: str, confidence: float = DEFAULT_CONFIDENCE) 
         "reason": r.reason or "", "noise_floor": math.nan,
         "verdict": verdict(r, METRICS["req_per_s"], math.nan, False),
         "a_client_bound": False, "b_client_bound": False,
+        "mde": mde(_f(r.lo), _f(r.hi), df_of(True, r.n_pairs, r.n_a, r.n_b), r.confidence),
     }
 
 

@@ -53,13 +53,14 @@ noise_floor    | float | fraction | the suite's A/A noise floor for this metric 
 verdict        | str   |          | A against B: the metric's better/worse word (faster, slower, cheaper, ...), 'no clear difference' (the interval holds 1), 'below the noise floor' (the interval excludes 1 but lies within ±noise_floor), 'both client-bound' (req/s of two client-bound points measures the load tool), or 'no interval'
 a_client_bound | bool  |          | most of A's ok runs were client-bound
 b_client_bound | bool  |          | most of B's ok runs were client-bound
+mde            | float | fraction | minimum detectable effect: the smallest |ratio − 1| this comparison finds with 80 % power at its reps (from its interval's width and d.f.: httplab.stats.power); NaN without an interval
 """)
 
 CLAIMS: tuple[Column, ...] = table("""
 run_id             | str   |          | the run
 seed               | str   |          | the write-up's number (000-003; docs/glossary.md)
 claim_id           | str   |          | <seed>/<kind>/<n>: the claim's place in its suite.toml [seed]
-kind               | str   |          | versus (its event loop against its other server), curve (one server, two points), peak (an absolute req/s), rank (seed 003's adjacent languages)
+kind               | str   |          | versus (two servers on each row of a table: by default its event loop against its other server), curve (one server, two points), trend (how one server's lead over another moves between two points), peak (an absolute req/s or Transfer/s), rank (seed 003's adjacent languages)
 what               | str   |          | the claim, in the lab's words
 seed_text          | str   |          | the write-up's words or figure
 servers            | str   |          | the run's servers the claim is read on (the C server stands in for the write-ups' xKit)

@@ -115,7 +115,7 @@ def test_table_words():
     assert list(t["Server"]) == ["C (evloop)", "nginx"]
     assert list(t["Mode"]) == ["HTTP/1.1", "h2c"]
     assert t.iloc[0]["KiB per idle connection"] == "15.76 KiB (n=1, CI needs ≥ 5 runs)"
-    assert t.iloc[1]["RSS before → with them"] == "19.6 → 25.2 MiB"
+    assert t.iloc[1]["RSS before → with them"] == "19.6 → 25.2 MiB (medians of 1 point)"
     est = idle_estimates(_points([15.7, 15.8, 15.75, 15.9, 15.6])).iloc[0]
     assert kib_cell(est).startswith("15.75 KiB [") and kib_cell(est).endswith("(n=5)")
     capped = idle_frame(FIXTURE).iloc[[0]].assign(conns=19936, conns_asked=20000)
