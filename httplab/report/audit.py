@@ -111,7 +111,8 @@ FIGURE_COLUMN = re.compile(r"req/s|Transfer/s|\bP50\b|\bP99|mean latency|CPU-µs
                            r"capacity|^Requests$|KiB per|Knee|latency", re.I)
 # ... unless it holds the write-up's figures, a Δ (checked above, with its verdict), a share or a
 # count of runs, a claim's words, or a maximum over the runs the header names as one.
-NOT_A_FIGURE = re.compile(r"^Seed|^max |^Δ|\bvs\b|^n\b|share|÷|ratio|Verdict|^Claim|Target|Offered|guess", re.I)
+NOT_A_FIGURE = re.compile(r"^Seed|^max |^Δ|\bvs\b|^n\b|share|÷|ratio|Verdict|^Claim|Target|Offered|guess|"
+                          r"^Smallest Δ found", re.I)
 # An interval ([lo – hi], [lo, hi], ±) or the stated reason a figure has none.
 STATED = re.compile(r"\[[^\]]*\d[^\]]*\]|±|max of \d+|medians? of \d+|CI needs|one run|\(n=1\b|client-bound|"
                     r"all runs equal|no interval")

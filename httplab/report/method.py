@@ -109,6 +109,43 @@ def settings_table(ctx: ReportContext) -> pd.DataFrame:
     return df
 
 
+def detectable_table(ctx: ReportContext) -> pd.DataFrame:
+    """Per scenario: how large a server-vs-server Δ this run could find (the comparisons frame's mde:
+    80 % power at the reps that ran), the median and the largest over the scenario's server pairs,
+    on req/s and on CPU-µs per request."""
+    from .scenarios import scenario_labels
+    c = ctx.stats.comparisons
+    parts = set(ctx.run.suites["suite"]) if not ctx.run.suites.empty else {ctx.suite}
+    if c.empty or "mde" not in c:
+        return pd.DataFrame()
+    c = c[(c["kind"] == "server") & c["a_suite"].isin(parts) & c["mde"].notna()
+          & ~c["a_server"].str.contains("~", regex=False) & ~c["b_server"].str.contains("~", regex=False)]
+    if c.empty:
+        return pd.DataFrame()
+    labels = scenario_labels(ctx.runs)
+
+    def cell(g: pd.DataFrame) -> str:
+        if g.empty:
+            return "—"
+        return (f"±{100 * g['mde'].median():.0f} % / ±{100 * g['mde'].max():.0f} % "
+                f"(median / largest of {len(g)} pair{'' if len(g) == 1 else 's'})")
+    rows = []
+    for (suite, scenario), g in c.groupby(["a_suite", "a_scenario"], sort=False):
+        rows.append({"Scenario": labels.get(scenario, scenario) + (f" ({suite})" if len(parts) > 1 else ""),
+                     "n (pairs of reps)": f"{int(g['n_pairs'].min())}–{int(g['n_pairs'].max())}"
+                     if g["n_pairs"].min() != g["n_pairs"].max() else str(int(g["n_pairs"].min())),
+                     "Smallest Δ found, req/s": cell(g[g["metric"] == "req_per_s"]),
+                     "Smallest Δ found, CPU-µs/req": cell(g[g["metric"] == "cpu_us_per_req"])})
+    df = pd.DataFrame(rows)
+    df.attrs["title"] = "What this run could detect"
+    df.attrs["caption"] = ("The minimum detectable effect of each server-vs-server comparison: the smallest "
+                           "true difference its 95 % interval would have found (excluded no change) in 80 % of "
+                           "runs like this one, from the interval's width and degrees of freedom "
+                           "(httplab.stats.power; checked by simulation). A 'no clear difference' says only that "
+                           "a difference, if any, is likely smaller than this.")
+    return df
+
+
 def _coverage_line() -> str:
     from ..stats.coverage import committed_table
     t = committed_table()
@@ -125,6 +162,9 @@ def method_markdown(ctx: ReportContext) -> str:
     from .tables import to_markdown
     cmds = commands(ctx)
     parts = ["## Method", "", to_markdown(settings_table(ctx)), ""]
+    detect = detectable_table(ctx)
+    if not detect.empty:
+        parts += [to_markdown(detect), ""]
     if cmds:
         who = contestants(sorted(set(ctx.runs["server"])))
         parts += [f"The load tool's command lines exactly as run against "
