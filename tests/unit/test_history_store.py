@@ -68,6 +68,20 @@ def test_identity_and_views(history_data):
     assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == 12 * 3 + 4 * 2
 
 
+def test_each_figure_reads_as_a_multiple_of_its_parts_canary(history_data):
+    """A run with a canary (data/<run_id>/canary.parquet) gives its figures a canary floor and the
+    ratio to it; a run made before the canary leaves both empty."""
+    data, ids = history_data
+    pd.DataFrame([{"run_id": ids[-1], "suite": "http1", "when": w, "floor_req_per_s": f, "cpu_mops_per_s": 160.0}
+                  for w, f in (("start", 90_000.0), ("end", 160_000.0))]).to_parquet(data / ids[-1] / "canary.parquet")
+    con = store.connect(data)
+    h = store.history_frame(con, "req_per_s", "http1", "get_ping_c100", "evloop")
+    last, first = h[h["run_id"] == ids[-1]].iloc[0], h[h["run_id"] == ids[0]].iloc[0]
+    assert last["canary_floor_req_per_s"] == pytest.approx(120_000.0)          # geometric mean of 90k and 160k
+    assert last["estimate_per_canary"] == pytest.approx(last["estimate"] / 120_000.0)
+    assert pd.isna(first["canary_floor_req_per_s"]) and pd.isna(first["estimate_per_canary"])
+
+
 def test_an_identity_column_joins_in_with_one_entry(history_data, monkeypatch):
     """A canary (or any meta.json field) is one IDENTITY entry away from every view."""
     data, _ = history_data

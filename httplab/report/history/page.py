@@ -125,6 +125,10 @@ def cell(row: pd.Series) -> str:
         text = f"{est} [{_fmt(row['lo'])}, {_fmt(row['hi'])}], n {int(row['n'])}"
     else:
         text = f"{est}, n {int(row['n'])} (no interval: {row['reason'] or 'fewer than 5 runs'})"
+    per = row.get("estimate_per_canary")
+    if row.get("metric") == "req_per_s" and per is not None and np.isfinite(per):
+        # canary-normalised: the same figure as a multiple of the machine's canary floor
+        text += f"; {per:.2f}× the canary floor"
     return text + (f" **⚑ change {row['flag']}**" if row["flag"] else "")
 
 
@@ -216,7 +220,11 @@ def _method_text(hist: History) -> str:
             f"in date order (p ≤ {changepoints.MAX_PVALUE}, window {changepoints.WINDOW_LEN}, as Otava's defaults; "
             f"a series needs {changepoints.MIN_POINTS} runs). {hist.tested} series tested, {hist.too_short} too short "
             "to test. Apache Otava itself cannot be installed beside the lab's pins (it requires numpy 2.2 and "
-            "scipy < 1.17); its algorithm is run as written, checked against it (docs/history.md).")
+            "scipy < 1.17); its algorithm is run as written, checked against it (docs/history.md). Where a run "
+            "measured its machine's canary (docs/method.md#the-canary), a req/s cell also gives the figure as a "
+            "multiple of the canary floor (the floor responder's req/s on the same machine, in the same part): a "
+            "faster machine raises the req/s and, to the canary's extent, not the multiple. Runs made before the "
+            "canary have no multiple.")
 
 
 def render_md(hist: History, alts: dict[str, str] | None = None) -> str:

@@ -11,12 +11,14 @@ Tables and views (docs/history.md):
     estimates      every run's estimates.parquet (union by column name: older runs lack a few)
     comparisons    every run's comparisons.parquet
     runs           every run's runs.parquet (one row per measured run)
-    history        estimates joined with run_identity (the page's and the CLI's view)
+    canary         every run's canary.parquet (runs made before the canary have none)
+    canary_part    per run and part: the geometric mean of its canary's floor req/s and CPU loop
+    history        estimates joined with run_identity and canary_part (estimate_per_canary: the
+                   figure over its part's canary floor; the page's and the CLI's view)
     comparison_history   comparisons joined with run_identity
 
 A run is in the store when its data folder has run.json; its frames are read where they exist. A
-new identity column (the canary's figures, once meta.json records them) is one entry of IDENTITY:
-every view picks it up.
+new identity column is one entry of IDENTITY: every view picks it up.
 """
 from __future__ import annotations
 
@@ -151,13 +153,33 @@ def connect(data_root: str | Path = "data", reports_dir: str | Path | None = Non
         if files:
             con.execute(f"CREATE OR REPLACE VIEW {frame} AS "
                         f"SELECT * FROM read_parquet({_sql_list(files)}, union_by_name = true)")
+    _canary(con, [d / "canary.parquet" for d in folders if (d / "canary.parquet").is_file()])
     if "estimates" in tables(con):
-        con.execute("CREATE OR REPLACE VIEW history AS SELECT e.*, i.* EXCLUDE (run_id) "
-                    "FROM estimates e JOIN run_identity i ON e.run_id = i.run_id")
+        # each figure beside its part's canary floor, and as a multiple of it (the same point on a
+        # faster machine reads a larger req/s and, to the canary's extent, the same multiple)
+        con.execute("CREATE OR REPLACE VIEW history AS SELECT e.*, i.* EXCLUDE (run_id), "
+                    "c.canary_floor_req_per_s, c.canary_cpu_mops_per_s, "
+                    "e.estimate / c.canary_floor_req_per_s AS estimate_per_canary "
+                    "FROM estimates e JOIN run_identity i ON e.run_id = i.run_id "
+                    "LEFT JOIN canary_part c ON e.run_id = c.run_id AND e.suite = c.suite")
     if "comparisons" in tables(con):
         con.execute("CREATE OR REPLACE VIEW comparison_history AS SELECT c.*, i.* EXCLUDE (run_id) "
                     "FROM comparisons c JOIN run_identity i ON c.run_id = i.run_id")
     return con
+
+
+def _canary(con, files: list[Path]) -> None:
+    """canary (every run's canary.parquet) and canary_part: per run and part the geometric mean of
+    its canary moments' floor req/s and CPU loop speed (runs made before the canary have no row)."""
+    if files:
+        con.execute(f"CREATE OR REPLACE VIEW canary AS SELECT * FROM read_parquet({_sql_list(files)}, union_by_name = true)")
+        con.execute("CREATE OR REPLACE VIEW canary_part AS SELECT run_id, suite, "
+                    "exp(avg(ln(floor_req_per_s)) FILTER (WHERE floor_req_per_s > 0)) AS canary_floor_req_per_s, "
+                    "exp(avg(ln(cpu_mops_per_s)) FILTER (WHERE cpu_mops_per_s > 0)) AS canary_cpu_mops_per_s "
+                    "FROM canary GROUP BY run_id, suite")
+    else:
+        con.execute("CREATE OR REPLACE TABLE canary_part (run_id VARCHAR, suite VARCHAR, "
+                    "canary_floor_req_per_s DOUBLE, canary_cpu_mops_per_s DOUBLE)")
 
 
 def frame(con, sql: str, params: list | None = None) -> pd.DataFrame:
