@@ -23,7 +23,7 @@ import pandas as pd
 from ..lab.servers import display_name, sort_servers
 from ..stats.cost import DEFAULT_THRESHOLD_PCT, gate, per_rep, read_cost, summarise, write_cost
 from ..tidy.cost import COST_DIR, check_point, cost_points
-from .tables import _with_meta, to_markdown
+from .tables import _with_meta, table_html, to_markdown
 
 PROTOCOL_WORDS: dict[str, str] = {
     "h1": "HTTP/1.1 keep-alive", "h1_pipe16": "HTTP/1.1, 16 pipelined", "h2c": "h2c, one stream at a time",
@@ -118,13 +118,7 @@ def report_markdown(reps: pd.DataFrame, run_id: str) -> str:
 
 
 def report_html(reps: pd.DataFrame, run_id: str) -> str:
-    def table(df: pd.DataFrame) -> str:
-        cap = html.escape(str(df.attrs.get("caption", "")))
-        head = f"<h2>{html.escape(str(df.attrs.get('title', '')))}</h2>"
-        if df.empty:
-            return f"{head}<p><em>{cap}</em></p>"
-        return f"{head}{df.to_html(index=False, escape=True, border=0)}<p><em>{cap}</em></p>"
-
+    table = table_html
     intro = html.escape(REPORT_INTRO).replace("`scripts/cost.sh`", "<code>scripts/cost.sh</code>")
     body = [f"<h1>{html.escape(REPORT_TITLE)}</h1>",
             f"<p>Run <code>{html.escape(run_id)}</code> · <a href=\"../index.html\">← all reports</a></p>",

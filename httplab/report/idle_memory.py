@@ -17,7 +17,7 @@ from ..stats.idle_memory import idle_estimates
 from ..stats.methods import MIN_RUNS
 from ..tidy.idle_memory import idle_frame, write_idle
 from ..lab.servers import display_name, sort_servers
-from .tables import _with_meta, to_markdown
+from .tables import _with_meta, table_html, to_markdown
 
 MODE_WORDS = {"h1": "HTTP/1.1", "h2c": "h2c"}
 
@@ -94,13 +94,7 @@ def report_markdown(frame: pd.DataFrame, run_id: str, confidence: float = 0.95) 
 
 def report_html(frame: pd.DataFrame, run_id: str, confidence: float = 0.95) -> str:
     """The same page as a standalone HTML document (tables from pandas, text escaped)."""
-    def table(df: pd.DataFrame) -> str:
-        cap = html.escape(str(df.attrs.get("caption", "")))
-        head = f"<h2>{html.escape(str(df.attrs.get('title', '')))}</h2>"
-        if df.empty:
-            return f"{head}<p><em>{cap}</em></p>"
-        return f"{head}{df.to_html(index=False, escape=True, border=0)}<p><em>{cap}</em></p>"
-
+    table = table_html
     body = [f"<h1>{html.escape(REPORT_TITLE)}</h1>",
             f"<p>Run <code>{html.escape(run_id)}</code> · <a href=\"../index.html\">← all reports</a></p>",
             f"<p>{html.escape(REPORT_INTRO).replace('`scripts/idle_memory.sh`', '<code>scripts/idle_memory.sh</code>')}</p>",

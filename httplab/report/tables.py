@@ -383,3 +383,14 @@ def to_markdown(df: pd.DataFrame, max_columns: int = MAX_COLUMNS) -> str:
         bodies.append(body)
     body = "\n\n".join(bodies)
     return f"{head}{body}\n\n*{cap}*" if cap else f"{head}{body}"
+
+
+def table_html(df: pd.DataFrame) -> str:
+    """A table with its title and caption (df.attrs) as HTML, for the standalone pages (idle memory,
+    cost) that are written without nbconvert; text escaped."""
+    import html
+    cap = html.escape(str(df.attrs.get("caption", "")))
+    head = f"<h2>{html.escape(str(df.attrs.get('title', '')))}</h2>"
+    if df.empty:
+        return f"{head}<p><em>{cap}</em></p>"
+    return f"{head}{df.to_html(index=False, escape=True, border=0)}<p><em>{cap}</em></p>"
