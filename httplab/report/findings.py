@@ -46,6 +46,7 @@ class Claim:
     what: str
     seed_text: str
     points: tuple[SeedPoint, ...]
+    index: int = 0                   # its place among [[seed.claims]] (the ledger's <seed>/versus/<index>)
 
 
 @dataclass(frozen=True)
@@ -64,9 +65,13 @@ def seed_of(part: str) -> Seed | None:
     doc = s.seed_doc if s is not None else {}
     if doc.get("kind") != "claims":
         return None
+    # the findings table's claims: its event loop against its other server on req/s; a claim on
+    # another metric or between other servers is in the ledger's table below it (ledger_table)
     claims = tuple(Claim(str(c["what"]), str(c["text"]), tuple(SeedPoint(str(sc), float(a), float(b))
-                                                               for sc, a, b in c["points"]))
-                   for c in doc.get("claims", []))
+                                                               for sc, a, b in c["points"]), i)
+                   for i, c in enumerate(doc.get("claims", []), 1)
+                   if c.get("metric", "req_per_s") == "req_per_s" and "servers" not in c
+                   and all(len(pt) == 3 for pt in c["points"]))
     peak = doc["peak"]
     return Seed(str(doc["number"]), str(doc["title"]), str(doc["setup"]), claims,
                 (str(peak["what"]), float(peak["req_per_s"]), tuple(map(str, peak["scenarios"]))))
@@ -243,7 +248,8 @@ def claims_table(ctx: ReportContext) -> pd.DataFrame:
     ours = f"This run: {short_name(a)} vs {short_name(b)} (95 % CI)"
     rows = []
     book = ledger(ctx)
-    for i, c in enumerate(seed.claims, 1):
+    for c in seed.claims:
+        i = c.index
         deltas = [(p.scenario, _delta(ctx, p.scenario, a, b)) for p in c.points]
         rows.append({"Claim (seed " + seed.number + ")": c.what, "Seed (12 cores)": c.seed_text,
                      ours: _range_text(deltas),
@@ -381,11 +387,9 @@ def findings_markdown(ctx: ReportContext) -> str:
                 + headline(ctx, seed, a))
     number = str(ranking["number"]) if ranking is not None else seed.number  # type: ignore[union-attr]
     parts = ["## Findings", "", lead, "", to_markdown(table) if not table.empty else "*No seed scenario ran.*", ""]
-    # the table above shows a claims write-up's versus rows and its req/s peak; the rest follow
-    book = ledger(ctx)
-    shown = frozenset() if ranking is not None or book.empty else frozenset(
-        book.loc[(book["seed"] == number) & ((book["kind"] == "versus") | (book["claim_id"] == f"{number}/peak")),
-                 "claim_id"])
+    # the table above shows a claims write-up's req/s versus rows and its req/s peak; the rest follow
+    shown = frozenset() if ranking is not None or seed is None else frozenset(
+        [f"{number}/versus/{c.index}" for c in seed.claims] + [f"{number}/peak"])
     own = ledger_table(ctx, number, shown)
     if not own.empty:
         parts += [f"**The write-up's other claims** (each server's own curve, how a lead moves from one point to "
