@@ -68,7 +68,8 @@ canary_floor() {
         CANARY_FLOOR_PROBLEM="the floor responder is not built (scripts/build.sh --servers floor)"; return 1
     fi
     SERVER_CPUS=$cpu SERVER_LOG=$dir/floor.server.log
-    start_server floor "$SERVER_LOG"
+    # the floor speaks HTTP/1.1 alone, whatever the suite's own mode (h2c, tls)
+    SERVER_MODE=h1 start_server floor "$SERVER_LOG"
     tool_run "$(( s + TOOL_MARGIN ))" "$dir/floor.stdout.txt" "$dir/floor.stderr.txt" \
         wrk -t "$CLIENT_THREADS" -c 100 -d "${s}s" "http://$SERVER_ADDR:$SERVER_PORT/ping" || rc=$?
     stop_server
