@@ -301,12 +301,12 @@ def through_canary_table(frame: pd.DataFrame, ratios: pd.DataFrame, runs: pd.Dat
               "n_a": r["n_a"], "n_b": r["n_b"], "reason": r.get("reason", "")}
         share = r["canary_explains"]
         rows.append({
-            "Point": labels.get((r["suite"], r["scenario"]), r["scenario"]), "Server": str(r["server"]),
+            "Point": labels.get((r["suite"], r["scenario"]), r["scenario"]), "Server": display_name(str(r["server"])),
             "Metric": {"req_per_s": "req/s", "cpu_us_per_req": "CPU-µs/req"}[r["metric"]],
             "Δ measured (B vs A)": f"{delta_text(r)} {verdict_mark(r) or ('no clear difference' if r['verdict'] == C.NO_CLEAR else '')}".strip(),
             "Canary Δ (floor)": _pct(r["canary_ratio"] - 1.0, 1),
             "Δ on equal machines": delta_text(eq),
-            "Canary explains": "—" if not _finite(share) else f"{share * 100:.0f} %",
+            "Canary explains": "—" if not _finite(share) else f"{share * 100:.0f} %".replace("-", MINUS),
         })
     return _meta_table(pd.DataFrame(rows), "Through the canary: what is left of each Δ on equal machines",
                        "Δ on equal machines: B/A ÷ the part's canary B/A (its floor req/s) for req/s, × it for "
