@@ -80,6 +80,11 @@ static void begin_shutdown(server *s) {
     if (s->conns.shutting_down) return;
     if (s->listen_fd >= 0) {
         aeDeleteFileEvent(s->el, s->listen_fd, AE_READABLE);
+        /* Stops listening now, whoever else holds the socket: an io_uring
+         * accept still being cancelled keeps it open past close(2), and
+         * the ring's teardown at exit is deferred, so without this a
+         * connect could still succeed after the process had gone. */
+        shutdown(s->listen_fd, SHUT_RDWR);
         aeRelease(s->el, s->listen_fd);
         close(s->listen_fd);
         s->listen_fd = -1;
