@@ -28,28 +28,42 @@ SCALES = {"req_per_s": 1.0, "cpu_us_per_req": -1.0}
 MIN_LOG_RATIO = math.log(1.01)
 
 
-def _gmean(values: pd.Series) -> float:
+def _positive(values: pd.Series) -> np.ndarray:
     v = values.to_numpy(dtype=float)
-    v = v[np.isfinite(v) & (v > 0)]
-    return float(np.exp(np.log(v).mean())) if len(v) else math.nan
+    return v[np.isfinite(v) & (v > 0)]
+
+
+def canary_parts(canary: pd.DataFrame) -> pd.DataFrame:
+    """Per run and part (the tidy frame `canary`'s run_id and suite): the number of moments, each
+    figure's geometric mean over the moments (a figure that did not run, NaN or 0, is left out) and
+    its spread (max/min − 1; NaN below two moments). The one place the canary is summarised: the
+    run-vs-run comparison below and the history store (report.history.store) both read this."""
+    columns = ["run_id", "suite", "moments", *(c for c, _ in FIGURES), *(f"{c}_spread" for c, _ in FIGURES)]
+    rows = []
+    if len(canary):
+        for (run_id, part), g in canary.groupby(["run_id", "suite"], sort=True):
+            row: dict[str, object] = {"run_id": run_id, "suite": part, "moments": len(g)}
+            for col, _ in FIGURES:
+                v = _positive(g[col]) if col in g else np.array([])   # a figure the frame lacks: NaN
+                row[col] = float(np.exp(np.log(v).mean())) if len(v) else math.nan
+                row[f"{col}_spread"] = float(v.max() / v.min() - 1) if len(v) > 1 else math.nan
+            rows.append(row)
+    return pd.DataFrame(rows, columns=columns)
 
 
 def canary_ratios(canary_a: pd.DataFrame, canary_b: pd.DataFrame) -> pd.DataFrame:
     """Per part both runs measured: each canary figure of A and B (geometric mean over the moments),
     B/A, and each run's spread over its moments (max/min − 1)."""
+    pa, pb = (canary_parts(c).set_index("suite") for c in (canary_a, canary_b))
     rows = []
-    parts = sorted(set(canary_a["suite"]) & set(canary_b["suite"])) if len(canary_a) and len(canary_b) else []
-    for part in parts:
-        a, b = canary_a[canary_a["suite"] == part], canary_b[canary_b["suite"] == part]
-        row: dict[str, object] = {"suite": part, "moments_a": len(a), "moments_b": len(b)}
+    for part in sorted(set(pa.index) & set(pb.index)):
+        a, b = pa.loc[part], pb.loc[part]
+        row: dict[str, object] = {"suite": part, "moments_a": int(a["moments"]), "moments_b": int(b["moments"])}
         for col, _ in FIGURES:
-            ga, gb = _gmean(a[col]), _gmean(b[col])
+            ga, gb = float(a[col]), float(b[col])
             row[f"{col}_a"], row[f"{col}_b"] = ga, gb
             row[f"{col}_ratio"] = gb / ga if ga > 0 and gb > 0 else math.nan
-            for side, g in (("a", a), ("b", b)):
-                v = g[col].to_numpy(dtype=float)
-                v = v[np.isfinite(v) & (v > 0)]
-                row[f"{col}_spread_{side}"] = float(v.max() / v.min() - 1) if len(v) > 1 else math.nan
+            row[f"{col}_spread_a"], row[f"{col}_spread_b"] = float(a[f"{col}_spread"]), float(b[f"{col}_spread"])
         rows.append(row)
     return pd.DataFrame(rows)
 

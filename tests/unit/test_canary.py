@@ -102,3 +102,23 @@ def test_the_canary_program_measures(tmp_path):
                                    check=True).stdout)
     assert pp["round_trips_per_s"] > 0 and pp["round_trips"] % 256 == 0
     assert subprocess.run([str(exe), "nonsense"], capture_output=True).returncode == 2
+
+
+def test_each_part_is_summarised_once_by_its_geometric_mean_and_spread():
+    """stats.canary.canary_parts: per run and part the moments' geometric mean and max/min − 1; a
+    moment whose figure did not run (NaN) is left out of that figure only."""
+    from httplab.stats.canary import canary_parts
+    rows = [{"run_id": "r1", "suite": "http1", "when": w, "floor_req_per_s": f, "cpu_mops_per_s": c,
+             "pingpong_rt_per_s": 20000.0}
+            for w, f, c in (("start", 90_000.0, 200.0), ("mid", math.nan, 250.0), ("end", 160_000.0, 320.0))]
+    rows.append({"run_id": "r2", "suite": "h2c", "when": "start", "floor_req_per_s": 100_000.0,
+                 "cpu_mops_per_s": 0.0, "pingpong_rt_per_s": 18000.0})
+    parts = canary_parts(pd.DataFrame(rows)).set_index("run_id")
+    one, two = parts.loc["r1"], parts.loc["r2"]
+    assert one["moments"] == 3 and one["suite"] == "http1"
+    assert one["floor_req_per_s"] == pytest.approx(120_000.0)              # √(90k × 160k)
+    assert one["floor_req_per_s_spread"] == pytest.approx(160 / 90 - 1)
+    assert one["cpu_mops_per_s"] == pytest.approx((200 * 250 * 320) ** (1 / 3))
+    assert one["pingpong_rt_per_s_spread"] == pytest.approx(0.0)
+    assert two["moments"] == 1 and math.isnan(two["floor_req_per_s_spread"]) and math.isnan(two["cpu_mops_per_s"])
+    assert canary_parts(pd.DataFrame(columns=["run_id", "suite"])).empty

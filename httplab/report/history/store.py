@@ -29,6 +29,7 @@ from typing import Any
 
 import pandas as pd
 
+from ...stats.canary import canary_parts
 from ..run_status import RUNS_FILE, read_run_status
 
 FRAMES = ("estimates", "comparisons", "runs")
@@ -170,13 +171,17 @@ def connect(data_root: str | Path = "data", reports_dir: str | Path | None = Non
 
 def _canary(con, files: list[Path]) -> None:
     """canary (every run's canary.parquet) and canary_part: per run and part the geometric mean of
-    its canary moments' floor req/s and CPU loop speed (runs made before the canary have no row)."""
+    its canary moments' floor req/s and CPU loop speed, as stats.canary.canary_parts computes it for
+    compare.sh (runs made before the canary have no row)."""
+    parts = canary_parts(pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)) if files else None
     if files:
         con.execute(f"CREATE OR REPLACE VIEW canary AS SELECT * FROM read_parquet({_sql_list(files)}, union_by_name = true)")
-        con.execute("CREATE OR REPLACE VIEW canary_part AS SELECT run_id, suite, "
-                    "exp(avg(ln(floor_req_per_s)) FILTER (WHERE floor_req_per_s > 0)) AS canary_floor_req_per_s, "
-                    "exp(avg(ln(cpu_mops_per_s)) FILTER (WHERE cpu_mops_per_s > 0)) AS canary_cpu_mops_per_s "
-                    "FROM canary GROUP BY run_id, suite")
+    if parts is not None and len(parts):
+        con.register("_canary_parts", parts)
+        con.execute("CREATE OR REPLACE TABLE canary_part AS SELECT run_id, suite, "
+                    "floor_req_per_s AS canary_floor_req_per_s, cpu_mops_per_s AS canary_cpu_mops_per_s "
+                    "FROM _canary_parts")
+        con.unregister("_canary_parts")
     else:
         con.execute("CREATE OR REPLACE TABLE canary_part (run_id VARCHAR, suite VARCHAR, "
                     "canary_floor_req_per_s DOUBLE, canary_cpu_mops_per_s DOUBLE)")
