@@ -388,7 +388,7 @@ def _figure(stats: RunStats, runs: pd.DataFrame, cell: tuple[str, str, str], met
     """One server's figure on a point with its interval: the estimates frame's, or (bytes/s, which
     the statistics frames do not keep) the centre of its ok runs with a t interval (stats.cells.mean_ci,
     as the reports' Transfer/s columns)."""
-    if metric in PEAK_UNITS and metric != "req_per_s":
+    if metric == "bytes_per_s":
         if runs.empty or metric not in runs:
             return None
         ok = runs[(runs["status"] == "ok") & (runs["suite"] == cell[0]) & (runs["scenario"] == cell[1])
