@@ -46,9 +46,9 @@ cost_can() {
 # it (the manifest's command for MODE through server_command, pinned to SERVER_CPUS, the same
 # readiness check), but under cachegrind, which writes its counts to CGOUT when the server exits.
 # (scripts/serve.sh execs the server directly and has no place for a wrapper, hence this function;
-# the wait below is start_server's with a longer limit.) Sets SERVER_PID and SERVER_PORT.
+# it waits with start_server's await_ready, under a longer limit.) Sets SERVER_PID and SERVER_PORT.
 cost_start_server() {
-    local name=$1 mode=$2 logfile=$3 cgout=$4 i
+    local name=$1 mode=$2 logfile=$3 cgout=$4
     SERVER_PORT=$(LAB_PORT_BASE=$COST_PORT_BASE server_port "$name")
     port_open "$SERVER_PORT" && die "port $SERVER_PORT is already in use; is an old server still running?"
     server_command "$name" "$SERVER_PORT" "$mode"
@@ -56,12 +56,7 @@ cost_start_server() {
     taskset -c "$SERVER_CPUS" valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$cgout" \
         "${SERVER_CMD[@]}" >>"$logfile" 2>&1 &
     SERVER_PID=$!
-    for (( i = 0; i < COST_READY_LIMIT * 20; i++ )); do
-        kill -0 "$SERVER_PID" 2>/dev/null || { wait "$SERVER_PID" 2>/dev/null || true
-            die "$name exited while starting under valgrind; its log ($logfile) says: $(tail -n 5 "$logfile")"; }
-        server_ready "$name" "$SERVER_PORT" "$mode" && return 0
-        sleep 0.05
-    done
+    await_ready "$name" "$mode" "$COST_READY_LIMIT" "$logfile" && return 0
     stop_server
     die "$name was not ready under valgrind on port $SERVER_PORT within $COST_READY_LIMIT s (log: $logfile)"
 }

@@ -187,27 +187,36 @@ server_ready() {
     [[ $code == 2?? ]]
 }
 
+# await_ready NAME MODE SECONDS LOGFILE: waits until the server just started (SERVER_PID) passes its
+# manifest's readiness check on SERVER_PORT (returns 0) or SECONDS pass (returns 1); dies, quoting
+# LOGFILE, when the server exits first. The one wait of start_server and lib/cost.sh.
+await_ready() {
+    local name=$1 mode=$2 limit=$3 logfile=$4 deadline
+    deadline=$(awk -v t="$limit" -v n="$(date +%s.%N)" 'BEGIN { printf "%.3f", n + t }')
+    while awk -v d="$deadline" -v n="$(date +%s.%N)" 'BEGIN { exit !(n < d) }'; do
+        kill -0 "$SERVER_PID" 2>/dev/null || { wait "$SERVER_PID" 2>/dev/null || true
+            die "$name exited while starting; its log ($logfile) says: $(tail -n 5 "$logfile")"; }
+        server_ready "$name" "$SERVER_PORT" "$mode" && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
 # start_server NAME LOGFILE: (appends to LOGFILE) starts NAME pinned to SERVER_CPUS through serve.sh
 # (which execs, so the PID is the server's), waits until it is ready (its manifest's `ready`,
 # within its `ready_timeout_s`). Sets SERVER_PID and SERVER_PORT.
 start_server() {
-    local name=$1 logfile=$2 mode=${SERVER_MODE:-h1} deadline host
+    local name=$1 logfile=$2 mode=${SERVER_MODE:-h1} host
     load_servers
     read -ra host <<<"$(server_host_prefix)"
     SERVER_PORT=$(server_port "$name")
     port_open "$SERVER_PORT" && die "port $SERVER_PORT is already in use; is an old server still running?"
     "${host[@]}" "$LAB_ROOT/scripts/serve.sh" "$(base_server "$name")" "$SERVER_PORT" --mode "$mode" >>"$logfile" 2>&1 &
     SERVER_PID=$!
-    deadline=$(awk -v t="${SERVER_READY_TIMEOUT[$(base_server "$name")]}" -v n="$(date +%s.%N)" 'BEGIN { printf "%.3f", n + t }')
-    while awk -v d="$deadline" -v n="$(date +%s.%N)" 'BEGIN { exit !(n < d) }'; do
-        kill -0 "$SERVER_PID" 2>/dev/null || { wait "$SERVER_PID" 2>/dev/null || true
-            die "$name exited while starting; its log ($logfile) says: $(tail -n 5 "$logfile")"; }
-        if server_ready "$name" "$SERVER_PORT" "$mode"; then
-            SERVER_RSS_START=$(mem_kb VmRSS $(tree_pids "$SERVER_PID"))
-            return 0
-        fi
-        sleep 0.05
-    done
+    if await_ready "$name" "$mode" "${SERVER_READY_TIMEOUT[$(base_server "$name")]}" "$logfile"; then
+        SERVER_RSS_START=$(mem_kb VmRSS $(tree_pids "$SERVER_PID"))
+        return 0
+    fi
     stop_server
     die "$name was not ready on port $SERVER_PORT within ${SERVER_READY_TIMEOUT[$(base_server "$name")]} s (its manifest's ready = ${SERVER_READY[$(base_server "$name")]}; log: $logfile)"
 }
