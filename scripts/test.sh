@@ -4,10 +4,11 @@
 #   2. each server's own tests (its manifest's `test` command: the C server's unit
 #      tests under ASan/UBSan and its sanitized build, go vet of the Go servers), then the
 #      C server's libFuzzer targets (scripts/fuzz.sh: every committed input replayed, then
-#      each target fuzzed for 10 s, about a minute in all);
+#      each target fuzzed for 6 s, about a minute in all);
 #   3. the manifests themselves (every field checked, every start command built);
 #   4. Python unit tests (parsers on captured tool output, tidy frames, statistics);
-#   5. integration tests against the live sanitized C server on loopback (HTTP/1.1,
+#   5. integration tests: first those that time nothing (harness faults, scripts, archives), two at a
+#      time; then, one at a time, those against the live sanitized C server on loopback (HTTP/1.1,
 #      h2c, h2spec's conformance suite) and the language servers' routes; the C server's
 #      again with --workers 2 and again on its io_uring loop (--loop uring);
 #      then the attack suite (tests/attacks): hostile clients against the sanitized
@@ -23,6 +24,8 @@
 #      legible figures, no horizontal scroll, TOC links, empty sections, missing-value cells);
 #      full-page screenshots are kept in build/screenshots/smoke/;
 #   8. that no server, load tool or fuzzer the tests started is still running.
+# TEST_ONLY=STAGE[,STAGE...] runs only those stages (servers, unit, integration, attacks, smoke) after
+# setup and build, for work on one of them; the test command runs them all.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -43,12 +46,8 @@ inventory_smoke() {
     return "$rc"
 }
 
-main() {
-    local py
-    step setup;  "$LAB_ROOT/scripts/setup.sh"
-    step build;  "$LAB_ROOT/scripts/build.sh"
-    py=$(lab_python)
-
+# the servers' own tests, the fuzzers and the manifests
+stage_servers() {
     step "the servers' own tests (manifests' test commands)"
     run_jobs tests
 
@@ -60,13 +59,28 @@ main() {
 
     step "server manifests"
     manifest_tool validate --built
+}
 
+# the Python unit tests
+stage_unit() {
     # The unit tests are independent of each other and of the machine's timing: both cores run
-    # them (pytest-xdist). The integration tests start live servers and time them: one at a time.
+    # them (pytest-xdist).
     step "Python unit tests (on both cores)"
     (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 "$py" -m pytest -q -n 2 tests/unit)
+}
+
+# the integration tests (live servers)
+stage_integration() {
+    # The integration tests marked `concurrent` time nothing a neighbour could disturb (the harness's
+    # fault handling, whose deadlines have seconds of margin; instruction counts; archives; compare.sh
+    # on committed runs): they run two at a time, a test file per worker, each worker's lab runs on
+    # ports of their own (tests/integration/conftest.py). Every other one times the server or the
+    # machine (protocol timeouts, the open-model stall, memory windows, idle connections) and runs alone.
+    step "Python integration tests that time nothing (two at a time)"
+    (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 LANG_TESTS_REQUIRE_ALL=1 "$py" -m pytest -q -n 2 --dist loadfile \
+        -m concurrent tests/integration)
     step "Python integration tests (live servers, one at a time)"
-    (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 LANG_TESTS_REQUIRE_ALL=1 "$py" -m pytest -q tests/integration)
+    (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 LANG_TESTS_REQUIRE_ALL=1 "$py" -m pytest -q -m "not concurrent" tests/integration)
 
     # (the command-line refusals start no server: EVLOOP_WORKERS and EVLOOP_LOOP change nothing in
     # them, so they run once, above)
@@ -81,15 +95,23 @@ main() {
         tests/integration/test_evloop_http1.py tests/integration/test_evloop_h2.py \
         tests/integration/test_evloop_tls.py tests/integration/test_evloop_cli.py \
         tests/integration/test_evloop_workers.py)
+}
 
+# the attack suite, on both loops
+stage_attacks() {
     step "the C server under attack (tests/attacks: floods, slow clients, memory, fds)"
     (cd "$LAB_ROOT" && "$py" -m pytest -q tests/attacks)
     step "the C server under attack again, on io_uring"
     (cd "$LAB_ROOT" && EVLOOP_LOOP=uring "$py" -m pytest -q tests/attacks)
+}
 
+# the pipeline smoke runs, their checks and the browser check of their reports
+stage_smoke() {
     step "pipeline smoke run"
     SCRATCH=$(mktemp -d)
     trap 'rm -rf "$SCRATCH"' EXIT
+    # Five reps: the fewest at which a report prints its seed tables' intervals, the A/A noise floor
+    # and the verdicts (with three, those sections are left out, and the smoke checks fail).
     # Every server but the io_uring variants, which the backends smoke run below measures beside
     # their epoll twins (in the http1 suite they would add a fifth of its points and test nothing new).
     RAW_ROOT=$SCRATCH/raw DATA_ROOT=$SCRATCH/data REPORTS_ROOT=$SCRATCH/reports \
@@ -143,6 +165,21 @@ main() {
         log "screenshots of the smoke run's reports: $BUILD_DIR/screenshots/${shots##*:}/"
     done
     (( browser_rc == 0 )) || die "the browser test of the reports failed (above)"
+}
+
+STAGES=(servers unit integration attacks smoke)
+
+main() {
+    local stage
+    step setup;  "$LAB_ROOT/scripts/setup.sh"
+    step build;  "$LAB_ROOT/scripts/build.sh"
+    py=$(lab_python)
+    for stage in ${TEST_ONLY//,/ }; do
+        [[ " ${STAGES[*]} " == *" $stage "* ]] || die "TEST_ONLY: no stage '$stage' (stages: ${STAGES[*]})"
+    done
+    for stage in "${STAGES[@]}"; do
+        if [[ -z ${TEST_ONLY:-} || ",$TEST_ONLY," == *",$stage,"* ]]; then "stage_$stage"; fi
+    done
 
     step "no process left behind (servers, load tools, fuzzers)"
     local left; left=$(leftover_processes)

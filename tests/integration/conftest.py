@@ -15,6 +15,14 @@ from evloop_process import Server, finish
 # suite part); the toy-suite test turns it on and checks it end to end.
 os.environ.setdefault("LAB_CANARY", "0")
 
+# The tests marked `concurrent` run two at a time (pytest-xdist, scripts/test.sh): each worker's lab
+# runs get ports of their own (the harness's and the cost script's defaults would collide).
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _WORKER.startswith("gw") and _WORKER[2:].isdigit():
+    _n = int(_WORKER[2:]) + 1
+    os.environ.setdefault("LAB_PORT_BASE", str(18080 + 500 * _n))
+    os.environ.setdefault("LAB_COST_PORT_BASE", str(30080 + 500 * _n))
+
 
 @pytest.fixture
 def make_server():

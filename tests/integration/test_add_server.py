@@ -17,6 +17,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+pytestmark = pytest.mark.concurrent
+
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ROOT / "tests" / "fixtures" / "add_server" / "tiny"
 DISPLAY = "Tiny Python server (test)"

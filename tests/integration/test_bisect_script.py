@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.concurrent
+
 ROOT = Path(__file__).resolve().parents[2]
 GIT = ["git", "-c", "user.email=lab@example.invalid", "-c", "user.name=lab test"]
 

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 A, B = "20261121T061254Z-vm", "20261121T083658Z-vm"      # same machine, CPU sets and tools
 OTHER_TOOLS = "20261123T092401Z-vm"                       # OpenSSL 3.0.19 (and curl) instead of 3.0.22
 
-pytestmark = pytest.mark.skipif(not (ROOT / ".venv" / "bin" / "papermill").exists(), reason="no lab venv")
+pytestmark = [pytest.mark.concurrent, pytest.mark.skipif(not (ROOT / ".venv" / "bin" / "papermill").exists(), reason="no lab venv")]
 
 
 def compare(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:

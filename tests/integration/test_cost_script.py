@@ -15,6 +15,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+pytestmark = pytest.mark.concurrent
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

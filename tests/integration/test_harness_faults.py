@@ -55,10 +55,10 @@ RUN_TIMEOUT_S = 60       # a whole run_all here takes ~10 s; past this the case 
 # (5 s: wrk's histogram dump took 3 s once on this shared 2-core machine.)
 FAST_ENV = {"LAB_TOOL_MARGIN": "5", "LAB_PROBE_TIMEOUT": "3"}
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.concurrent, pytest.mark.skipif(
     not all(shutil.which(t) for t in ("wrk", "h2load", "curl", "jq", "taskset", "timeout"))
     and not os.environ.get("LAB_REQUIRE_TOOLS"),
-    reason="wrk, h2load, curl, jq, taskset and timeout are needed (LAB_REQUIRE_TOOLS=1 makes this a failure)")
+    reason="wrk, h2load, curl, jq, taskset and timeout are needed (LAB_REQUIRE_TOOLS=1 makes this a failure)")]
 
 
 # ---------------------------------------------------------------- the lab in a scratch directory

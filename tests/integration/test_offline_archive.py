@@ -24,8 +24,8 @@ SHIMS = ("apt", "apt-get", "dpkg", "pip", "pip3", "cargo", "go", "npm", "wget")
 RUN_FLAGS = ["--quick", "--suites", "http1", "--servers", "evloop,floor", "--scenarios", "get_ping_c100",
              "--reps", "1", "--duration", "1", "--warmup", "0"]
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("ip") is None,
-                                reason="the offline run is checked in a network namespace: needs root and iproute2")
+pytestmark = [pytest.mark.concurrent, pytest.mark.skipif(os.geteuid() != 0 or shutil.which("ip") is None,
+                                reason="the offline run is checked in a network namespace: needs root and iproute2")]
 
 
 @pytest.fixture(scope="module")

@@ -24,6 +24,8 @@ import pytest
 
 from evloop_process import missing
 
+pytestmark = pytest.mark.concurrent
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
 NOBODY = 65534
 
