@@ -174,11 +174,12 @@ main() {
     step setup;  "$LAB_ROOT/scripts/setup.sh"
     step build;  "$LAB_ROOT/scripts/build.sh"
     py=$(lab_python)
-    for stage in ${TEST_ONLY//,/ }; do
+    local only=${TEST_ONLY:-}
+    for stage in ${only//,/ }; do
         [[ " ${STAGES[*]} " == *" $stage "* ]] || die "TEST_ONLY: no stage '$stage' (stages: ${STAGES[*]})"
     done
     for stage in "${STAGES[@]}"; do
-        if [[ -z ${TEST_ONLY:-} || ",$TEST_ONLY," == *",$stage,"* ]]; then "stage_$stage"; fi
+        if [[ -z $only || ",$only," == *",$stage,"* ]]; then "stage_$stage"; fi
     done
 
     step "no process left behind (servers, load tools, fuzzers)"
