@@ -13,11 +13,26 @@
 # --threshold percent over GOOD's (cost.sh's gate), good otherwise. Instruction counts move only
 # when the code does (a repeat of one build agrees to 0.01 % on cleartext), so the search is
 # exact where a req/s search would need reps at every step. Prints the first bad commit with its
-# ratios. The scratch folder (worktree, builds, raw counts) is removed unless --keep.
+# ratios. The scratch folder (worktree, builds, raw counts, build.log and cost.log) is removed
+# when the bisect succeeds, unless --keep; a failed bisect keeps it, since its error names the logs.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 usage() { header_usage "${BASH_SOURCE[0]}"; }
+
+# bisect_cleanup KEEP: the EXIT trap. The worktree is always unregistered (a stale one blocks the
+# next bisect); the scratch folder goes only after a success without --keep, so the logs that a
+# failure's message points to are still there to read.
+bisect_cleanup() {
+    local rc=$? keep=$1
+    git -C "$LAB_ROOT" worktree remove --force "$BISECT_TREE" 2>/dev/null || true
+    if (( rc == 0 )) && ! $keep; then
+        rm -rf "$BISECT_DIR"
+    else
+        log "scratch kept: $BISECT_DIR"
+    fi
+    return "$rc"
+}
 
 # bisect_measure COMMIT OUT_VAR [--gate BASE]: COMMIT's servers built in the worktree and counted
 # by cost.sh into the scratch roots; OUT_VAR gets the run id. Returns cost.sh's status (1: the
@@ -38,7 +53,7 @@ bisect_measure() {
         COST_SOURCE="$commit" "$LAB_ROOT/scripts/cost.sh" --skip-build --servers "$BISECT_SERVERS" \
         --protocols "$BISECT_PROTOCOLS" --n1 "$BISECT_N1" --n2 "$BISECT_N2" --reps 1 \
         --threshold "$BISECT_THRESHOLD" "$@" >>"$BISECT_DIR/cost.log" 2>&1 || rc=$?
-    [[ -f $BISECT_DIR/last-run ]] || die "cost.sh measured nothing at $commit (see $BISECT_DIR/cost.log)"
+    [[ -f $BISECT_DIR/last-run ]] || die "cost.sh measured nothing at $commit; its last words: $(tail -n 2 "$BISECT_DIR/cost.log") (all: $BISECT_DIR/cost.log)"
     printf -v "$out" '%s' "$(cat "$BISECT_DIR/last-run")"
     return "$rc"
 }
@@ -84,7 +99,7 @@ main() {
     BISECT_TREE=$BISECT_DIR/tree
     export BISECT_DIR BISECT_TREE BISECT_SERVERS BISECT_PROTOCOLS BISECT_THRESHOLD BISECT_N1 BISECT_N2
     # shellcheck disable=SC2064
-    trap "git -C '$LAB_ROOT' worktree remove --force '$BISECT_TREE' 2>/dev/null || true; $keep || rm -rf '$BISECT_DIR'" EXIT
+    trap "bisect_cleanup $keep" EXIT
     git -C "$LAB_ROOT" worktree add -q --detach "$BISECT_TREE" "$good"
     log "bisecting $(git -C "$LAB_ROOT" rev-parse --short "$good")..$(git -C "$LAB_ROOT" rev-parse --short "$bad") on $BISECT_SERVERS, $BISECT_PROTOCOLS (threshold $BISECT_THRESHOLD %); scratch $BISECT_DIR"
     local rc=0

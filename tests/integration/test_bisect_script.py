@@ -47,7 +47,9 @@ def test_bisect_names_the_commit_that_made_the_c_server_cost_more(tmp_path: Path
                                 '    route_text(res, 200, "pong");'))
     planted = _commit(repo, "planted: a loop in /ping")
     bad = _commit(repo, "harmless", allow_empty=True)
-    env = {**os.environ, "TMPDIR": str(tmp_path), "LAB_COST_PORT_BASE": "38480"}
+    # the worker's LAB_COST_PORT_BASE (conftest.py): below the ephemeral range, where no client
+    # connection of a neighbouring test can hold the server's port
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
     r = subprocess.run([str(repo / "scripts" / "bisect.sh"), good, bad, "--protocols", "h1", "--n1", "200",
                         "--n2", "1000"], cwd=repo, env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]

@@ -21,8 +21,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _free_port_base() -> int:
-    """A port base whose first few ports are free now (the script's default 28080 may be in use)."""
-    for base in range(38080, 60000, 97):
+    """A port base whose first few ports are free now (the script's default 28080 may be in use),
+    from the worker's base (conftest.py) up, and below the ephemeral range (32768 on Linux), where a
+    neighbouring test's client connection could take the port between this check and the bind."""
+    for base in range(int(os.environ.get("LAB_COST_PORT_BASE", "28080")), 32760 - 8, 97):
         try:
             for p in range(base, base + 8):
                 with socket.socket() as s:
