@@ -10,23 +10,30 @@ half-width on the log scale (0.05: about ±5 %) is what a design sets:
   rep's server starts and the machine's drift between A's run and B's): var(ℓ; d) = a + b / d.
   The same points run at two lengths give a and b per pair (`components`);
 * a point costs d + w + o seconds (w the warm-up, o the harness's own time per point, `point_cost`),
-  so a time budget buys n = budget / (points · (d + w + o)) reps of length d (`plan`);
+  so n reps of `points` points take n · points · (d + w + o) seconds; `plan` gives, for the design
+  a run measured, the minutes and the simulated half-widths at other numbers of reps;
 * the half-widths a design will print are simulated (`simulate`): n draws per pair from the pair's
   own centred log ratios (resampled, so a heavy tail in the real runs stays in the simulation),
   scaled to the spread at length d, the interval computed as the reports compute it. The same draws
   give the intervals' coverage of the known centre, which must stay within 93-97 %.
 
-`python -m httplab design DATA_DIR [DATA_DIR2]` prints the spreads of one or two runs and the designs
-a budget buys (docs/method.md "Sizing the reps").
+`python -m httplab design DATA_DIR [--long DATA_DIR2]` prints a run's spreads, the share of them a
+longer run length removes (with DATA_DIR2), and the run's design at other numbers of reps
+(docs/method.md "Sizing the reps").
 """
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
+
+from ..tidy.read import read_frame
+from .methods import t_bounds
+from .write import RUN_JSON, read_stats
 
 METRICS = ("req_per_s", "cpu_us_per_req")
 PAIR = ["suite", "scenario", "a_server", "b_server"]
@@ -51,9 +58,16 @@ def pair_spreads(ratios: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame
     on the log scale (NaN below two reps)."""
     g = ratios.groupby(PAIR, sort=True)["log_ratio"]
     out = g.agg(n="count", sd="std").reset_index()
-    tq = sps.t.ppf(0.5 + confidence / 2, np.maximum(out["n"] - 1, 1))
-    out["half_width"] = np.where(out["n"] >= 2, tq * out["sd"] / np.sqrt(out["n"]), np.nan)
+    out["half_width"] = [_half_width(v.to_numpy(dtype=float), confidence) for _, v in g]
     return out
+
+
+def _half_width(logs: np.ndarray, confidence: float) -> float:
+    """The half-width of the interval the reports print for these log ratios (stats.methods)."""
+    if logs.shape[-1] < 2:
+        return math.nan
+    mean, _, hi = t_bounds(logs, confidence)
+    return float(hi - mean)
 
 
 def summary(spreads: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
@@ -109,7 +123,6 @@ def simulate(comp: pd.DataFrame, residuals: pd.DataFrame, design: Design, trials
     share of intervals that cover the true centre (0)."""
     rng = np.random.default_rng(seed)
     n = design.reps
-    tq = sps.t.ppf(0.5 + confidence / 2, n - 1)
     res = {k: g.to_numpy() for k, g in residuals.groupby(PAIR, sort=False)["z"]}
     rows = []
     for rec in comp.itertuples(index=False):
@@ -119,8 +132,8 @@ def simulate(comp: pd.DataFrame, residuals: pd.DataFrame, design: Design, trials
             continue
         sigma = math.sqrt(rec.a + rec.b / design.duration_s)
         draws = rng.choice(z, size=(trials, n), replace=True) * sigma
-        mean, sd = draws.mean(axis=1), draws.std(axis=1, ddof=1)
-        hw = tq * sd / math.sqrt(n)
+        mean, _, hi = t_bounds(draws, confidence)
+        hw = hi - mean
         rows.append({**dict(zip(PAIR, key)), "half_width": float(np.median(hw)),
                      "coverage": float(np.mean(np.abs(mean) <= hw))})
     return pd.DataFrame(rows)
@@ -158,11 +171,11 @@ def plan(spreads: pd.DataFrame, residuals: pd.DataFrame, duration_s: float, warm
 
 
 def _load(data_dir: str) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
-    import json
-    from pathlib import Path
+    """A built run's runs and comparisons frames and its meta, read by the data layer's own readers
+    (only these three files are needed: docs/evidence/rep-design/ keeps no more)."""
     d = Path(data_dir)
-    meta = json.loads((d / "run.json").read_text(encoding="utf-8"))["meta"]
-    return pd.read_parquet(d / "runs.parquet"), pd.read_parquet(d / "comparisons.parquet"), meta
+    meta = json.loads((d / RUN_JSON).read_text(encoding="utf-8"))["meta"]
+    return read_frame(d, "runs"), read_stats(d, "comparisons"), meta
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,6 +4,7 @@ and coverage of a design agree with the t interval's theory on normal data."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -86,3 +87,14 @@ def test_more_reps_of_the_measured_design_narrow_its_intervals():
     # t(0.975, n−1)/√n: 1.24 at 5 reps, 0.47 at 20
     assert p["median"].iloc[1] < p["median"].iloc[0] * 0.45
     assert (p["coverage_median"] > 0.92).all()
+
+
+def test_the_command_reads_the_committed_study_runs(capsys):
+    """`python -m httplab design` on a study run as docs/evidence/rep-design/ keeps it (run.json and
+    two frames, no more): it prints the run's half-widths per metric and its design at more reps."""
+    study = Path(__file__).resolve().parents[2] / "docs" / "evidence" / "rep-design"
+    (run,) = sorted(study.glob("A-*"))
+    assert D.main([str(run), "--reps", "5", "10", "--trials", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "req_per_s, reps 5, 3 s runs" in out and "cpu_us_per_req, reps 5" in out
+    assert out.count("this design at more reps") == 2
