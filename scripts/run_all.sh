@@ -10,7 +10,10 @@
 #                      every suite, in the order their suite.toml gives; docs/suites.md)
 #                      [--duration S] [--warmup S] [--reps N] [--skip-setup]
 #                      [--servers a,b] [--scenarios glob,glob] [--aa | --no-aa]
-#                      [--order-seed N] [--no-reports] [--skip-build] [--no-pack]
+#                      [--order-seed N] [--blocks server|scenario]
+#                      [--no-reports] [--skip-build] [--no-pack]
+#                      (--blocks scenario: every server runs a scenario before any runs the
+#                      next, a start per point; docs/method.md "Sizing the reps")
 #                      (--skip-build: the servers in build/ are used as they are, e.g. an offline
 #                      archive's; --no-pack: raw/ stays unpacked, for the home machine to pack)
 #                      [--hosts local|netns] [--netns-rate RATE] [--clients N] [--rtt MS]
@@ -178,6 +181,7 @@ flag_values() {
         --run-id)    echo "a run under $RAW_ROOT" ;;
         --servers)   load_servers; echo "a comma list of ${LAB_SERVERS[*]}" ;;
         --scenarios) echo "a comma list of scenario id globs" ;;
+        --blocks)    echo "server or scenario" ;;
         --hosts)     echo "one of ${HOST_MODES[*]}" ;;
         --netns-rate) echo "a rate as tc takes it, e.g. 1gbit" ;;
         --clients)   echo "a number of client hosts" ;;
@@ -211,7 +215,7 @@ main() {
     SUITE_FLAGS=() BUILD_FLAGS=()
     while (( $# )); do
         case $1 in
-            --suites|--run-id|--duration|--warmup|--reps|--servers|--scenarios|--order-seed|--hosts|--netns-rate|--clients|--inventory|--rtt)
+            --suites|--run-id|--duration|--warmup|--reps|--servers|--scenarios|--order-seed|--blocks|--hosts|--netns-rate|--clients|--inventory|--rtt)
                 need_value "$1" "$#" "$(flag_values "$1")" ;;&
             --quick)      profile=quick; SUITE_FLAGS+=(--quick) ;;
             --seed-conditions) profile=seed; SUITE_FLAGS+=(--seed-conditions) ;;
@@ -221,6 +225,8 @@ main() {
             --duration)   export DURATION=$2; shift ;;
             --warmup)     export WARMUP=$2; shift ;;
             --reps)       export REPS=$2; shift ;;
+            --blocks)     [[ $2 == server || $2 == scenario ]] || die "--blocks takes server or scenario (got '$2')"
+                          export BLOCKS=$2; shift ;;
             --servers)    SUITE_FLAGS+=("$1" "$2"); BUILD_FLAGS=(--servers "${2//"$AA_SUFFIX"/}"); shift ;;
             --scenarios|--order-seed|--netns-rate) SUITE_FLAGS+=("$1" "$2"); shift ;;
             --hosts)      check_host_mode "$2"; export HOSTS=$2; SUITE_FLAGS+=("$1" "$2"); shift ;;
@@ -291,6 +297,7 @@ main() {
         WARMUP=$(jq -r .params.warmup_s "$RUN_DIR/meta.json")
         REPS=$(jq -r .params.reps "$RUN_DIR/meta.json")
         AA=$(jq -r '.params.aa // 0' "$RUN_DIR/meta.json"); export AA
+        BLOCKS=$(jq -r '.params.blocks // "server"' "$RUN_DIR/meta.json"); export BLOCKS
         # ... and its host mode: a run's points are all measured the same way
         local was
         was=$(jq -r '.params.hosts // "local"' "$RUN_DIR/meta.json")

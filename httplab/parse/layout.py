@@ -9,7 +9,7 @@ error messages; RawFormatError names the file (and line or key) as before.
     raw/<run_id>/<part>/hosts.json                           hosts_doc
     raw/<run_id>/<part>/host.start.json, host.end.json       host_states
     raw/<run_id>/<part>/certificate.txt                      certificate_text
-    raw/<run_id>/<part>/<server>/verify.r<rep>.txt           verify_files
+    raw/<run_id>/<part>/<server>/verify.r<rep>[.<scenario>].txt  verify_files
     raw/<run_id>/<part>/<server>/<scenario>/scenario.json    iter_points -> PointFiles
     …/<scenario>/<stem>.<suffix>                             PointFiles.rep -> RepFiles
 
@@ -58,7 +58,10 @@ HOST_JSON = "host.json"           # client host I's record of its run (stem r<re
 LAT_HOST_JSON = "lat.host.json"   # ... of h2load's latency run
 
 _REP_RE = re.compile(r"r(\d+)\.run\.json")
-_VERIFY_RE = re.compile(r"verify\.r(\d+)\.txt")
+# verify.r<rep>.txt, or verify.r<rep>.<scenario>.txt where scenario blocks start a server once per
+# scenario (scripts/lib/suite.sh suite_blocks); a resumed start's verify.r<rep>[.<scenario>].resumed-<t>.txt
+# is kept for a look and not read.
+_VERIFY_RE = re.compile(r"verify\.r(\d+)(?:\.([A-Za-z0-9_]+))?\.txt")
 
 
 def point_stem(rep: int, host: int | None = None) -> str:
@@ -273,11 +276,12 @@ class VerifyFile:
     server: str
     rep: int
     text: str           # decoded with errors replaced
-    raw_path: str       # <run_id>/<part>/<server>/verify.r<rep>.txt
+    raw_path: str       # <run_id>/<part>/<server>/verify.r<rep>[.<scenario>].txt
+    block: str = ""     # the scenario of a scenario block's gate ("" for the rep's one gate)
 
 
 def verify_files(run_dir: str | Path) -> Iterator[VerifyFile]:
-    """Every <part>/<server>/verify.r<rep>.txt, sorted by path."""
+    """Every <part>/<server>/verify.r<rep>[.<scenario>].txt, sorted by path."""
     run_dir = Path(run_dir)
     for path in sorted(run_dir.glob("*/*/verify.r*.txt")):
         m = _VERIFY_RE.fullmatch(path.name)
@@ -285,5 +289,5 @@ def verify_files(run_dir: str | Path) -> Iterator[VerifyFile]:
             continue
         yield VerifyFile(path.parent.parent.name, path.parent.name, int(m.group(1)),
                          path.read_text(encoding="utf-8", errors="replace"),
-                         path.relative_to(run_dir.parent).as_posix())
+                         path.relative_to(run_dir.parent).as_posix(), m.group(2) or "")
 

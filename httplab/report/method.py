@@ -82,6 +82,15 @@ def _host_line(meta: dict) -> str:
     return "; ".join(parts)
 
 
+def _blocks_words(blocks: str | None) -> str:
+    """How a rep's points were grouped (meta params.blocks; runs made before it have none: server)."""
+    if blocks == "scenario":
+        return ("scenario by scenario: every server ran a scenario before any ran the next, each started "
+                "fresh for it and passing the verify gate first, so that the two runs of a comparison are "
+                "seconds apart")
+    return "(each server started fresh and passed the verify gate first)"
+
+
 def settings_table(ctx: ReportContext) -> pd.DataFrame:
     """Setting | value: the run's durations, reps, order, pinning, host and statistics."""
     meta = ctx.run.meta
@@ -92,7 +101,7 @@ def settings_table(ctx: ReportContext) -> pd.DataFrame:
          + (f"; h2load's latency run (with its per-request log) {p['latency_run_s']} s" if "latency_run_s" in p
             and not ctx.runs.empty and (ctx.runs["protocol"] == "h2").any() else "")),
         ("Repetitions", f"{p.get('reps', '?')} reps; within each, the servers in a seeded random balanced "
-                        "order (each server started fresh and passed the verify gate first)"),
+                        "order " + _blocks_words(p.get("blocks"))),
         ("A/A copy", "yes: a second instance of the contestant on the headline scenarios (the noise floor)"
          if p.get("aa") else f"no: {no_aa_reason(meta).removeprefix('no A/A copy ran ').strip('()')}; no measured noise floor"),
         ("Pinning", f"server on CPU {meta.get('server_cpus', '?')}, load generator on CPU "

@@ -183,18 +183,26 @@ def parse_verify(text: str) -> tuple[list[str], list[str], list[str]]:
 
 
 def load_verify(run_dir: str | Path, meta: Mapping[str, Any] | None = None) -> pd.DataFrame:
-    """One row per (suite, server, rep) verify gate: passed, counts, the failed checks, all lines."""
+    """One row per (suite, server, rep) verify gate: passed, counts, the failed checks, all lines.
+    Where scenario blocks gated a server once per scenario, the rep's gates are one row: passed
+    when every one passed, their checks together, raw_path the first file's."""
     run_dir = Path(run_dir)
     run_id = (read_meta(run_dir) if meta is None else meta)["run_id"]
-    rows = []
+    gates: dict[tuple[str, str, int], list[tuple[layout.VerifyFile, list[str], list[str], list[str]]]] = {}
     for vf in layout.verify_files(run_dir):
-        lines, passes, fails = parse_verify(vf.text)
+        gates.setdefault((vf.part, vf.server, vf.rep), []).append((vf, *parse_verify(vf.text)))
+    rows = []
+    for (part, server, rep), found in gates.items():
+        lines = [ln for _, ls, _, _ in found for ln in ls]
+        fails = [ln for _, _, _, fs in found for ln in fs]
+        unchecked = [vf.raw_path for vf, _, ps, fs in found if not ps and not fs]
+        failed = fails + [f"no check recorded ({p})" if len(found) > 1 else "no check recorded" for p in unchecked]
         rows.append({
-            "run_id": run_id, "suite": vf.part, "server": vf.server,
-            "rep": vf.rep, "passed": bool(passes) and not fails,
-            "n_pass": len(passes), "n_fail": len(fails),
-            "failed_checks": "\n".join(fails) if fails else ("" if passes else "no check recorded"),
-            "lines": "\n".join(lines), "raw_path": vf.raw_path,
+            "run_id": run_id, "suite": part, "server": server,
+            "rep": rep, "passed": not failed,
+            "n_pass": sum(len(ps) for _, _, ps, _ in found), "n_fail": len(fails),
+            "failed_checks": "\n".join(failed),
+            "lines": "\n".join(lines), "raw_path": found[0][0].raw_path,
         })
     df = pd.DataFrame(rows, columns=list(VERIFY_COLUMNS))
     return df.sort_values(["suite", "server", "rep"], kind="stable").reset_index(drop=True)

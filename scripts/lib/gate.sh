@@ -79,12 +79,13 @@ gate_expectation() {
 }
 
 # gate SERVER REP: every route the suite will hit on SERVER, over each protocol it
-# uses, before any load.
+# uses, before any load (in the rep's block TODO_BLOCK only, when scenario blocks start the
+# server once per scenario: verify.r<rep>.<scenario>.txt).
 gate() {
     local server=$1 rep=$2 out line ok=0 key base="$SCHEME://$SERVER_ADDR:$SERVER_PORT"
     local -A seen=()
-    out=$RUN_DIR/$SUITE/$server/verify.r$rep.txt
-    [[ -f $out ]] && out=$RUN_DIR/$SUITE/$server/verify.r$rep.resumed-$(date +%s).txt
+    out=$RUN_DIR/$SUITE/$server/verify.r$rep${TODO_BLOCK:+.$TODO_BLOCK}.txt
+    [[ -f $out ]] && out=$RUN_DIR/$SUITE/$server/verify.r$rep${TODO_BLOCK:+.$TODO_BLOCK}.resumed-$(date +%s).txt
     mkdir -p "$(dirname "$out")"
     {
         echo "# verify gate: $SUITE $server rep $rep $(utc_now) $base"

@@ -89,12 +89,14 @@ scenario_selected() {
     return 1
 }
 
-# todo_for SERVER REP: the scenario lines SERVER still has to run in REP.
+# todo_for SERVER REP: the scenario lines SERVER still has to run in REP (in the block TODO_BLOCK
+# only, when it is set: one scenario id, suite_blocks).
 todo_for() {
     local server=$1 rep=$2 line
     for line in "${SCENARIOS[@]}"; do
         parse_scenario "$line"
         scenario_selected || continue
+        [[ -z ${TODO_BLOCK:-} || $SC_ID == "$TODO_BLOCK" ]] || continue
         server_serves "$server" "$SC_PROTOCOL:$SC_KIND" || continue
         is_aa_copy "$server" && ! headline_scenario && continue
         point_done "$(scenario_dir "$server")" "$rep" || echo "$line"
@@ -227,12 +229,16 @@ PLAN_PART_S=2.5         # every part: bench.sh, the host state at start and end 
 suite_plan() {
     local rep server line starts=0 todo tools=()
     [[ -f $RUN_DIR/$SUITE/suite.json ]] && { echo "0 0"; return 0; }
+    local blocks block
+    mapfile -t blocks < <(suite_blocks)
     for (( rep = 1; rep <= REPS; rep++ )); do
-        for server in "${SUITE_SERVERS[@]}"; do
-            mapfile -t todo < <(todo_for "$server" "$rep")
-            (( ${#todo[@]} )) || continue
-            starts=$(( starts + 1 ))
-            for line in "${todo[@]}"; do parse_scenario "$line"; tools+=("$SC_TOOL"); done
+        for block in "${blocks[@]}"; do
+            for server in "${SUITE_SERVERS[@]}"; do
+                mapfile -t todo < <(TODO_BLOCK=$block todo_for "$server" "$rep")
+                (( ${#todo[@]} )) || continue
+                starts=$(( starts + 1 ))
+                for line in "${todo[@]}"; do parse_scenario "$line"; tools+=("$SC_TOOL"); done
+            done
         done
     done
     (( ${#tools[@]} )) || { echo "0 0"; return 0; }
@@ -248,11 +254,33 @@ plan_text() {
     if (( $1 < 120 )); then echo "about $1 s"; else echo "about $(( ($1 + 30) / 60 )) min"; fi
 }
 
+# suite_blocks: the blocks of a rep, one per line, in the order they run; in each block every server
+# of the rep's order starts, is gated, serves the block's points and stops (BLOCKS, --blocks):
+#   server    one block holding every point (printed as an empty line): a server starts once per
+#             rep and serves all its points one after the other. A pair's two runs are then as
+#             far apart as a rep is long (80 s for the http1 suite at 1 s runs).
+#   scenario  one block per scenario id: all servers run a scenario before any runs the next, each
+#             started for it. A pair's two runs are then seconds apart, so they share more of the
+#             machine's drift (docs/method.md "Sizing the reps": on this VM the speed of the two
+#             vCPUs' loopback moves between levels ~20 % apart for seconds at a time), at the cost
+#             of a server start per point.
+# A suite that orders a server's points itself (the latency suites: the rates follow the capacity
+# point of the same start) always runs in server blocks.
+suite_blocks() {
+    local line
+    if [[ ${BLOCKS:-server} == server ]] || declare -F suite_order_points >/dev/null; then echo; return 0; fi
+    for line in "${SCENARIOS[@]}"; do
+        parse_scenario "$line"
+        scenario_selected && echo "$SC_ID"
+    done
+    return 0
+}
+
 # suite_run: the suite's points, rep by rep. With LAB_COUNT_POINTS=1 it only prints how many points
 # it would measure and their estimated seconds (suite_plan: run_all.sh adds them up for the run's
 # planned duration and progress line) and touches nothing.
 suite_run() {
-    local rep server line total=0 done=0 skipped=0 i order dir f
+    local rep server line total=0 done=0 skipped=0 i order dir f blocks block
     if [[ -n ${LAB_COUNT_POINTS:-} ]]; then suite_plan; return 0; fi
     if [[ -f $RUN_DIR/$SUITE/suite.json ]]; then
         log "suite $SUITE of $(basename "$RUN_DIR") is already complete; nothing to do"
@@ -287,7 +315,8 @@ suite_run() {
         return 0
     fi
     read -r total f < <(suite_plan)
-    log "suite $SUITE: $total points to run (${REPS} reps, ${DURATION}s + ${WARMUP}s warm-up each; planned: $(plan_text "$f"), an estimate), server CPUs $SERVER_CPUS, client CPUs $CLIENT_CPUS"
+    mapfile -t blocks < <(suite_blocks)
+    log "suite $SUITE: $total points to run (${REPS} reps, ${DURATION}s + ${WARMUP}s warm-up each, $( ((${#blocks[@]} > 1)) && echo "${#blocks[@]} scenario blocks per rep" || echo "one block per rep"); planned: $(plan_text "$f"), an estimate), server CPUs $SERVER_CPUS, client CPUs $CLIENT_CPUS"
     suite_order
     host_state start
     # the machine's own speed before, halfway through and after the suite (scripts/lib/canary.sh)
@@ -296,70 +325,74 @@ suite_run() {
     SUITE_T0=$(date +%s)
     for (( rep = 1; rep <= REPS; rep++ )); do
         read -ra order <<<"${REP_ORDERS[rep - 1]}"
-        for i in "${!order[@]}"; do
-            server=${order[$i]} POINT_POSITION=$(( i + 1 ))
-            mapfile -t todo < <(todo_for "$server" "$rep")
-            (( ${#todo[@]} )) || continue
-            # a suite may order a server's points itself (suite_order_points SERVER REP LINE...)
-            if declare -F suite_order_points >/dev/null; then
-                mapfile -t todo < <(suite_order_points "$server" "$rep" "${todo[@]}")
-            fi
-            SUITE_AT="the start of $server (rep $rep)"
-            raw_writable "$RUN_DIR/$SUITE/$server" "$server (rep $rep)" || return 1
-            mkdir -p "$RUN_DIR/$SUITE/$server"
-            # A rep resumed after a stop starts its server again with a log of its own: the first
-            # one's (maybe the record of its crash) stays as it was.
-            SERVER_LOG=$RUN_DIR/$SUITE/$server/server.r$rep.log
-            [[ -e $SERVER_LOG ]] && SERVER_LOG=$RUN_DIR/$SUITE/$server/server.r$rep.resumed-$(date +%s).log
-            # <server>@<n> runs on the first n CPUs of the share, every other server on all of it;
-            # the point's cpu.json records them
-            SERVER_CPUS=$(point_server_cpus "$server")
-            start_server "$server" "$SERVER_LOG"
-            SUITE_AT="the verify gate of $server (rep $rep)"
-            if ! gate "$server" "$rep"; then
-                log "$server failed the verify gate in rep $rep (see $RUN_DIR/$SUITE/$server/verify.r$rep*.txt and its log $SERVER_LOG); not loading it"
-                stop_server
-                skipped=$(( skipped + ${#todo[@]} ))
-                progress "$done" "$skipped" "$total" "$server r$rep skipped (verify gate)"
-                continue
-            fi
-            for line in "${todo[@]}"; do
-                parse_scenario "$line"
-                SC_URL="$SCHEME://$SERVER_ADDR:$SERVER_PORT$SC_ROUTE"
-                [[ $SC_KIND == echo_get ]] && SC_URL+="?size=$SC_SIZE"
-                dir=$(scenario_dir "$server")
-                SUITE_AT="$server $SC_ID (rep $rep)"
-                raw_writable "$dir" "$SUITE_AT" || return 1
-                # A suite's point may depend on an earlier one (the latency suite's rates on the
-                # server's measured capacity): suite_prepare_point SERVER REP sets what the point
-                # needs (SC_EXTRA_JSON: fields for scenario.json) or says why it cannot run.
-                SC_EXTRA_JSON='{}'
-                if declare -F suite_prepare_point >/dev/null && ! suite_prepare_point "$server" "$rep"; then
-                    skipped=$(( skipped + 1 ))
-                    progress "$done" "$skipped" "$total" "$server $SC_ID r$rep skipped ($POINT_SKIP_REASON)"
+        for block in "${blocks[@]}"; do
+            TODO_BLOCK=$block
+            for i in "${!order[@]}"; do
+                server=${order[$i]} POINT_POSITION=$(( i + 1 ))
+                mapfile -t todo < <(todo_for "$server" "$rep")
+                (( ${#todo[@]} )) || continue
+                # a suite may order a server's points itself (suite_order_points SERVER REP LINE...)
+                if declare -F suite_order_points >/dev/null; then
+                    mapfile -t todo < <(suite_order_points "$server" "$rep" "${todo[@]}")
+                fi
+                SUITE_AT="the start of $server (rep $rep)"
+                raw_writable "$RUN_DIR/$SUITE/$server" "$server (rep $rep)" || return 1
+                mkdir -p "$RUN_DIR/$SUITE/$server"
+                # A rep resumed after a stop starts its server again with a log of its own: the first
+                # one's (maybe the record of its crash) stays as it was.
+                SERVER_LOG=$RUN_DIR/$SUITE/$server/server.r$rep${TODO_BLOCK:+.$TODO_BLOCK}.log
+                [[ -e $SERVER_LOG ]] && SERVER_LOG=$RUN_DIR/$SUITE/$server/server.r$rep${TODO_BLOCK:+.$TODO_BLOCK}.resumed-$(date +%s).log
+                # <server>@<n> runs on the first n CPUs of the share, every other server on all of it;
+                # the point's cpu.json records them
+                SERVER_CPUS=$(point_server_cpus "$server")
+                start_server "$server" "$SERVER_LOG"
+                SUITE_AT="the verify gate of $server (rep $rep)"
+                if ! gate "$server" "$rep"; then
+                    log "$server failed the verify gate in rep $rep (see $RUN_DIR/$SUITE/$server/verify.r$rep*.txt and its log $SERVER_LOG); not loading it"
+                    stop_server
+                    skipped=$(( skipped + ${#todo[@]} ))
+                    progress "$done" "$skipped" "$total" "$server r$rep skipped (verify gate)"
                     continue
                 fi
-                SUITE_POINT=1
-                write_scenario_json "$dir" "$server"
-                measure_point "$dir" "$rep" "$SC_TOOL"
-                if [[ -n $POINT_FAULT ]]; then
-                    # the server is asked too: a tool often hangs because its server does
-                    if server_check; then f="$server still answers"
-                    else f="$server $SERVER_TROUBLE as well ($SERVER_TROUBLE_DETAIL)"; fi
-                    abort_suite "$POINT_FAULT while loading $SUITE_AT; the point is not recorded and is redone on resume${POINT_FAULT_FILES:+; its output: $POINT_FAULT_FILES}; $f; the server log: $SERVER_LOG"
-                    return 1
-                fi
-                SUITE_POINT=
-                done=$(( done + 1 ))
-                progress "$done" "$skipped" "$total" "$server $SC_ID r$rep"
-                if ! $POINT_ALIVE; then
-                    abort_suite "$server $SERVER_TROUBLE during $SC_ID (rep $rep): $SERVER_TROUBLE_DETAIL; the point is recorded as a failed run; its log: $SERVER_LOG"
-                    return 1
-                fi
+                for line in "${todo[@]}"; do
+                    parse_scenario "$line"
+                    SC_URL="$SCHEME://$SERVER_ADDR:$SERVER_PORT$SC_ROUTE"
+                    [[ $SC_KIND == echo_get ]] && SC_URL+="?size=$SC_SIZE"
+                    dir=$(scenario_dir "$server")
+                    SUITE_AT="$server $SC_ID (rep $rep)"
+                    raw_writable "$dir" "$SUITE_AT" || return 1
+                    # A suite's point may depend on an earlier one (the latency suite's rates on the
+                    # server's measured capacity): suite_prepare_point SERVER REP sets what the point
+                    # needs (SC_EXTRA_JSON: fields for scenario.json) or says why it cannot run.
+                    SC_EXTRA_JSON='{}'
+                    if declare -F suite_prepare_point >/dev/null && ! suite_prepare_point "$server" "$rep"; then
+                        skipped=$(( skipped + 1 ))
+                        progress "$done" "$skipped" "$total" "$server $SC_ID r$rep skipped ($POINT_SKIP_REASON)"
+                        continue
+                    fi
+                    SUITE_POINT=1
+                    write_scenario_json "$dir" "$server"
+                    measure_point "$dir" "$rep" "$SC_TOOL"
+                    if [[ -n $POINT_FAULT ]]; then
+                        # the server is asked too: a tool often hangs because its server does
+                        if server_check; then f="$server still answers"
+                        else f="$server $SERVER_TROUBLE as well ($SERVER_TROUBLE_DETAIL)"; fi
+                        abort_suite "$POINT_FAULT while loading $SUITE_AT; the point is not recorded and is redone on resume${POINT_FAULT_FILES:+; its output: $POINT_FAULT_FILES}; $f; the server log: $SERVER_LOG"
+                        return 1
+                    fi
+                    SUITE_POINT=
+                    done=$(( done + 1 ))
+                    progress "$done" "$skipped" "$total" "$server $SC_ID r$rep"
+                    if ! $POINT_ALIVE; then
+                        abort_suite "$server $SERVER_TROUBLE during $SC_ID (rep $rep): $SERVER_TROUBLE_DETAIL; the point is recorded as a failed run; its log: $SERVER_LOG"
+                        return 1
+                    fi
+                done
+                stop_server
+                SERVER_LOG=
             done
-            stop_server
-            SERVER_LOG=
         done
+        TODO_BLOCK=
         # (not in the quick profile, which checks the pipeline: the start and the end say it works)
         if (( REPS > 1 && rep == (REPS + 1) / 2 )) && [[ ${PROFILE:-full} != quick ]]; then
             SUITE_AT="the canary halfway through the suite"
@@ -395,8 +428,8 @@ point_server_cpus() {
 run_params_json() {
     jq -n --argjson d "$DURATION" --argjson w "$WARMUP" --argjson r "$REPS" --argjson aa "${AA:-0}" \
         --argjson lat "$(lat_duration)" --arg hosts "${HOSTS:-local}" --argjson clients "$CLIENT_HOSTS" \
-        --arg rtt "${NETNS_RTT_MS:-}" --arg plan "${CPU_PLAN_NOTE:-}" \
-        '{duration_s: $d, warmup_s: $w, reps: $r, aa: $aa, latency_run_s: $lat, hosts: $hosts,
+        --arg rtt "${NETNS_RTT_MS:-}" --arg plan "${CPU_PLAN_NOTE:-}" --arg blocks "${BLOCKS:-server}" \
+        '{duration_s: $d, warmup_s: $w, reps: $r, aa: $aa, latency_run_s: $lat, hosts: $hosts, blocks: $blocks,
           client_hosts: $clients, rtt_ms: (if $rtt == "" then null else ($rtt | tonumber) end)}
          + (if $plan == "" then {} else {cpu_plan: $plan} end)'
 }
@@ -458,6 +491,9 @@ usage: $(basename "$0") [--run-dir DIR] [--quick] [--duration S] [--warmup S] [-
   --aa, --no-aa   with / without the A/A copy of the contestant on the headline scenarios
                   (${HEADLINE_SCENARIOS:-none}); default: with in the full profile
   --order-seed N  the seed of the servers' random order (default: from the run id and suite)
+  --blocks B      server (default): each server starts once per rep and serves all its points;
+                  scenario: every server runs a scenario before any runs the next, one start per
+                  point, so that the two runs of a comparison are seconds apart (docs/method.md)
   --hosts MODE    local (default: this machine, loopback) or netns (a server host and a client
                   host as network namespaces joined by a veth pair; root)
   --netns-rate R  in netns mode, shape the link with tc tbf at R (e.g. 1gbit; default: unshaped)
@@ -475,7 +511,7 @@ parse_suite_flags() {
     suite_servers
     while (( $# )); do
         case $1 in
-            --run-dir|--duration|--warmup|--reps|--servers|--scenarios|--order-seed|--hosts|--netns-rate|--clients|--inventory|--rtt)
+            --run-dir|--duration|--warmup|--reps|--servers|--scenarios|--order-seed|--blocks|--hosts|--netns-rate|--clients|--inventory|--rtt)
                 need_value "$1" "$#" ;;&
             --run-dir)   RUN_DIR=$2; shift ;;
             --quick)     profile=quick ;;
@@ -488,6 +524,7 @@ parse_suite_flags() {
             --aa)        AA=1 ;;
             --no-aa)     AA=0 ;;
             --order-seed) ORDER_SEED=$2; shift ;;
+            --blocks)    BLOCKS=$2; shift ;;
             --hosts)     check_host_mode "$2"; HOSTS=$2; shift ;;
             --netns-rate) NETNS_RATE=$2; shift ;;
             --clients)   CLIENT_HOSTS=$2; CLIENTS_GIVEN=1; shift ;;
@@ -505,6 +542,8 @@ parse_suite_flags() {
     [[ $DURATION =~ ^[1-9][0-9]*$ ]] || die "--duration takes whole seconds ≥ 1 (got '$DURATION')"
     [[ $WARMUP =~ ^[0-9]+$ ]] || die "--warmup takes whole seconds (got '$WARMUP')"
     [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps takes a number ≥ 1 (got '$REPS')"
+    BLOCKS=${BLOCKS:-server}
+    [[ $BLOCKS == server || $BLOCKS == scenario ]] || die "--blocks takes server or scenario (got '$BLOCKS')"
     if [[ -n $servers ]]; then
         local s asked
         IFS=, read -ra asked <<<"$servers"

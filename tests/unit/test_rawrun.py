@@ -140,6 +140,31 @@ def test_verify_and_suites(fake_run):
     assert load_suites(fake_run).iloc[0]["status"] == "incomplete"
 
 
+def test_scenario_blocks_gates_are_one_row_per_rep(fake_run):
+    """With --blocks scenario a server is gated once per scenario of a rep (verify.r<rep>.<scenario>.txt):
+    the rep's row passes only when every one of its gates did, and carries all their checks; a resumed
+    start's gate (….resumed-<t>.txt) is not read."""
+    d = fake_run / "http1/go"
+    for f in d.glob("verify.r*.txt"):
+        f.unlink()
+    (d / "verify.r1.get_ping_c50.txt").write_text("PASS GET /ping\n")
+    (d / "verify.r1.get_echo_s64_c50.txt").write_text("PASS GET /echo?size=64\n")
+    (d / "verify.r2.get_ping_c50.txt").write_text("PASS GET /ping\n")
+    (d / "verify.r2.get_echo_s64_c50.txt").write_text("FAIL GET /echo?size=64 -> body mismatch\n")
+    (d / "verify.r2.get_ping_c50.resumed-1700000000.txt").write_text("FAIL GET /ping -> 500\n")
+    (d / "verify.r3.get_ping_c50.txt").write_text("# a gate that recorded nothing\n")
+    (d / "verify.r3.get_echo_s64_c50.txt").write_text("PASS GET /echo?size=64\n")
+    v = load_verify(fake_run)
+    go = v[v["server"] == "go"].set_index("rep")
+    assert list(go.index) == [1, 2, 3]
+    assert go.loc[1, "passed"] and go.loc[1, "n_pass"] == 2 and go.loc[1, "failed_checks"] == ""
+    assert not go.loc[2, "passed"] and go.loc[2, "n_fail"] == 1 and go.loc[2, "n_pass"] == 1
+    assert "body mismatch" in go.loc[2, "failed_checks"] and "500" not in go.loc[2, "lines"]
+    assert not go.loc[3, "passed"] and "no check recorded (" in go.loc[3, "failed_checks"]
+    assert "verify.r3.get_ping_c50.txt" in go.loc[3, "failed_checks"]
+    assert go.loc[1, "raw_path"].endswith("go/verify.r1.get_echo_s64_c50.txt")   # the first by path
+
+
 def test_write_tidy_roundtrip(fake_run, tmp_path):
     run = load_run(fake_run)
     paths = write_tidy(run.frames(), tmp_path / "data" / run.run_id)
