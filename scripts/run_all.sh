@@ -181,7 +181,7 @@ flag_values() {
         --run-id)    echo "a run under $RAW_ROOT" ;;
         --servers)   load_servers; echo "a comma list of ${LAB_SERVERS[*]}" ;;
         --scenarios) echo "a comma list of scenario id globs" ;;
-        --blocks)    echo "server or scenario" ;;
+        --blocks)    echo "one of ${BLOCK_MODES[*]}" ;;
         --hosts)     echo "one of ${HOST_MODES[*]}" ;;
         --netns-rate) echo "a rate as tc takes it, e.g. 1gbit" ;;
         --clients)   echo "a number of client hosts" ;;
@@ -225,8 +225,7 @@ main() {
             --duration)   export DURATION=$2; shift ;;
             --warmup)     export WARMUP=$2; shift ;;
             --reps)       export REPS=$2; shift ;;
-            --blocks)     [[ $2 == server || $2 == scenario ]] || die "--blocks takes server or scenario (got '$2')"
-                          export BLOCKS=$2; shift ;;
+            --blocks)     check_blocks "$2"; export BLOCKS=$2; shift ;;
             --servers)    SUITE_FLAGS+=("$1" "$2"); BUILD_FLAGS=(--servers "${2//"$AA_SUFFIX"/}"); shift ;;
             --scenarios|--order-seed|--netns-rate) SUITE_FLAGS+=("$1" "$2"); shift ;;
             --hosts)      check_host_mode "$2"; export HOSTS=$2; SUITE_FLAGS+=("$1" "$2"); shift ;;

@@ -266,6 +266,14 @@ plan_text() {
 #             of a server start per point.
 # A suite that orders a server's points itself (the latency suites: the rates follow the capacity
 # point of the same start) always runs in server blocks.
+BLOCK_MODES=(server scenario)
+
+# check_blocks MODE: dies unless MODE is one of BLOCK_MODES (run_all.sh checks it before anything
+# starts, each bench script again for itself).
+check_blocks() {
+    [[ " ${BLOCK_MODES[*]} " == *" $1 "* ]] || die "--blocks takes server or scenario (got '$1')"
+}
+
 suite_blocks() {
     local line
     if [[ ${BLOCKS:-server} == server ]] || declare -F suite_order_points >/dev/null; then echo; return 0; fi
@@ -543,7 +551,7 @@ parse_suite_flags() {
     [[ $WARMUP =~ ^[0-9]+$ ]] || die "--warmup takes whole seconds (got '$WARMUP')"
     [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps takes a number ≥ 1 (got '$REPS')"
     BLOCKS=${BLOCKS:-server}
-    [[ $BLOCKS == server || $BLOCKS == scenario ]] || die "--blocks takes server or scenario (got '$BLOCKS')"
+    check_blocks "$BLOCKS"
     if [[ -n $servers ]]; then
         local s asked
         IFS=, read -ra asked <<<"$servers"
