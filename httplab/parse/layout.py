@@ -61,7 +61,7 @@ _REP_RE = re.compile(r"r(\d+)\.run\.json")
 # verify.r<rep>.txt, or verify.r<rep>.<scenario>.txt where scenario blocks start a server once per
 # scenario (scripts/lib/suite.sh suite_blocks); a resumed start's verify.r<rep>[.<scenario>].resumed-<t>.txt
 # is kept for a look and not read.
-_VERIFY_RE = re.compile(r"verify\.r(\d+)(?:\.([A-Za-z0-9_]+))?\.txt")
+_VERIFY_RE = re.compile(r"verify\.r(\d+)(?:\.[A-Za-z0-9_]+)?\.txt")
 
 
 def point_stem(rep: int, host: int | None = None) -> str:
@@ -277,7 +277,6 @@ class VerifyFile:
     rep: int
     text: str           # decoded with errors replaced
     raw_path: str       # <run_id>/<part>/<server>/verify.r<rep>[.<scenario>].txt
-    block: str = ""     # the scenario of a scenario block's gate ("" for the rep's one gate)
 
 
 def verify_files(run_dir: str | Path) -> Iterator[VerifyFile]:
@@ -289,5 +288,5 @@ def verify_files(run_dir: str | Path) -> Iterator[VerifyFile]:
             continue
         yield VerifyFile(path.parent.parent.name, path.parent.name, int(m.group(1)),
                          path.read_text(encoding="utf-8", errors="replace"),
-                         path.relative_to(run_dir.parent).as_posix(), m.group(2) or "")
+                         path.relative_to(run_dir.parent).as_posix())
 

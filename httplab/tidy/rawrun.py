@@ -188,21 +188,28 @@ def load_verify(run_dir: str | Path, meta: Mapping[str, Any] | None = None) -> p
     when every one passed, their checks together, raw_path the first file's."""
     run_dir = Path(run_dir)
     run_id = (read_meta(run_dir) if meta is None else meta)["run_id"]
-    gates: dict[tuple[str, str, int], list[tuple[layout.VerifyFile, list[str], list[str], list[str]]]] = {}
+    gates: dict[tuple[str, str, int], list[layout.VerifyFile]] = {}
     for vf in layout.verify_files(run_dir):
-        gates.setdefault((vf.part, vf.server, vf.rep), []).append((vf, *parse_verify(vf.text)))
+        gates.setdefault((vf.part, vf.server, vf.rep), []).append(vf)
     rows = []
-    for (part, server, rep), found in gates.items():
-        lines = [ln for _, ls, _, _ in found for ln in ls]
-        fails = [ln for _, _, _, fs in found for ln in fs]
-        unchecked = [vf.raw_path for vf, _, ps, fs in found if not ps and not fs]
-        failed = fails + [f"no check recorded ({p})" if len(found) > 1 else "no check recorded" for p in unchecked]
+    for (part, server, rep), files in gates.items():
+        lines: list[str] = []
+        fails: list[str] = []
+        unchecked: list[str] = []
+        n_pass = 0
+        for vf in files:
+            ls, passes, fs = parse_verify(vf.text)
+            lines += ls
+            fails += fs
+            n_pass += len(passes)
+            if not passes and not fs:
+                unchecked.append("no check recorded" + (f" ({vf.raw_path})" if len(files) > 1 else ""))
         rows.append({
             "run_id": run_id, "suite": part, "server": server,
-            "rep": rep, "passed": not failed,
-            "n_pass": sum(len(ps) for _, _, ps, _ in found), "n_fail": len(fails),
-            "failed_checks": "\n".join(failed),
-            "lines": "\n".join(lines), "raw_path": found[0][0].raw_path,
+            "rep": rep, "passed": not fails and not unchecked,
+            "n_pass": n_pass, "n_fail": len(fails),
+            "failed_checks": "\n".join(fails + unchecked),
+            "lines": "\n".join(lines), "raw_path": files[0].raw_path,
         })
     df = pd.DataFrame(rows, columns=list(VERIFY_COLUMNS))
     return df.sort_values(["suite", "server", "rep"], kind="stable").reset_index(drop=True)
