@@ -30,7 +30,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "to-csv": ("tidy.to_csv", "CSV files beside a run's parquet frames"),
     "schema-docs": ("stats.schema", "rewrite the frames' schema tables in docs/data.md"),
     "coverage": ("stats.coverage", "simulate the intervals' coverage again and rewrite its table"),
-    "design": ("stats.design", "rep designs by power: a run's half-widths, and what a budget of reps and run lengths buys"),
+    "design": ("stats.design", "rep designs by power: a run's half-widths, and its design simulated at other numbers of reps"),
     # reports (httplab.report)
     "export-html": ("report.export_html", "export an executed notebook as HTML linking the shared stylesheet"),
     "index": ("report.index", "write reports/index.html"),

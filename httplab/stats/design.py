@@ -192,8 +192,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--trials", type=int, default=400)
     args = ap.parse_args(argv)
     runs, cmp_, meta = _load(args.data_dir)
+    long = _load(args.long) if args.long else None
     pd.set_option("display.width", 160)
-    short = {m: pair_spreads(rep_log_ratios(runs, cmp_, m)) for m in METRICS}
+    ratios = {m: rep_log_ratios(runs, cmp_, m) for m in METRICS}
+    short = {m: pair_spreads(ratios[m]) for m in METRICS}
     for m, sp in short.items():
         print(f"{args.data_dir}: {m}, reps {int(sp['n'].max()) if len(sp) else 0}, "
               f"{meta['params']['duration_s']} s runs")
@@ -204,9 +206,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nper point: {overhead:.2f} s of harness beside the {d_s:g} s run and its {w:g} s warm-up; "
           f"{points} points per rep")
     for m in METRICS:
-        res = standardised_residuals(rep_log_ratios(runs, cmp_, m))
-        if args.long:
-            runs_l, cmp_l, meta_l = _load(args.long)
+        res = standardised_residuals(ratios[m])
+        if long is not None:
+            runs_l, cmp_l, meta_l = long
             comp = components(short[m], d_s, pair_spreads(rep_log_ratios(runs_l, cmp_l, m)),
                               float(meta_l["params"]["duration_s"]))
             share = np.median(comp["b"] / d_s / (comp["a"] + comp["b"] / d_s))
