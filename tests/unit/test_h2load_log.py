@@ -123,7 +123,9 @@ def test_cli_as_module(tmp_path):
 
 
 def test_speed_one_million_lines(tmp_path):
-    """~5 M lines must take well under 10 s; 1 M here must be well under 2 s."""
+    """~5 M lines must take well under 10 s; 1 M here must be well under 2 s of CPU. CPU time, not the
+    wall clock: the cost is the parser's, and the test command runs the unit tests beside the smoke
+    runs (scripts/test.sh), where the wall clock also counts the neighbours' share of the core."""
     import time
     rng = np.random.default_rng(0)
     n = 1_000_000
@@ -132,8 +134,8 @@ def test_speed_one_million_lines(tmp_path):
     p = tmp_path / "big.log"
     with open(p, "w") as fh:
         fh.write("".join(f"{s}\t200\t{d}\n" for s, d in zip(starts.tolist(), durs.tolist())))
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     log = compact_log(p)
-    took = time.perf_counter() - t0
+    took = time.process_time() - t0
     assert log.requests == n and int(log.hist_counts.sum()) == n
-    assert took < 2.0, f"{took:.2f} s for 1 M lines"
+    assert took < 2.0, f"{took:.2f} s of CPU for 1 M lines"

@@ -201,9 +201,12 @@ def test_cpu_list_helpers():
 
 # ---------------------------------------------------------------- the real machine
 def test_collector_on_this_machine():
-    t0 = time.monotonic()
+    # its own cost beyond the 0.2 s sample stays small: CPU time, since the unit tests run beside the
+    # smoke runs (scripts/test.sh), where the wall clock counts the neighbours' share of the core too
+    t0, c0 = time.monotonic(), time.process_time()
     s = H.collect_host_state(sample_s=0.2)
-    assert time.monotonic() - t0 < 1.0
+    assert time.monotonic() - t0 >= 0.2
+    assert time.process_time() - c0 < 0.8
     for key in ("utc", "cpu_model", "cpu", "cpu_flags", "cpu_flags_sha256", "cores", "smt", "governor",
                 "boost", "thp", "aslr", "kernel", "loadavg", "memory", "busiest", "steal_since_boot",
                 "window", "cpu_ticks"):
