@@ -17,7 +17,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-pytestmark = pytest.mark.concurrent
+# one group (scripts/test.sh deals the concurrent tests out one by one, --dist loadgroup): the
+# module's lab is built once, on one worker
+pytestmark = [pytest.mark.concurrent, pytest.mark.xdist_group("add_server")]
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ROOT / "tests" / "fixtures" / "add_server" / "tiny"
