@@ -6,20 +6,23 @@
 #      C server's libFuzzer targets (scripts/fuzz.sh: every committed input replayed, then
 #      each target fuzzed for 6 s, about a minute in all);
 #   3. the manifests themselves (every field checked, every start command built);
-#   4. Python unit tests (parsers on captured tool output, tidy frames, statistics);
+#   4. Python unit tests (parsers on captured tool output, tidy frames, statistics): they time
+#      nothing, so when the smoke stage runs too they run beside its runs (step 6), not before;
 #   5. integration tests: first those that time nothing (harness faults, scripts, archives), two at a
 #      time; then, one at a time, those against the live sanitized C server on loopback (HTTP/1.1,
 #      h2c, h2spec's conformance suite) and the language servers' routes; the C server's
 #      again with --workers 2 and again on its io_uring loop (--loop uring);
 #      then the attack suite (tests/attacks): hostile clients against the sanitized
 #      C server, with a legitimate client measured throughout, on epoll and on io_uring;
-#   6. a pipeline smoke run: run_all.sh with tiny durations on a few scenarios,
-#      into a scratch raw/, data/ and reports/, then checks of the exported report; and one of the
-#      latency suites (oha's open model: capacity, fractions of it, a shared rate) on two servers,
-#      the backends suite (epoll against io_uring) on the C server's two loops and both floors,
-#      the scaling suite on the C server and Go (n = 1 on two cores),
-#      the http1 and h2c suites in the netns host mode (a server and two client namespaces), and
-#      in the inventory host mode (Ansible over ssh to stand-in hosts: scripts/inventory_netns.sh);
+#   6. a pipeline smoke run: first, alone, the latency suites (oha's open model: capacity, fractions
+#      of it, a shared rate) on two servers; then, at once, the main run (run_all.sh with tiny
+#      durations on a few scenarios of the seed suites, into a scratch raw/, data/ and reports/), the
+#      unit tests, and, one after the other, the backends suite (epoll against io_uring) on the C
+#      server's two loops and both floors, the scaling suite on the C server and Go (n = 1 on two
+#      cores), the http1 and h2c suites in the netns host mode (a server and two client
+#      namespaces) and in the inventory host mode (Ansible over ssh to stand-in hosts:
+#      scripts/inventory_netns.sh);
+#      then checks of every run's data and exported reports;
 #   7. that run's index and reports opened in headless Chromium (tests/browser: images,
 #      legible figures, no horizontal scroll, TOC links, empty sections, missing-value cells);
 #      full-page screenshots are kept in build/screenshots/smoke/;
@@ -73,11 +76,13 @@ stage_unit() {
 stage_integration() {
     # The integration tests marked `concurrent` time nothing a neighbour could disturb (the harness's
     # fault handling, whose deadlines have seconds of margin; instruction counts; archives; compare.sh
-    # on committed runs): they run two at a time, a test file per worker, each worker's lab runs on
+    # on committed runs): they run two at a time, each worker's lab runs on
     # ports of their own (tests/integration/conftest.py). Every other one times the server or the
     # machine (protocol timeouts, the open-model stall, memory windows, idle connections) and runs alone.
+    # They are dealt out one by one (--dist loadgroup), but a file whose module fixtures build something
+    # large (an offline archive, a lab with a new server) is one group, built once on one worker.
     step "Python integration tests that time nothing (two at a time)"
-    (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 LANG_TESTS_REQUIRE_ALL=1 "$py" -m pytest -q -n 2 --dist loadfile \
+    (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 LANG_TESTS_REQUIRE_ALL=1 "$py" -m pytest -q -n 2 --dist loadgroup \
         -m concurrent tests/integration)
     step "Python integration tests (live servers, one at a time)"
     (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 LANG_TESTS_REQUIRE_ALL=1 "$py" -m pytest -q -m "not concurrent" tests/integration)
@@ -105,57 +110,126 @@ stage_attacks() {
     (cd "$LAB_ROOT" && EVLOOP_LOOP=uring "$py" -m pytest -q tests/attacks)
 }
 
-# the pipeline smoke runs, their checks and the browser check of their reports
-stage_smoke() {
-    step "pipeline smoke run"
-    SCRATCH=$(mktemp -d)
-    trap 'rm -rf "$SCRATCH"' EXIT
+# smoke_main DIR: the main smoke run, the seed suites (every server, with the A/A copy), into DIR/raw,
+# data and reports.
+smoke_main() {
+    local dir=$1
     # Five reps: the fewest at which a report prints its seed tables' intervals, the A/A noise floor
     # and the verdicts (with three, those sections are left out, and the smoke checks fail).
     # Every server but the io_uring variants, which the backends smoke run below measures beside
     # their epoll twins (in the http1 suite they would add a fifth of its points and test nothing new).
-    RAW_ROOT=$SCRATCH/raw DATA_ROOT=$SCRATCH/data REPORTS_ROOT=$SCRATCH/reports \
+    RAW_ROOT=$dir/raw DATA_ROOT=$dir/data REPORTS_ROOT=$dir/reports \
         "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --aa --reps 5 --duration 1 --warmup 0 \
         --suites http1,h2c,https,languages,versus --servers "$(manifest_tool list | awk '$1 !~ /_uring$/ { print $1 }' | paste -sd,)" \
         --scenarios 'get_ping_c100,post_echo_b4096_c100,get_ping_pipe16_c100,h1_get_ping_c100,h2_get_ping_c100,get_root_c100'
     # (each suite runs those of these scenario ids it has: all six suites get some; the versus
     # suites their /ping points)
-    # The machine's canary (scripts/lib/canary.sh) runs in the main smoke run above, in each of its
-    # parts; the smoke runs below leave it out (LAB_CANARY=0), which saves a minute of the test command.
-    # The latency suites (oha, open model) on their own: every kind of point (the capacity, a low and
-    # a high fraction, the uncorrected twin, one shared rate; --quick alone runs three), two servers,
-    # two reps.
-    LAB_CANARY=0 RAW_ROOT=$SCRATCH/latency/raw DATA_ROOT=$SCRATCH/latency/data REPORTS_ROOT=$SCRATCH/latency/reports \
+    # The machine's canary (scripts/lib/canary.sh) runs in this run, in each of its parts; the other
+    # smoke runs leave it out (LAB_CANARY=0), which saves a minute of the test command.
+}
+
+# smoke_latency DIR: the latency suites (oha, open model) on their own: every kind of point (the
+# capacity, a low and a high fraction, the uncorrected twin, one shared rate; --quick alone runs
+# three), two servers, two reps, into DIR/latency.
+smoke_latency() {
+    local dir=$1
+    LAB_CANARY=0 RAW_ROOT=$dir/latency/raw DATA_ROOT=$dir/latency/data REPORTS_ROOT=$dir/latency/reports \
         "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --suites latency --servers evloop,nginx \
         --scenarios closed,f010,f080,f080_uncorrected,r10k --reps 2 --duration 1 --warmup 0
+}
+
+# smoke_side DIR: the smoke runs of the other suites and host modes, each into a folder of DIR; in a
+# lane (a subshell) beside the main run, so on ports of their own, 500 above the suites' 18080.
+smoke_side() {
+    local dir=$1
+    export LAB_PORT_BASE=18580
     # The backends suite (epoll against io_uring) on its two points, the four single-process servers,
     # with a 1 s warm-up: the one smoke run that goes through the warm-up (the quick profile has none).
-    LAB_CANARY=0 RAW_ROOT=$SCRATCH/backends/raw DATA_ROOT=$SCRATCH/backends/data REPORTS_ROOT=$SCRATCH/backends/reports \
-        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --suites backends \
+    LAB_CANARY=0 RAW_ROOT=$dir/backends/raw DATA_ROOT=$dir/backends/data REPORTS_ROOT=$dir/backends/reports \
+        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --skip-build --new --quick --suites backends \
         --servers evloop,evloop_uring,floor,floor_uring --scenarios get_ping_c100,get_ping_pipe16_c100 \
         --reps 1 --duration 1 --warmup 1
     # The scaling suite (every server that can use several cores, at n = 1, 2, 4, ... of them) on two
     # of them: n = 1 only on two cores, with the plan's message about larger n.
-    LAB_CANARY=0 RAW_ROOT=$SCRATCH/scaling/raw DATA_ROOT=$SCRATCH/scaling/data REPORTS_ROOT=$SCRATCH/scaling/reports \
-        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --suites scaling --servers evloop,go \
+    LAB_CANARY=0 RAW_ROOT=$dir/scaling/raw DATA_ROOT=$dir/scaling/data REPORTS_ROOT=$dir/scaling/reports \
+        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --skip-build --new --quick --suites scaling --servers evloop,go \
         --reps 1 --duration 1 --warmup 0
     # The netns host mode (a server host and two client hosts as network namespaces, both loading
     # every point at once): http1 and h2c.
-    LAB_CANARY=0 RAW_ROOT=$SCRATCH/netns/raw DATA_ROOT=$SCRATCH/netns/data REPORTS_ROOT=$SCRATCH/netns/reports \
-        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --hosts netns --clients 2 --suites http1,h2c \
+    LAB_CANARY=0 RAW_ROOT=$dir/netns/raw DATA_ROOT=$dir/netns/data REPORTS_ROOT=$dir/netns/reports \
+        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --skip-build --new --quick --hosts netns --clients 2 --suites http1,h2c \
         --servers evloop,go --scenarios get_ping_c100,get_ping_pipe16_c100,post_echo_b4096_c100 \
         --reps 1 --duration 1 --warmup 0
     # The inventory host mode through Ansible, against stand-in machines: namespaces with an sshd
     # each (scripts/inventory_netns.sh), the lab run from the server host's namespace.
-    inventory_smoke "$SCRATCH/inventory"
+    inventory_smoke "$dir/inventory"
+}
+
+# Lanes: commands run in the background beside the smoke stage's main run, each with its output in
+# a file of its own, printed whole when it is joined (two interleaved logs would be unreadable).
+LANES=()           # the running lanes' names, in the order they started
+declare -A LANE_PID=() LANE_WHAT=()
+# lane_start NAME WHAT CMD...: runs CMD in the background (WHAT says what it is), its output into
+# $SCRATCH/lane.NAME.log.
+lane_start() {
+    local name=$1 what=$2; shift 2
+    step "started beside the main smoke run: $what (its output follows when it ends)"
+    ( "$@" ) >"$SCRATCH/lane.$name.log" 2>&1 &
+    LANE_PID[$name]=$!; LANE_WHAT[$name]=$what; LANES+=("$name")
+}
+# lane_join_all: waits for every lane in turn, prints its output, and dies when one failed.
+lane_join_all() {
+    local name rc
+    for name in "${LANES[@]}"; do
+        rc=0; wait "${LANE_PID[$name]}" || rc=$?
+        unset "LANE_PID[$name]"
+        step "the output of ${LANE_WHAT[$name]} (it ran beside the main smoke run)"
+        cat "$SCRATCH/lane.$name.log" >&2
+        (( rc == 0 )) || die "${LANE_WHAT[$name]} failed (exit $rc; its output is above)"
+    done
+    LANES=()
+}
+# lanes_end: ends what is left of every lane (servers and load tools outlive a killed shell).
+lanes_end() {
+    local pid
+    for pid in "${LANE_PID[@]}"; do end_tree 5 "$pid"; done
+}
+
+# SMOKE_COMPANION: a stage that times nothing and runs beside the smoke runs instead of before
+# them (main sets it when the unit tests and the smoke stage both run).
+SMOKE_COMPANION=""
+
+# the pipeline smoke runs, their checks and the browser check of their reports
+stage_smoke() {
+    SCRATCH=$(mktemp -d)
+    trap 'lanes_end; rm -rf "$SCRATCH"' EXIT
+    # The latency suites first, alone: an open-model point is a fraction of the capacity measured just
+    # before it, which a neighbour that comes or goes in between would make meaningless (tried: with
+    # the side runs beside it, the C server's 80 % points saturated and its knee had no data).
+    step "pipeline smoke run: the latency suites (alone)"
+    smoke_latency "$SCRATCH"
+    # Then the rest at once. A smoke run checks the pipeline, not the numbers, and its points take
+    # their wall-clock second whatever else runs: so the side runs (other suites, host modes) and a
+    # stage that times nothing (SMOKE_COMPANION: the unit tests) go on beside the main run instead of
+    # after it. The side runs use ports of their own (LAB_PORT_BASE; the netns and inventory runs
+    # have namespaces of their own too). Points that share the cores with a neighbour are flagged
+    # noisy (foreign CPU): that is what the flag is for, and the checks below read the flags, not the
+    # figures. This saves about seven minutes of the test command.
+    lane_start side "the side smoke runs (backends, scaling, netns, inventory)" smoke_side "$SCRATCH"
+    [[ -z $SMOKE_COMPANION ]] || lane_start "$SMOKE_COMPANION" "the $SMOKE_COMPANION stage" "stage_$SMOKE_COMPANION"
+    step "pipeline smoke run: the main run (the seed suites, every server, A/A copy)"
+    smoke_main "$SCRATCH"
+    lane_join_all
     (cd "$LAB_ROOT" && LAB_SMOKE_DIR=$SCRATCH LAB_LATENCY_SMOKE_DIR=$SCRATCH/latency \
         LAB_BACKENDS_SMOKE_DIR=$SCRATCH/backends LAB_SCALING_SMOKE_DIR=$SCRATCH/scaling LAB_NETNS_SMOKE_DIR=$SCRATCH/netns \
         LAB_INVENTORY_SMOKE_DIR=$SCRATCH/inventory "$py" -m pytest -q tests/smoke)
 
     step "the smoke run's reports in a browser (headless Chromium)"
     local browser_rc=0
-    (cd "$LAB_ROOT" && LAB_SMOKE_DIR=$SCRATCH LAB_REQUIRE_BROWSER=1 "$py" -m pytest -q tests/browser) || browser_rc=$?
-    (cd "$LAB_ROOT" && LAB_SMOKE_DIR=$SCRATCH/latency LAB_REQUIRE_BROWSER=1 "$py" -m pytest -q tests/browser) || browser_rc=$?
+    local dir
+    for dir in "$SCRATCH" "$SCRATCH/latency"; do
+        (cd "$LAB_ROOT" && LAB_SMOKE_DIR=$dir LAB_REQUIRE_BROWSER=1 "$py" -m pytest -q tests/browser) || browser_rc=$?
+    done
     # The screenshots outlive the scratch dir, so a person can look at them.
     local shots
     for shots in "$SCRATCH/screenshots:smoke" "$SCRATCH/latency/screenshots:smoke-latency"; do
@@ -178,8 +252,12 @@ main() {
     for stage in ${only//,/ }; do
         [[ " ${STAGES[*]} " == *" $stage "* ]] || die "TEST_ONLY: no stage '$stage' (stages: ${STAGES[*]})"
     done
+    selected() { [[ -z $only || ",$only," == *",$1,"* ]]; }
+    # the unit tests time nothing: with the smoke stage they run beside its runs (stage_smoke)
+    selected unit && selected smoke && SMOKE_COMPANION=unit
     for stage in "${STAGES[@]}"; do
-        if [[ -z $only || ",$only," == *",$stage,"* ]]; then "stage_$stage"; fi
+        [[ $stage == "$SMOKE_COMPANION" ]] && continue
+        if selected "$stage"; then "stage_$stage"; fi
     done
 
     step "no process left behind (servers, load tools, fuzzers)"
