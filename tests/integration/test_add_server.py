@@ -17,9 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-# one group (scripts/test.sh deals the concurrent tests out one by one, --dist loadgroup): the
-# module's lab is built once, on one worker
-pytestmark = [pytest.mark.concurrent, pytest.mark.xdist_group("add_server")]
+pytestmark = pytest.mark.concurrent
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ROOT / "tests" / "fixtures" / "add_server" / "tiny"

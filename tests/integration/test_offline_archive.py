@@ -24,9 +24,7 @@ SHIMS = ("apt", "apt-get", "dpkg", "pip", "pip3", "cargo", "go", "npm", "wget")
 RUN_FLAGS = ["--quick", "--suites", "http1", "--servers", "evloop,floor", "--scenarios", "get_ping_c100",
              "--reps", "1", "--duration", "1", "--warmup", "0"]
 
-# one group (scripts/test.sh deals the concurrent tests out one by one, --dist loadgroup): the archive
-# is packed, unpacked and run once, on one worker
-pytestmark = [pytest.mark.concurrent, pytest.mark.xdist_group("offline_archive"), pytest.mark.skipif(os.geteuid() != 0 or shutil.which("ip") is None,
+pytestmark = [pytest.mark.concurrent, pytest.mark.skipif(os.geteuid() != 0 or shutil.which("ip") is None,
                                 reason="the offline run is checked in a network namespace: needs root and iproute2")]
 
 
