@@ -2,32 +2,30 @@
 # test.sh: the lab's tests, from a fresh clone (sets itself up first).
 #   1. setup and build;
 #   2. each server's own tests (its manifest's `test` command: the C server's unit
-#      tests under ASan/UBSan and its sanitized build, go vet of the Go servers), then the
-#      C server's libFuzzer targets (scripts/fuzz.sh: every committed input replayed, then
-#      each target fuzzed for 6 s, about a minute in all);
-#   3. the manifests themselves (every field checked, every start command built);
-#   4. Python unit tests (parsers on captured tool output, tidy frames, statistics): they time
-#      nothing, so when the smoke stage runs too they run beside its runs (step 6), not before;
+#      tests under ASan/UBSan and its sanitized build, go vet of the Go servers), and the
+#      manifests themselves (every field checked, every start command built);
+#   3. the C server's libFuzzer targets (scripts/fuzz.sh: every committed input replayed, then
+#      each target fuzzed for 6 s, about a minute in all), in the background beside
+#   4. the Python unit tests (parsers on captured tool output, tidy frames, statistics);
 #   5. integration tests: first those that time nothing (harness faults, scripts, archives), two at a
 #      time; then, one at a time, those against the live sanitized C server on loopback (HTTP/1.1,
 #      h2c, h2spec's conformance suite) and the language servers' routes; the C server's
 #      again with --workers 2 and again on its io_uring loop (--loop uring);
 #      then the attack suite (tests/attacks): hostile clients against the sanitized
 #      C server, with a legitimate client measured throughout, on epoll and on io_uring;
-#   6. a pipeline smoke run: first, alone, the latency suites (oha's open model: capacity, fractions
-#      of it, a shared rate) on two servers; then, at once, the main run (run_all.sh with tiny
-#      durations on a few scenarios of the seed suites, into a scratch raw/, data/ and reports/), the
-#      unit tests, and, one after the other, the backends suite (epoll against io_uring) on the C
-#      server's two loops and both floors, the scaling suite on the C server and Go (n = 1 on two
-#      cores), the http1 and h2c suites in the netns host mode (a server and two client
-#      namespaces) and in the inventory host mode (Ansible over ssh to stand-in hosts:
-#      scripts/inventory_netns.sh);
+#   6. the pipeline smoke runs, one at a time: the main run (run_all.sh with tiny durations on a few
+#      scenarios of the seed suites, into a scratch raw/, data/ and reports/), the latency suites
+#      (oha's open model: capacity, fractions of it, a shared rate) on two servers, the backends
+#      suite (epoll against io_uring) on the C server's two loops and both floors, the scaling suite
+#      on the C server and Go (n = 1 on two cores), the http1 and h2c suites in the netns host mode
+#      (a server and two client namespaces) and in the inventory host mode (Ansible over ssh to
+#      stand-in hosts: scripts/inventory_netns.sh);
 #      then checks of every run's data and exported reports;
 #   7. that run's index and reports opened in headless Chromium (tests/browser: images,
 #      legible figures, no horizontal scroll, TOC links, empty sections, missing-value cells);
 #      full-page screenshots are kept in build/screenshots/smoke/;
 #   8. that no server, load tool or fuzzer the tests started is still running.
-# TEST_ONLY=STAGE[,STAGE...] runs only those stages (servers, unit, integration, attacks, smoke) after
+# TEST_ONLY=STAGE[,STAGE...] runs only those stages (servers, fuzz, unit, integration, attacks, smoke) after
 # setup and build, for work on one of them; the test command runs them all.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -49,19 +47,22 @@ inventory_smoke() {
     return "$rc"
 }
 
-# the servers' own tests, the fuzzers and the manifests
+# the servers' own tests and the manifests
 stage_servers() {
     step "the servers' own tests (manifests' test commands)"
     run_jobs tests
 
+    step "server manifests"
+    manifest_tool validate --built
+}
+
+# the C server's fuzzers
+stage_fuzz() {
     step "fuzzing the C server (replay of the committed inputs, then 6 s per target)"
     "$LAB_ROOT/scripts/fuzz.sh" --replay all
     # a short exploration per target (the committed corpus replayed above is the regression test;
     # longer campaigns: scripts/fuzz.sh all SECONDS)
     "$LAB_ROOT/scripts/fuzz.sh" all 6
-
-    step "server manifests"
-    manifest_tool validate --built
 }
 
 # the Python unit tests
@@ -76,13 +77,11 @@ stage_unit() {
 stage_integration() {
     # The integration tests marked `concurrent` time nothing a neighbour could disturb (the harness's
     # fault handling, whose deadlines have seconds of margin; instruction counts; archives; compare.sh
-    # on committed runs): they run two at a time, each worker's lab runs on
+    # on committed runs): they run two at a time, a test file per worker, each worker's lab runs on
     # ports of their own (tests/integration/conftest.py). Every other one times the server or the
     # machine (protocol timeouts, the open-model stall, memory windows, idle connections) and runs alone.
-    # They are dealt out one by one (--dist loadgroup), but a file whose module fixtures build something
-    # large (an offline archive, a lab with a new server) is one group, built once on one worker.
     step "Python integration tests that time nothing (two at a time)"
-    (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 LANG_TESTS_REQUIRE_ALL=1 "$py" -m pytest -q -n 2 --dist loadgroup \
+    (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 LANG_TESTS_REQUIRE_ALL=1 "$py" -m pytest -q -n 2 --dist loadfile \
         -m concurrent tests/integration)
     step "Python integration tests (live servers, one at a time)"
     (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 LANG_TESTS_REQUIRE_ALL=1 "$py" -m pytest -q -m "not concurrent" tests/integration)
@@ -138,11 +137,9 @@ smoke_latency() {
         --scenarios closed,f010,f080,f080_uncorrected,r10k --reps 2 --duration 1 --warmup 0
 }
 
-# smoke_side DIR: the smoke runs of the other suites and host modes, each into a folder of DIR; in a
-# lane (a subshell) beside the main run, so on ports of their own, 500 above the suites' 18080.
+# smoke_side DIR: the smoke runs of the other suites and host modes, each into a folder of DIR.
 smoke_side() {
     local dir=$1
-    export LAB_PORT_BASE=18580
     # The backends suite (epoll against io_uring) on its two points, the four single-process servers,
     # with a 1 s warm-up: the one smoke run that goes through the warm-up (the quick profile has none).
     LAB_CANARY=0 RAW_ROOT=$dir/backends/raw DATA_ROOT=$dir/backends/data REPORTS_ROOT=$dir/backends/reports \
@@ -165,16 +162,17 @@ smoke_side() {
     inventory_smoke "$dir/inventory"
 }
 
-# Lanes: commands run in the background beside the smoke stage's main run, each with its output in
-# a file of its own, printed whole when it is joined (two interleaved logs would be unreadable).
+# Lanes: stages run in the background beside another, each with its output in a file of its own
+# (build/test-lanes/NAME.log), printed whole when it is joined (interleaved logs would be unreadable).
 LANES=()           # the running lanes' names, in the order they started
 declare -A LANE_PID=() LANE_WHAT=()
-# lane_start NAME WHAT CMD...: runs CMD in the background (WHAT says what it is), its output into
-# $SCRATCH/lane.NAME.log.
+lane_log() { printf '%s/test-lanes/%s.log' "$BUILD_DIR" "$1"; }
+# lane_start NAME WHAT CMD...: runs CMD in the background (WHAT says what it is).
 lane_start() {
     local name=$1 what=$2; shift 2
-    step "started beside the main smoke run: $what (its output follows when it ends)"
-    ( "$@" ) >"$SCRATCH/lane.$name.log" 2>&1 &
+    mkdir -p "$BUILD_DIR/test-lanes"
+    step "started in the background: $what (its output follows when it ends)"
+    ( "$@" ) >"$(lane_log "$name")" 2>&1 &
     LANE_PID[$name]=$!; LANE_WHAT[$name]=$what; LANES+=("$name")
 }
 # lane_join_all: waits for every lane in turn, prints its output, and dies when one failed.
@@ -183,43 +181,33 @@ lane_join_all() {
     for name in "${LANES[@]}"; do
         rc=0; wait "${LANE_PID[$name]}" || rc=$?
         unset "LANE_PID[$name]"
-        step "the output of ${LANE_WHAT[$name]} (it ran beside the main smoke run)"
-        cat "$SCRATCH/lane.$name.log" >&2
+        step "the output of ${LANE_WHAT[$name]} (it ran in the background)"
+        cat "$(lane_log "$name")" >&2
         (( rc == 0 )) || die "${LANE_WHAT[$name]} failed (exit $rc; its output is above)"
     done
     LANES=()
 }
-# lanes_end: ends what is left of every lane (servers and load tools outlive a killed shell).
+# lanes_end: ends what is left of every lane (a fuzzer outlives a killed shell).
 lanes_end() {
     local pid
     for pid in "${LANE_PID[@]}"; do end_tree 5 "$pid"; done
 }
 
-# SMOKE_COMPANION: a stage that times nothing and runs beside the smoke runs instead of before
-# them (main sets it when the unit tests and the smoke stage both run).
-SMOKE_COMPANION=""
-
 # the pipeline smoke runs, their checks and the browser check of their reports
 stage_smoke() {
     SCRATCH=$(mktemp -d)
     trap 'lanes_end; rm -rf "$SCRATCH"' EXIT
-    # The latency suites first, alone: an open-model point is a fraction of the capacity measured just
-    # before it, which a neighbour that comes or goes in between would make meaningless (tried: with
-    # the side runs beside it, the C server's 80 % points saturated and its knee had no data).
-    step "pipeline smoke run: the latency suites (alone)"
-    smoke_latency "$SCRATCH"
-    # Then the rest at once. A smoke run checks the pipeline, not the numbers, and its points take
-    # their wall-clock second whatever else runs: so the side runs (other suites, host modes) and a
-    # stage that times nothing (SMOKE_COMPANION: the unit tests) go on beside the main run instead of
-    # after it. The side runs use ports of their own (LAB_PORT_BASE; the netns and inventory runs
-    # have namespaces of their own too). Points that share the cores with a neighbour are flagged
-    # noisy (foreign CPU): that is what the flag is for, and the checks below read the flags, not the
-    # figures. This saves about seven minutes of the test command.
-    lane_start side "the side smoke runs (backends, scaling, netns, inventory)" smoke_side "$SCRATCH"
-    [[ -z $SMOKE_COMPANION ]] || lane_start "$SMOKE_COMPANION" "the $SMOKE_COMPANION stage" "stage_$SMOKE_COMPANION"
+    # One run at a time. Tried: the side runs and the unit tests beside the main run (the points take
+    # their wall-clock second whatever else runs, and 21 minutes became 14), but under that load
+    # h2load's short latency run against Go's TLS server over HTTP/2 twice ran past its 10 s deadline
+    # and stopped its suite; and beside the latency suites, the C server's 80 % points saturated (an
+    # open-model point is a fraction of a capacity measured just before it).
     step "pipeline smoke run: the main run (the seed suites, every server, A/A copy)"
     smoke_main "$SCRATCH"
-    lane_join_all
+    step "pipeline smoke run: the latency suites"
+    smoke_latency "$SCRATCH"
+    step "pipeline smoke runs: backends, scaling, the netns and inventory host modes"
+    smoke_side "$SCRATCH"
     (cd "$LAB_ROOT" && LAB_SMOKE_DIR=$SCRATCH LAB_LATENCY_SMOKE_DIR=$SCRATCH/latency \
         LAB_BACKENDS_SMOKE_DIR=$SCRATCH/backends LAB_SCALING_SMOKE_DIR=$SCRATCH/scaling LAB_NETNS_SMOKE_DIR=$SCRATCH/netns \
         LAB_INVENTORY_SMOKE_DIR=$SCRATCH/inventory "$py" -m pytest -q tests/smoke)
@@ -241,7 +229,7 @@ stage_smoke() {
     (( browser_rc == 0 )) || die "the browser test of the reports failed (above)"
 }
 
-STAGES=(servers unit integration attacks smoke)
+STAGES=(servers fuzz unit integration attacks smoke)
 
 main() {
     local stage
@@ -253,11 +241,14 @@ main() {
         [[ " ${STAGES[*]} " == *" $stage "* ]] || die "TEST_ONLY: no stage '$stage' (stages: ${STAGES[*]})"
     done
     selected() { [[ -z $only || ",$only," == *",$1,"* ]]; }
-    # the unit tests time nothing: with the smoke stage they run beside its runs (stage_smoke)
-    selected unit && selected smoke && SMOKE_COMPANION=unit
+    trap lanes_end EXIT
     for stage in "${STAGES[@]}"; do
-        [[ $stage == "$SMOKE_COMPANION" ]] && continue
-        if selected "$stage"; then "stage_$stage"; fi
+        selected "$stage" || continue
+        # The fuzzers' 6 s per target are wall-clock seconds and the unit tests time nothing: the
+        # fuzzers run beside the unit tests (one core each way) instead of before them.
+        if [[ $stage == fuzz ]] && selected unit; then lane_start fuzz "the fuzzers" stage_fuzz; continue; fi
+        "stage_$stage"
+        if [[ $stage == unit ]]; then lane_join_all; fi
     done
 
     step "no process left behind (servers, load tools, fuzzers)"
