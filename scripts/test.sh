@@ -143,18 +143,18 @@ smoke_side() {
     # The backends suite (epoll against io_uring) on its two points, the four single-process servers,
     # with a 1 s warm-up: the one smoke run that goes through the warm-up (the quick profile has none).
     LAB_CANARY=0 RAW_ROOT=$dir/backends/raw DATA_ROOT=$dir/backends/data REPORTS_ROOT=$dir/backends/reports \
-        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --skip-build --new --quick --suites backends \
+        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --suites backends \
         --servers evloop,evloop_uring,floor,floor_uring --scenarios get_ping_c100,get_ping_pipe16_c100 \
         --reps 1 --duration 1 --warmup 1
     # The scaling suite (every server that can use several cores, at n = 1, 2, 4, ... of them) on two
     # of them: n = 1 only on two cores, with the plan's message about larger n.
     LAB_CANARY=0 RAW_ROOT=$dir/scaling/raw DATA_ROOT=$dir/scaling/data REPORTS_ROOT=$dir/scaling/reports \
-        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --skip-build --new --quick --suites scaling --servers evloop,go \
+        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --suites scaling --servers evloop,go \
         --reps 1 --duration 1 --warmup 0
     # The netns host mode (a server host and two client hosts as network namespaces, both loading
     # every point at once): http1 and h2c.
     LAB_CANARY=0 RAW_ROOT=$dir/netns/raw DATA_ROOT=$dir/netns/data REPORTS_ROOT=$dir/netns/reports \
-        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --skip-build --new --quick --hosts netns --clients 2 --suites http1,h2c \
+        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --new --quick --hosts netns --clients 2 --suites http1,h2c \
         --servers evloop,go --scenarios get_ping_c100,get_ping_pipe16_c100,post_echo_b4096_c100 \
         --reps 1 --duration 1 --warmup 0
     # The inventory host mode through Ansible, against stand-in machines: namespaces with an sshd

@@ -124,8 +124,8 @@ def test_cli_as_module(tmp_path):
 
 def test_speed_one_million_lines(tmp_path):
     """~5 M lines must take well under 10 s; 1 M here must be well under 2 s of CPU. CPU time, not the
-    wall clock: the cost is the parser's, and the test command runs the unit tests beside the smoke
-    runs (scripts/test.sh), where the wall clock also counts the neighbours' share of the core."""
+    wall clock: the cost is the parser's, and the test command runs the unit tests beside the fuzzers
+    (scripts/test.sh), where the wall clock also counts the neighbours' share of the core."""
     import time
     rng = np.random.default_rng(0)
     n = 1_000_000

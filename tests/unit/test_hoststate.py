@@ -202,7 +202,7 @@ def test_cpu_list_helpers():
 # ---------------------------------------------------------------- the real machine
 def test_collector_on_this_machine():
     # its own cost beyond the 0.2 s sample stays small: CPU time, since the unit tests run beside the
-    # smoke runs (scripts/test.sh), where the wall clock counts the neighbours' share of the core too
+    # fuzzers (scripts/test.sh), where the wall clock counts the neighbours' share of the core too
     t0, c0 = time.monotonic(), time.process_time()
     s = H.collect_host_state(sample_s=0.2)
     assert time.monotonic() - t0 >= 0.2
