@@ -98,7 +98,9 @@ def settings_table(ctx: ReportContext) -> pd.DataFrame:
     tools = sorted(set(ctx.runs["server"])) if not ctx.runs.empty else []
     rows = [
         ("Measured run", f"{p.get('duration_s', '?')} s after {p.get('warmup_s', '?')} s of unrecorded warm-up"
-         + (f"; h2load's latency run (with its per-request log) {p['latency_run_s']} s" if "latency_run_s" in p
+         + (f"; h2load's latency run (with its per-request log) {p['latency_run_s']} s"
+            + (f" after {p['latency_warmup_s']} s of h2load's own warm-up (the clients connect in it)"
+               if "latency_warmup_s" in p else "") if "latency_run_s" in p
             and not ctx.runs.empty and (ctx.runs["protocol"] == "h2").any() else "")),
         ("Repetitions", f"{p.get('reps', '?')} reps; within each, the servers in a seeded random balanced "
                         "order " + _blocks_words(p.get("blocks"))),

@@ -242,10 +242,10 @@ suite_plan() {
         done
     done
     (( ${#tools[@]} )) || { echo "0 0"; return 0; }
-    printf '%s\n' "${tools[@]}" | awk -v d="$DURATION" -v w="$WARMUP" -v lat="$(lat_duration)" -v tls="$TLS" \
+    printf '%s\n' "${tools[@]}" | awk -v d="$DURATION" -v w="$WARMUP" -v lat="$(lat_duration)" -v lw="$LAT_WARMUP_S" -v tls="$TLS" \
         -v k="$starts" -v p="$PLAN_POINT_S" -v h2="$PLAN_H2LOG_S" -v oha="$PLAN_OHA_S" -v t="$PLAN_TLS_S" \
         -v srv="$PLAN_SERVER_S" -v part="$PLAN_PART_S" '
-        { n++; s += d + w + p + (tls == "true" ? t : 0) + ($1 == "h2load" ? lat + h2 : 0) + ($1 == "oha" ? oha * (d + w) : 0) }
+        { n++; s += d + w + p + (tls == "true" ? t : 0) + ($1 == "h2load" ? lat + lw + h2 : 0) + ($1 == "oha" ? oha * (d + w) : 0) }
         END { printf "%d %d\n", n, s + k * srv + part + 0.5 }'
 }
 
@@ -435,9 +435,9 @@ point_server_cpus() {
 # run_params_json: the profile's parameters as meta.json records them.
 run_params_json() {
     jq -n --argjson d "$DURATION" --argjson w "$WARMUP" --argjson r "$REPS" --argjson aa "${AA:-0}" \
-        --argjson lat "$(lat_duration)" --arg hosts "${HOSTS:-local}" --argjson clients "$CLIENT_HOSTS" \
+        --argjson lat "$(lat_duration)" --argjson latw "$LAT_WARMUP_S" --arg hosts "${HOSTS:-local}" --argjson clients "$CLIENT_HOSTS" \
         --arg rtt "${NETNS_RTT_MS:-}" --arg plan "${CPU_PLAN_NOTE:-}" --arg blocks "${BLOCKS:-server}" \
-        '{duration_s: $d, warmup_s: $w, reps: $r, aa: $aa, latency_run_s: $lat, hosts: $hosts, blocks: $blocks,
+        '{duration_s: $d, warmup_s: $w, reps: $r, aa: $aa, latency_run_s: $lat, latency_warmup_s: $latw, hosts: $hosts, blocks: $blocks,
           client_hosts: $clients, rtt_ms: (if $rtt == "" then null else ($rtt | tonumber) end)}
          + (if $plan == "" then {} else {cpu_plan: $plan} end)'
 }

@@ -19,6 +19,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import tarfile
 import time
 import uuid
 from collections.abc import Callable
@@ -26,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from httplab.parse.h2load import parse_h2load_text
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -438,6 +441,30 @@ def test_h2load_latency_run_that_hangs_is_killed_at_its_deadline(make_lab):
     assert not (lab.point_dir(first) / "r1.run.json").exists()
     runs = check_resumes(lab, stopped)
     assert runs[(first, 1)]["exit_code"] == 0 and runs[(first, 1)]["lat_exit_code"] == 0
+
+
+def test_h2load_latency_window_opens_after_warmup(make_lab):
+    """h2load's latency run opens its window only after its own warm-up, so every client has
+    connected (and finished a TLS handshake) before it: one still connecting when the window
+    ended was never closed and hung h2load. The log holds the window's requests only."""
+    lab = make_lab(GO_H2C)
+    rc, err = lab.run()
+    assert rc == 0, err
+    suite_dir = lab.run_dir() / lab.setup.suite           # a finished server's points are packed
+    with tarfile.open(suite_dir / f"{lab.setup.server}.tar.xz") as tar:
+        tar.extractall(lab.base / "unpacked")
+    for scenario in lab.setup.scenarios:
+        point = lab.base / "unpacked" / lab.setup.server / scenario
+        lat = (point / "r1.lat.stdout.txt").read_text()
+        assert "with 0.5s of warm-up time" in lat and "Warm-up phase is over" in lat, lat
+        parsed = parse_h2load_text(lat, point / "r1.lat.stdout.txt")
+        assert parsed.warmup_s == 0.5 and parsed.measured_duration_s == 0.5
+        log = json.loads((point / "r1.lat.h2log.json").read_text())
+        assert log["requests"] == parsed.done > 0
+        thr = parse_h2load_text((point / "r1.stdout.txt").read_text())
+        assert thr.warmup_s == 0 and thr.measured_duration_s == 1   # its warm-up is a separate run
+    meta = json.loads((lab.run_dir() / "meta.json").read_text())
+    assert meta["params"]["latency_warmup_s"] == 0.5
 
 
 def _fill(path: Path) -> None:
