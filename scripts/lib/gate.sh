@@ -4,7 +4,8 @@
 # payload_file N: a file of N 'x' bytes (the echo body), made once per run.
 payload_file() {
     local f=$PAYLOAD_DIR/x$1
-    [[ -f $f ]] || head -c "$1" /dev/zero | tr '\0' x >"$f"
+    # (written aside and renamed: two runs at once may both make it, and neither reads half a file)
+    [[ -f $f ]] || { head -c "$1" /dev/zero | tr '\0' x >"$f.$$" && mv -f "$f.$$" "$f"; }
     echo "$f"
 }
 
