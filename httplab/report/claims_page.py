@@ -6,7 +6,15 @@ build step writes: httplab.stats.claims); superseded runs (reports/runs.toml) ar
 claim the page takes the run whose reading says most: a verdict (confirmed, partly, refuted) before
 "not comparable" before "untested"; among equals, a run under the write-up's conditions (profile
 seed), then the reference run (raw/REFERENCE), then the newest. The other current runs' verdicts are
-counted beside it. index.write_index writes this page first and links it at the top of the index.
+counted beside it.
+
+A claim's points may be read in different runs: a run under the write-up's conditions is often made
+for one scenario at a time (the many-core host's calls are short). Each point is a comparison within
+one run (two servers, or one server on two points, measured in the same interleaved reps), so a claim
+is read across runs point by point (combine): where runs that measured the claim's servers as the
+write-up did read different points of it, each point is taken from the run that speaks to it best
+(the same order as above, never by what it reads) and the verdict is the points' together.
+index.write_index writes this page first and links it at the top of the index.
 """
 from __future__ import annotations
 
@@ -17,7 +25,7 @@ import pandas as pd
 
 from ..lab import suites as lab_suites
 from ..lab.servers import pairs_named
-from ..stats.claims import VERDICTS
+from ..stats.claims import VERDICTS, is_read, verdict
 from ..stats.write import read_stats
 from .run_status import read_run_status, RUNS_FILE
 
@@ -59,6 +67,77 @@ def choose(books: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out).sort_values("claim_id", key=lambda s: s.map(order)).reset_index(drop=True)
 
 
+def collect_points(data_root: Path, books: pd.DataFrame) -> pd.DataFrame:
+    """The point readings (data/<run_id>/claim_points.parquet) of the runs in `books`, with each
+    run's profile and whether it is the reference; data built before the frame existed gives none."""
+    frames = []
+    if books.empty:
+        return pd.DataFrame()
+    for run_id, g in books.groupby("run_id", sort=True):
+        if (data_root / str(run_id) / "claim_points.parquet").is_file():
+            frames.append(read_stats(data_root / str(run_id), "claim_points")
+                          .assign(profile=g["profile"].iloc[0], reference=bool(g["reference"].iloc[0])))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _run_order(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows in the order that says which run speaks best: the write-up's conditions, the reference
+    run, the newest."""
+    return (frame.assign(_seed=(frame["profile"] != "seed").astype(int), _ref=(~frame["reference"]).astype(int))
+            .sort_values(["_seed", "_ref", "run_id"], ascending=[True, True, False], kind="stable")
+            .drop(columns=["_seed", "_ref"]))
+
+
+def combine(chosen: pd.DataFrame, books: pd.DataFrame, points: pd.DataFrame) -> pd.DataFrame:
+    """`chosen` (one row per claim) with a claim re-read across runs where the runs that measured it
+    as the write-up did read its points in two runs or more (module docstring): each point from the
+    best such run that read it, the verdict over all of them. `read_in` lists the runs read."""
+    out = chosen.assign(read_in=chosen["run_id"].map(lambda r: [r])) if not chosen.empty else chosen
+    if chosen.empty or points.empty:
+        return out
+    rows = []
+    for row in out.to_dict("records"):
+        mine = points[points["claim_id"] == row["claim_id"]]
+        read_ok = pd.Series([is_read(r, e) for r, e in zip(mine["reading"], mine["expected"])], index=mine.index, dtype=bool)
+        readable = mine[mine["comparable"].astype(bool) & read_ok]
+        best = _run_order(readable).drop_duplicates("point")
+        if best["run_id"].nunique() < 2:
+            rows.append(row)
+            continue
+        names = list(dict.fromkeys(mine["point"]))          # every point, in the ledger's order
+        by_point = best.set_index("point")
+        pairs, texts = [], []
+        for name in names:
+            if name in by_point.index:
+                p = by_point.loc[name]
+                pairs.append((str(p["reading"]), str(p["expected"])))
+                texts.append(f"{p['text']} in `{p['run_id']}`")
+            else:
+                # read in no run that measured it as the write-up did: why, as the best such run says
+                # (a run under other conditions never lends a point its reading)
+                alike = mine[(mine["point"] == name) & mine["comparable"].astype(bool)]
+                if alike.empty:
+                    want = str(mine[mine["point"] == name]["expected"].iloc[0])
+                    pairs.append(("not run", want))
+                    texts.append(f"{name}: not run as the write-up ran it")
+                else:
+                    unread = _run_order(alike).iloc[0]
+                    pairs.append((str(unread["reading"]), str(unread["expected"])))
+                    texts.append(str(unread["text"]))
+        v, n_read, n_agree = verdict(pairs)
+        runs = list(dict.fromkeys(_run_order(best)["run_id"]))
+        reason = (f"{n_agree} of {n_read} points read as the write-up's ({', '.join(e for _, e in pairs)}), "
+                  f"read across {len(runs)} runs that measured it as the write-up did, each point in one run")
+        unread = [r for r, e in pairs if not is_read(r, e)]
+        if unread:
+            reason += f"; {len(unread)} not read ({', '.join(sorted(set(unread)))})"
+        alone = books[(books["claim_id"] == row["claim_id"]) & ~books["run_id"].isin(runs)]["verdict"].value_counts()
+        others = ", ".join(f"{int(alone[x])} {x}" for x in VERDICTS if x in alone) or "—"
+        rows.append({**row, "run_id": runs[0], "read_in": runs, "verdict": v, "reason": reason,
+                     "ours": "; ".join(texts), "points_read": n_read, "points_agree": n_agree, "others": others})
+    return pd.DataFrame(rows)
+
+
 def _suite_of_seed() -> dict[str, str]:
     return {str(s.seed_doc.get("number")): s.name for s in lab_suites.seed_suites()}
 
@@ -78,7 +157,10 @@ INTRO = ("Every claim of the four write-ups the lab reproduces, with the verdict
          "**confirmed** when every point it could read agrees with the write-up, **refuted** when none does, "
          "**partly** in between, **untested** when no point could be read (not run, fewer than 5 runs, "
          "client-bound). Absolute figures (the peaks: req/s, transfer) measure the machine and are never comparable. "
-         "A claim about how a lead moves (a trend) is read as the ratio of the two leads, paired by rep.")
+         "A claim about how a lead moves (a trend) is read as the ratio of the two leads, paired by rep. "
+         "Where runs that measured a claim's servers as the write-up did read different points of it, the claim is "
+         "read across them, each point in one run (the run named beside it), and the verdict is the points' together: "
+         "each point is a comparison within its own run, so no figure is carried from one run to another.")
 
 
 def render_md(chosen: pd.DataFrame, caveats: dict[str, str] | None = None) -> str:
@@ -91,15 +173,17 @@ def render_md(chosen: pd.DataFrame, caveats: dict[str, str] | None = None) -> st
     suites, titles = _suite_of_seed(), _titles()
     for seed, g in chosen.groupby("seed", sort=True):
         lines += [f"## Seed {seed}: {titles.get(str(seed), '')}", "",
-                  "| Claim | The write-up | Verdict | Read in run | This run read (ratio − 1, 95 % CI) | Why | Other current runs |",
+                  "| Claim | The write-up | Verdict | Read in run | What it read (ratio − 1, 95 % CI) | Why | Other current runs |",
                   "|---|---|---|---|---|---|---|"]
         for r in g.itertuples():
-            link = (f"[`{r.run_id}`]({r.run_id}/{suites.get(str(seed), '')}.html)"
-                    + (" †" if r.run_id in caveats else ""))
+            read_in = getattr(r, "read_in", None) or [r.run_id]
+            link = ", ".join(f"[`{run}`]({run}/{suites.get(str(seed), '')}.html)" + (" †" if run in caveats else "")
+                             for run in read_in)
             cells = [r.what, r.seed_text, f"**{r.verdict}**", link, pairs_named(str(r.ours)), r.reason, r.others]
             lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
         lines.append("")
-    used = [run for run in dict.fromkeys(chosen["run_id"]) if run in caveats]
+    read = chosen["read_in"] if "read_in" in chosen else chosen["run_id"].map(lambda r: [r])
+    used = [run for run in dict.fromkeys(x for runs in read for x in runs) if run in caveats]
     if used:
         lines += ["## Caveats of the runs read", ""]
         lines += [f"† `{run}`: {caveats[run]}" for run in used]
@@ -119,7 +203,8 @@ def render_html(chosen: pd.DataFrame, caveats: dict[str, str] | None = None) -> 
 
 def write_claims_page(reports_dir: Path, raw_root: Path, data_root: Path) -> list[Path]:
     """reports/claims.md and claims.html from the current runs' ledgers; nothing when no run has one."""
-    chosen = choose(collect(reports_dir, raw_root, data_root))
+    books = collect(reports_dir, raw_root, data_root)
+    chosen = combine(choose(books), books, collect_points(data_root, books))
     if chosen.empty:
         return []
     caveats = {run: st.caveat for run, st in read_run_status(reports_dir / RUNS_FILE).items() if st.caveat}

@@ -266,6 +266,12 @@ def _reads_as_same(want: str) -> bool:
     return want in ("same", "not lower", "not higher")
 
 
+def is_read(reading: str, want: str) -> bool:
+    """Whether a point's reading speaks to the claim (higher, lower, same; inside the noise floor
+    where the write-up expects no difference) rather than saying why it cannot."""
+    return reading in ("higher", "lower", "same") or (reading == "inside the noise floor" and _reads_as_same(want))
+
+
 def read_point(row: pd.Series | None, throughput: bool = True) -> tuple[str, float, float, float]:
     """(reading, ratio, lo, hi) of a comparisons row (NaN where none). `throughput`: the metric is a
     rate the load tool may cap (req/s); for any other (latency, CPU, memory) a point with a
@@ -346,8 +352,7 @@ def _point_text(scenario: str, reading: str, ratio: float, lo: float, hi: float)
 def verdict(readings: Iterable[tuple[str, str]]) -> tuple[str, int, int]:
     """(verdict, points read, points as expected) from each point's (reading, expected): a point inside the
     noise floor reads as same where the write-up expects no difference, and is not read elsewhere."""
-    read = [("same" if r == "inside the noise floor" else r, e) for r, e in readings
-            if r in ("higher", "lower", "same") or (r == "inside the noise floor" and _reads_as_same(e))]
+    read = [("same" if r == "inside the noise floor" else r, e) for r, e in readings if is_read(r, e)]
     if not read:
         return "untested", 0, 0
     agree = sum(agrees(r, e) for r, e in read)
@@ -406,9 +411,11 @@ def _figure(stats: RunStats, runs: pd.DataFrame, cell: tuple[str, str, str], met
 
 
 def ledger_rows(claims: Iterable[Claim], stats: RunStats, runs: pd.DataFrame,
-                cond: Conditions, run_id: str) -> list[dict[str, Any]]:
+                cond: Conditions, run_id: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(the claims rows, their points' rows) of one run (schema: stats.schema CLAIMS, CLAIM_POINTS).
+    A peak has no point rows: its figure is absolute, never read as higher or lower."""
     docs = {str(s.seed_doc.get("number")): s.seed_doc for s in lab_suites.seed_suites()}
-    rows = []
+    rows, point_rows = [], []
     for c in claims:
         doc = docs.get(c.seed, {})
         servers = [cond.resolve(r, doc) for r in c.roles]
@@ -441,6 +448,9 @@ def ledger_rows(claims: Iterable[Claim], stats: RunStats, runs: pd.DataFrame,
                     reading = "too wide to tell"
                 texts.append(_point_text(name, reading, ratio, lo, hi))
                 pairs.append((reading, want))
+                point_rows.append({"run_id": run_id, "claim_id": c.claim_id, "point": name, "reading": reading,
+                                   "expected": want, "ratio": ratio, "lo": lo, "hi": hi,
+                                   "comparable": not why_not, "text": texts[-1]})
                 if math.isfinite(ratio):
                     ratios.append(ratio / seed_ratio)
             v, n_read, n_agree = verdict(pairs)
@@ -449,8 +459,7 @@ def ledger_rows(claims: Iterable[Claim], stats: RunStats, runs: pd.DataFrame,
                 reason = "no point could be read: " + ", ".join(reasons)
             else:
                 reason = f"{n_agree} of {n_read} points read as the write-up's ({', '.join(e for _, e in pairs)})"
-                untested = [r for r, e in pairs if r not in ("higher", "lower", "same")
-                            and not (r == "inside the noise floor" and _reads_as_same(e))]
+                untested = [r for r, e in pairs if not is_read(r, e)]
                 if untested:
                     reason += f"; {len(untested)} not read ({', '.join(sorted(set(untested)))})"
         # a run that could read nothing of the claim is silent on it (untested), whatever its
@@ -471,7 +480,7 @@ def ledger_rows(claims: Iterable[Claim], stats: RunStats, runs: pd.DataFrame,
             "verdict": v, "reason": reason, "points": len(c.points) if c.kind != "trend" else 1,
             "points_read": n_read, "points_agree": n_agree,
         })
-    return rows
+    return rows, point_rows
 
 
 def _seed_ratio_text(c: Claim) -> str:
@@ -496,15 +505,21 @@ def _statistic(c: Claim) -> str:
             "rank": "keep-alive score ratio (mean req/s of the four keep-alive endpoints per rep), higher-ranked over next"}[c.kind]
 
 
+def ledger_frames(comparisons: pd.DataFrame, estimates: pd.DataFrame, meta: Mapping[str, Any],
+                  runs: pd.DataFrame, run_id: str) -> dict[str, pd.DataFrame]:
+    """The ledger of one run: every claim of every write-up (those of suites the run did not have
+    read as untested: not run), one row each ("claims"), and each claim's points as this run read
+    them ("claim_points": what lets the summary page read a claim's points across runs)."""
+    from .schema import empty, validate
+    rows, points = ledger_rows(all_claims(), RunStats(estimates, comparisons), runs, conditions_of(meta, runs), run_id)
+    return {name: validate(pd.DataFrame(data, columns=list(empty(name).columns)), name) if data else empty(name)
+            for name, data in (("claims", rows), ("claim_points", points))}
+
+
 def claims_frame(comparisons: pd.DataFrame, estimates: pd.DataFrame, meta: Mapping[str, Any],
                  runs: pd.DataFrame, run_id: str) -> pd.DataFrame:
-    """The ledger of one run: every claim of every write-up (those of suites the run did not have
-    read as untested: not run), one row each (schema: stats.schema CLAIMS)."""
-    from .schema import empty, validate
-    rows = ledger_rows(all_claims(), RunStats(estimates, comparisons), runs, conditions_of(meta, runs), run_id)
-    if not rows:
-        return empty("claims")
-    return validate(pd.DataFrame(rows, columns=list(empty("claims").columns)), "claims")
+    """The claims rows of ledger_frames."""
+    return ledger_frames(comparisons, estimates, meta, runs, run_id)["claims"]
 
 
 def counts(ledger: pd.DataFrame) -> dict[str, int]:

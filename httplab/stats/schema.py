@@ -79,7 +79,21 @@ points_read        | int   | points   | points with a reading (higher, lower or 
 points_agree       | int   | points   | points that read as the write-up's
 """)
 
-FRAMES: dict[str, tuple[Column, ...]] = {"estimates": ESTIMATES, "comparisons": COMPARISONS, "claims": CLAIMS}
+CLAIM_POINTS: tuple[Column, ...] = table("""
+run_id             | str   |          | the run
+claim_id           | str   |          | the claim (claims.claim_id)
+point              | str   |          | the point as the ledger names it (its scenario; both cells where they differ)
+reading            | str   |          | higher, lower, same, inside the noise floor, too wide to tell, not run, fewer than 5 runs or client-bound: capacity only
+expected           | str   |          | what the write-up's figure says the point should read (higher, lower, same, not lower, not higher)
+ratio              | float |          | our ratio (A over B); NaN when the point was not read
+lo                 | float |          | lower bound of its 95 % interval; NaN without one
+hi                 | float |          | upper bound
+comparable         | bool  |          | the run measured the claim's servers as the write-up did (its claims row is not 'not comparable' for that reason)
+text               | str   |          | the point as the claims row's `ours` prints it
+""")
+
+FRAMES: dict[str, tuple[Column, ...]] = {"estimates": ESTIMATES, "comparisons": COMPARISONS, "claims": CLAIMS,
+                                         "claim_points": CLAIM_POINTS}
 
 
 def validate(df: pd.DataFrame, frame: str, where: str = "") -> pd.DataFrame:

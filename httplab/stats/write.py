@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..lab import suites
 from .frames import Cells, RunStats, comparisons_frame, estimates_frame
-from .claims import claims_frame
+from .claims import ledger_frames
 from .schema import validate
 from ..tidy.rawrun import RawRun, empty_client_hosts_frame, load_run, write_tidy
 from ..tidy.read import read_frame
@@ -61,8 +61,7 @@ def build_data(run_dir: str | Path, out_dir: str | Path, confidence: float = 0.9
     written = write_run(run, out, stats)
     written += write_tidy({"verify": run.verify, "suites": run.suites}, out)
     # the claim ledger: every write-up's claims read against this run (stats.claims)
-    written += write_stats({"claims": claims_frame(stats.comparisons, stats.estimates, run.meta, run.runs,
-                                                   run.run_id)}, out)
+    written += write_stats(ledger_frames(stats.comparisons, stats.estimates, run.meta, run.runs, run.run_id), out)
     doc = {"run_id": run.run_id, "raw_dir": str(Path(run_dir)), "confidence": confidence,
            "meta": run.meta, "facts": run.facts}
     # meta.json keeps its order (the report lists its tools as the run recorded them)

@@ -153,7 +153,7 @@ def test_tidy_frame_has_one_ok_row_per_finished_point(run_id: str, report: str) 
     assert {p.name for p in data.iterdir()} == {"runs.parquet", "latency.parquet", "verify.parquet", "suites.parquet",
                                                 "canary.parquet", "estimates.parquet", "estimates.csv",
                                                 "comparisons.parquet", "comparisons.csv", "claims.parquet",
-                                                "claims.csv", "run.json"}
+                                                "claims.csv", "claim_points.parquet", "claim_points.csv", "run.json"}
     # the canary at the part's start and end (the quick profile has no middle one), each part measured
     canary = pd.read_parquet(data / "canary.parquet")
     mine = canary[canary["suite"] == suite]

@@ -148,6 +148,28 @@ def test_under_the_seeds_conditions_the_single_threaded_c_server_is_read():
     assert math.isclose(vs["ours_over_seed_lo"], 0.62 / (152316 / 128915))
 
 
+def test_each_point_is_a_row_of_its_own_with_whether_the_run_could_speak():
+    rows = [cmp(("http1", "get_ping_c100", "evloop@1"), ("http1", "get_ping_c100", "go"), 0.62, 0.54, 0.7, "slower")]
+    comparisons, estimates = frames(rows)
+    meta = {"profile": "seed", "server_cpus": "0-11", "host": {"cores": 16, "cpu_model": "Xeon"}}
+    got = C.ledger_frames(comparisons, estimates, meta, pd.DataFrame({"server": ["evloop", "evloop@1", "go"]}), "r1")
+    pts = got["claim_points"].set_index(["claim_id", "point"])
+    c100 = pts.loc[("000/versus/1", "get_ping_c100")]
+    assert c100["reading"] == "lower" and c100["expected"] == "higher" and bool(c100["comparable"])
+    assert (c100["ratio"], c100["lo"], c100["hi"]) == (0.62, 0.54, 0.7)
+    assert c100["text"] == "get_ping_c100: −38% [−46%, −30%] (lower)"
+    assert pts.loc[("000/versus/1", "get_ping_c500"), "reading"] == "not run"
+    # one row per point of every claim but the peaks, whose figure is absolute
+    claims = {c.claim_id: c for c in C.all_claims()}
+    per_claim = got["claim_points"].groupby("claim_id").size()
+    assert not any(claims[c].kind == "peak" for c in per_claim.index)
+    assert all(n == (1 if claims[c].kind == "trend" else len(claims[c].points)) for c, n in per_claim.items())
+    # a one-core run measured Go as the write-up did not: its points say so
+    one_core = C.ledger_frames(comparisons, estimates, {**meta, "profile": "full", "server_cpus": "0"},
+                               pd.DataFrame({"server": ["evloop", "go"]}), "r2")["claim_points"]
+    assert not one_core[one_core["claim_id"] == "000/versus/1"]["comparable"].any()
+
+
 def test_counts_in_verdict_order():
     led = pd.DataFrame({"verdict": ["refuted", "untested", "untested"]})
     assert C.counts(led) == {"confirmed": 0, "partly": 0, "refuted": 1, "not comparable": 0, "untested": 2}

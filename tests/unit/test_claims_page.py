@@ -39,3 +39,50 @@ def test_a_claim_read_in_a_run_with_a_caveat_is_marked():
     chosen = P.choose(pd.DataFrame([book("r1", "confirmed", reference=True)]))
     md = P.render_md(chosen, {"r1": "its C server used nghttp2", "r9": "unused"})
     assert "[`r1`](r1/http1.html) †" in md and "† `r1`: its C server used nghttp2" in md and "r9" not in md
+
+
+def point(run_id: str, name: str, reading: str, ratio: float, profile: str = "seed", comparable: bool = True,
+          expected: str = "higher", claim: str = "000/versus/1") -> dict:
+    return {"run_id": run_id, "claim_id": claim, "point": name, "reading": reading, "expected": expected,
+            "ratio": ratio, "lo": ratio - 0.05, "hi": ratio + 0.05, "comparable": comparable,
+            "text": f"{name}: {reading}", "profile": profile, "reference": False}
+
+
+def test_a_claim_is_read_across_runs_that_each_read_some_of_its_points():
+    """Two runs under the write-up's conditions, each made for one scenario: the claim reads both
+    points, each in its own run, and its verdict is theirs together."""
+    books = pd.DataFrame([book("rA", "refuted", profile="seed"), book("rB", "refuted", profile="seed"),
+                          book("rC", "not comparable")])
+    points = pd.DataFrame([point("rA", "c100", "lower", 0.62), point("rA", "c500", "not run", float("nan")),
+                           point("rB", "c100", "not run", float("nan")), point("rB", "c500", "higher", 1.2),
+                           point("rC", "c100", "higher", 1.9, profile="full", comparable=False),
+                           point("rC", "c500", "higher", 1.9, profile="full", comparable=False)])
+    got = P.combine(P.choose(books), books, points).iloc[0]
+    assert got["verdict"] == "partly" and got["points_read"] == 2 and got["points_agree"] == 1
+    assert got["read_in"] == ["rB", "rA"] and got["run_id"] == "rB"      # the newest first (both seed)
+    assert got["ours"] == "c100: lower in `rA`; c500: higher in `rB`"
+    assert "read across 2 runs" in got["reason"] and got["others"] == "1 not comparable"
+    md = P.render_md(pd.DataFrame([got]))
+    assert "[`rB`](rB/http1.html), [`rA`](rA/http1.html)" in md
+
+
+def test_a_point_comes_from_the_best_run_not_from_what_it_reads():
+    """Two runs read the same point: the better run's reading is taken (here the one under the
+    write-up's conditions), even where the other agrees with the write-up; runs that cannot speak
+    to the claim (not comparable) never lend it a point."""
+    books = pd.DataFrame([book("rA", "refuted", profile="seed"), book("rB", "confirmed", profile="full")])
+    points = pd.DataFrame([point("rA", "c100", "lower", 0.6), point("rA", "c500", "not run", float("nan")),
+                           point("rB", "c100", "higher", 1.2, profile="full"), point("rB", "c500", "higher", 1.3, profile="full"),
+                           point("rB", "c200", "higher", 1.3, profile="full", comparable=False)])
+    got = P.combine(P.choose(books), books, points).iloc[0]
+    assert got["ours"] == "c100: lower in `rA`; c500: higher in `rB`; c200: not run as the write-up ran it"
+    assert got["verdict"] == "partly" and got["points_read"] == 2
+
+
+def test_a_claim_read_in_one_run_stays_as_that_run_read_it():
+    books = pd.DataFrame([book("rA", "refuted", profile="seed"), book("rB", "untested", profile="seed")])
+    points = pd.DataFrame([point("rA", "c100", "lower", 0.6), point("rB", "c100", "not run", float("nan"))])
+    chosen = P.choose(books)
+    got = P.combine(chosen, books, points)
+    assert got.drop(columns="read_in").equals(chosen) and list(got["read_in"]) == [["rA"]]
+    assert P.combine(chosen, books, pd.DataFrame())["read_in"].tolist() == [["rA"]]   # data built before the frame

@@ -20,9 +20,9 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_docs_show_the_current_schema():
     text = (ROOT / "docs" / "data.md").read_text()
     assert render_docs(text) == text, "docs/data.md is stale: python -m httplab schema-docs docs/data.md"
-    for name in ("runs", "latency", "estimates", "comparisons", "claims", "idle_memory"):
+    for name in ("runs", "latency", "estimates", "comparisons", "claims", "claim_points", "idle_memory"):
         assert f"<!-- schema:{name} -->" in text
-    assert set(all_frames()) == {"runs", "latency", "estimates", "comparisons", "claims", "idle_memory"}
+    assert set(all_frames()) == {"runs", "latency", "estimates", "comparisons", "claims", "claim_points", "idle_memory"}
 
 
 def test_a_run_writes_all_four_frames_and_reads_them_back(tmp_path):

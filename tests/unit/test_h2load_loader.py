@@ -194,7 +194,7 @@ def test_report_context_and_summary(h2run, tmp_path):
     _, _, written = build_data(h2run, tmp_path / "data")
     assert {p.name for p in written} == {"comparisons.csv", "comparisons.parquet", "estimates.csv", "estimates.parquet",
                                          "latency.parquet", "runs.parquet", "verify.parquet", "suites.parquet", "run.json",
-                                         "claims.parquet", "claims.csv"}
+                                         "claims.parquet", "claims.csv", "claim_points.parquet", "claim_points.csv"}
     ctx = open_h2_report(run_dir=h2run, out_dir=tmp_path / "data", baseline="go")
     back = pd.read_parquet(tmp_path / "data" / "runs.parquet")   # the whole run, every suite
     assert "h2c" in set(back["suite"])
