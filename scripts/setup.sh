@@ -18,8 +18,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # python3-numpy, python3-pandas: what a client host of an inventory needs for the h2load log
 # compactor (scripts/ansible/install.yml); here too, so that the namespaces standing in for
 # client hosts (which reach no mirror) have them.
+# ngtcp2-client: ngtcp2's example HTTP/3 client (gtlsclient), the harness's probe of a server's
+# HTTP/3 mode (Debian's curl has none).
 LAB_APT_PACKAGES=(wrk nghttp2-client build-essential jq curl ca-certificates time xz-utils strace iproute2 chromium
-                  linux-perf valgrind openssh-client openssh-server python3-numpy python3-pandas)
+                  linux-perf valgrind openssh-client openssh-server python3-numpy python3-pandas ngtcp2-client)
 # Toolchains that come with the machine image rather than apt (Debian's Go is too old).
 TOOLCHAINS=(gcc g++ make go cargo node npm python3)
 

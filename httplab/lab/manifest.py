@@ -21,9 +21,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 # How a suite talks to a server (its start command per mode), and which HTTP versions each
-# mode carries: over TLS the client picks h1 or h2 by ALPN.
-MODES: dict[str, tuple[str, ...]] = {"h1": ("h1",), "h2c": ("h2",), "tls": ("h1", "h2")}
-PROTOCOLS = ("h1", "h2")
+# mode carries: over TLS the client picks h1 or h2 by ALPN; h3 is HTTP/3 over QUIC (UDP, TLS 1.3
+# inside QUIC, so it takes the certificate too).
+MODES: dict[str, tuple[str, ...]] = {"h1": ("h1",), "h2c": ("h2",), "tls": ("h1", "h2"), "h3": ("h3",)}
+PROTOCOLS = ("h1", "h2", "h3")
+# the modes whose start command is given the run's certificate and key
+TLS_MODES = ("tls", "h3")
 
 # The route kinds a suite can ask for (scripts/lib.sh gate_expectation checks each answer).
 ROUTE_KINDS: dict[str, str] = {
@@ -79,7 +82,7 @@ FIELDS: dict[str, str] = {
     "build": "optional shell command run in this folder by scripts/build.sh ({build} etc. filled in)",
     "test": "optional shell command run in this folder by scripts/test.sh",
     "version": "shell command that prints the server's version (first line goes to meta.json)",
-    "start.<mode>": "command line per mode (h1, h2c, tls); placeholders {port} {addr} {cert} {key} {build} {dir} {root} {conf_dir} {cores}; the server must listen on {addr} (in the command, or as @ADDR@ in its config template)",
+    "start.<mode>": "command line per mode (h1, h2c, tls, h3: HTTP/3 over QUIC on UDP); placeholders {port} {addr} {cert} {key} {build} {dir} {root} {conf_dir} {cores}; the server must listen on {addr} (in the command, or as @ADDR@ in its config template)",
     "env": "optional table of environment variables for the start command ({cores} allowed)",
     "serves.<protocol>": "route kinds served over h1 / h2: " + ", ".join(ROUTE_KINDS),
     "ready": "'port' (ready when the port accepts) or a path such as '/ping' (ready when it answers 2xx)",
@@ -295,7 +298,7 @@ def read_manifest(path: Path | str) -> Manifest:
             raise ManifestError(path, f"start.{mode}", f"unknown mode {mode!r} (modes: {', '.join(MODES)})")
         if not isinstance(cmd, str) or not cmd.strip():
             raise ManifestError(path, f"start.{mode}", "must be a non-empty command line")
-        allowed = set(PLACEHOLDERS) - ({"cert", "key"} if mode != "tls" else set())
+        allowed = set(PLACEHOLDERS) - ({"cert", "key"} if mode not in TLS_MODES else set())
         if "config" not in doc:
             allowed.discard("conf_dir")
         _check_placeholders(path, f"start.{mode}", cmd, allowed)

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from .manifest import (CORE_USES, FIELDS, PLACEHOLDERS, ROOT, ROUTE_KINDS, Manifest, ManifestError, Values,
-                       _show, fill, load_all, render_config, servers_dir, start_argv, version_of)
+                       TLS_MODES, _show, fill, load_all, render_config, servers_dir, start_argv, version_of)
 
 
 # ---------------------------------------------------------------- the shell's view
@@ -128,8 +128,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(item)
         elif args.cmd == "command":
             m = _select(ms, [args.server])[0]
-            if args.mode == "tls" and not (args.cert and args.key):
-                raise ManifestError(m.path, "start.tls", "tls mode needs a certificate and key (LAB_CERT, LAB_KEY)")
+            if args.mode in TLS_MODES and not (args.cert and args.key):
+                raise ManifestError(m.path, f"start.{args.mode}", f"{args.mode} mode needs a certificate and key (LAB_CERT, LAB_KEY)")
             if args.cores < 1:
                 raise ManifestError(m.path, "cores", f"--cores takes a number ≥ 1 (got {args.cores})")
             values = Values(build, args.port, args.cert, args.key, args.conf_dir, args.addr, args.cores)

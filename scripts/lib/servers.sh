@@ -94,22 +94,22 @@ server_port() {
 }
 
 # server_command NAME PORT MODE: fills the array SERVER_CMD with the manifest's start command
-# for MODE, for as many cores as SERVER_CPUS names (h1: HTTP/1.1; h2c: cleartext HTTP/2 by prior knowledge; tls: ALPN h2 and http/1.1,
-# needs LAB_CERT and LAB_KEY), placeholders filled in. A server with a config template gets
+# for MODE, for as many cores as SERVER_CPUS names (h1: HTTP/1.1; h2c: cleartext HTTP/2 by prior knowledge; tls: ALPN h2 and http/1.1;
+# h3: HTTP/3 over QUIC on UDP; tls and h3 need LAB_CERT and LAB_KEY), placeholders filled in. A server with a config template gets
 # it rendered first, in the runtime directory (runtime_files).
 server_command() {
     local name=$1 port=$2 mode=${3:-h1} args out
     known_server "$name" || die "unknown server '$name' (known: ${LAB_SERVERS[*]})"
     # {cores}: the server uses as many cores as it is pinned to (its manifest's [cores] says how)
     args=(command "$name" "$mode" --port "$port" --cores "$(cpu_count "${SERVER_CPUS:?}")")
-    if [[ $mode == tls ]]; then
-        [[ -n ${LAB_CERT:-} && -n ${LAB_KEY:-} ]] || die "tls mode needs LAB_CERT and LAB_KEY"
+    if [[ $mode == tls || $mode == h3 ]]; then
+        [[ -n ${LAB_CERT:-} && -n ${LAB_KEY:-} ]] || die "$mode mode needs LAB_CERT and LAB_KEY"
         args+=(--cert "$LAB_CERT" --key "$LAB_KEY")
     fi
     if [[ -n ${SERVER_CONFIG[$name]} ]]; then
         runtime_files "$name" "$port" "$mode"
         args+=(--conf-dir "$CONF_DIR" --www "$LAB_RUNTIME_DIR/www")
-        [[ $mode == tls ]] && args+=(--cert "$CONF_DIR/cert.pem" --key "$CONF_DIR/key.pem")
+        [[ $mode == tls || $mode == h3 ]] && args+=(--cert "$CONF_DIR/cert.pem" --key "$CONF_DIR/key.pem")
     fi
     out=$(manifest_tool "${args[@]}") || die "cannot start $name in mode $mode (above)"
     eval "SERVER_CMD=($out)"
@@ -172,12 +172,41 @@ port_open() {
     fi
 }
 
-# server_ready NAME PORT MODE: the manifest's readiness check: the port accepts ("port"),
-# or a GET of the given path answers 2xx over the mode's protocol.
+# udp_bound PORT: true when a UDP socket is bound to PORT on the server host. HTTP/3 listens on
+# UDP, where nothing accepts a connection, so its port is "open" once the server has bound it.
+udp_bound() {
+    local host
+    read -ra host <<<"$(server_host_prefix)"
+    [[ -n $("${host[@]}" ss -Hlun "sport = :$1" 2>/dev/null) ]]
+}
+
+# listening MODE PORT: the server's port is taken in MODE (TCP accepts; for h3, UDP is bound).
+listening() { if [[ $1 == h3 ]]; then udp_bound "$2"; else port_open "$2"; fi; }
+
+# h3_status URL [SECONDS]: the status code of a GET of URL over HTTP/3, or nothing when no answer
+# came within SECONDS (default 1). The client is ngtcp2's example client on GnuTLS (gtlsclient,
+# Debian's ngtcp2-client): Debian's curl has no HTTP/3, and oha's HTTP/3 client waits for the
+# server's idle timeout (30 s with quic-go) before it exits. gtlsclient prints each response
+# header as "http: stream 0x0 [:status: 200]" and closes the connection once its stream is done.
+h3_status() {
+    local url=$1 limit=${2:-1} hostport host
+    hostport=${url#https://}; hostport=${hostport%%/*}
+    host=${hostport%:*}; host=${host#[}; host=${host%]}
+    in_client_host timeout "$limit" gtlsclient --no-quic-dump --exit-on-all-streams-close --timeout="${limit}s" \
+        "$host" "${hostport##*:}" "$url" 2>&1 | sed -n 's/^http: stream 0x0 \[:status: \([0-9]*\)\]$/\1/p' | head -n 1
+}
+
+# server_ready NAME PORT MODE: the manifest's readiness check: the port accepts ("port"; for h3,
+# the UDP port is bound), or a GET of the given path answers 2xx over the mode's protocol.
 server_ready() {
     local ready=${SERVER_READY[$(base_server "$1")]} code args=(-s -o /dev/null -w '%{http_code}' --max-time 1)
-    port_open "$2" || return 1
+    listening "$3" "$2" || return 1
     [[ $ready == port ]] && return 0
+    if [[ $3 == h3 ]]; then
+        code=$(h3_status "https://$SERVER_ADDR:$2$ready")
+        [[ $code == 2?? ]]
+        return
+    fi
     case $3 in
         h2c) args+=(--http2-prior-knowledge "http://$SERVER_ADDR:$2$ready") ;;
         tls) args+=(--insecure "https://$SERVER_ADDR:$2$ready") ;;
@@ -210,7 +239,7 @@ start_server() {
     load_servers
     read -ra host <<<"$(server_host_prefix)"
     SERVER_PORT=$(server_port "$name")
-    port_open "$SERVER_PORT" && die "port $SERVER_PORT is already in use; is an old server still running?"
+    listening "$mode" "$SERVER_PORT" && die "port $SERVER_PORT is already in use; is an old server still running?"
     "${host[@]}" "$LAB_ROOT/scripts/serve.sh" "$(base_server "$name")" "$SERVER_PORT" --mode "$mode" >>"$logfile" 2>&1 &
     SERVER_PID=$!
     if await_ready "$name" "$mode" "${SERVER_READY_TIMEOUT[$(base_server "$name")]}" "$logfile"; then

@@ -88,7 +88,7 @@ def test_a_minimal_manifest_reads(tmp_path):
     (lambda t: t.replace('display = "Tiny (test)"\n', ""), "display", "missing"),
     (lambda t: t.replace('tier = "contestant"', 'tier = "champion"'), "tier", "unknown tier"),
     (lambda t: t.replace('colour = "#123456"', 'colour = "blue"'), "colour", "#rrggbb"),
-    (lambda t: t.replace("[start]\n", "[start]\nh3 = \"x {port}\"\n"), "start.h3", "unknown mode"),
+    (lambda t: t.replace("[start]\n", "[start]\nquic = \"x {port}\"\n"), "start.quic", "unknown mode"),
     (lambda t: t.replace(" {addr}", ""), "start.h1", "does not pass {addr}"),
     (lambda t: t.replace('h1 = ["ping"]', 'h1 = ["ping", "teleport"]'), "serves.h1", "unknown route kind"),
     (lambda t: t.replace('h1 = ["ping"]', 'h1 = ["ping"]\nh2 = ["ping"]'), "serves.h2", "no start mode carries h2"),
