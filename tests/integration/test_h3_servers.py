@@ -1,0 +1,65 @@
+"""HTTP/3 in the server registry: a server whose manifest has an h3 mode (quic-go's, servers/go/h3)
+is started by the harness as every server is (start_server: serve.sh, then the readiness wait, which
+for h3 waits for the UDP port to be bound), and answers the lab's routes over HTTP/3 to ngtcp2's
+client (gtlsclient): GET /ping, GET /echo?size=N, POST /echo with a body. A second start on the
+same UDP port is refused before it starts."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from evloop_process import missing
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCH = Path(os.environ.get("BUILD_DIR", ROOT / "build")) / "bench"
+
+SCRIPT = r'''
+set -euo pipefail
+source "$LAB_ROOT/scripts/lib.sh"
+SERVER_CPUS=0 SERVER_MODE=h3 start_server go_h3 "$OUT/server.log"
+echo "port $SERVER_PORT"
+echo "ping $(h3_status "https://127.0.0.1:$SERVER_PORT/ping")"
+echo "missing $(h3_status "https://127.0.0.1:$SERVER_PORT/nowhere")"
+get() { gtlsclient --quiet --exit-on-all-streams-close --download="$OUT/$1" "${@:3}" 127.0.0.1 "$SERVER_PORT" "https://127.0.0.1:$SERVER_PORT$2"; }
+mkdir -p "$OUT/ping" "$OUT/echo" "$OUT/post"
+get ping /ping
+get echo "/echo?size=1024"
+get post /echo -m POST -d "$OUT/body.bin"
+# the port is taken: a second start is refused, naming it
+(SERVER_CPUS=0 SERVER_MODE=h3 start_server go_h3 "$OUT/second.log") 2>"$OUT/second.err" && echo "second started" || echo "second refused"
+stop_server
+udp_bound "$SERVER_PORT" && echo "after-stop bound" || echo "after-stop released"
+'''
+
+
+@pytest.fixture
+def certificate(tmp_path: Path) -> tuple[Path, Path]:
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-days", "2", "-subj", "/CN=localhost", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    return cert, key
+
+
+def test_the_quic_go_server_answers_the_lab_routes_over_http3(tmp_path, certificate):
+    if not (BENCH / "go_h3_bench").exists():
+        missing("go_h3 is not built (scripts/build.sh --servers go_h3)")
+    if shutil.which("gtlsclient") is None:
+        missing("ngtcp2's HTTP/3 client (gtlsclient, Debian's ngtcp2-client) is missing: scripts/setup.sh")
+    body = bytes(range(256)) * 17 + b"end"                   # 4355 bytes, no two halves alike
+    (tmp_path / "body.bin").write_bytes(body)
+    env = {**os.environ, "LAB_ROOT": str(ROOT), "OUT": str(tmp_path), "LAB_CERT": str(certificate[0]),
+           "LAB_KEY": str(certificate[1])}
+    r = subprocess.run(["bash", "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    said = dict(line.split(" ", 1) for line in r.stdout.splitlines())
+    assert said["ping"] == "200" and said["missing"] == "404"
+    assert (tmp_path / "ping" / "ping").read_bytes() == b"pong"
+    assert (tmp_path / "echo" / "echo?size=1024").read_bytes() == b"x" * 1024
+    assert (tmp_path / "post" / "echo").read_bytes() == body
+    assert said["second"] == "refused" and f"port {said['port']} is already in use" in (tmp_path / "second.err").read_text()
+    assert said["after-stop"] == "released"                  # stop_server ended it
