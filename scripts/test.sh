@@ -286,10 +286,10 @@ main() {
     # integration tests in another; without it, the fuzzers run beside the unit tests.
     if selected smoke; then
         selected fuzz && SMOKE_COMPANIONS+=(stage_fuzz)
-        local after_unit=""
-        selected integration && after_unit=" integration_concurrent"
-        if selected unit; then SMOKE_COMPANIONS+=("stage_unit$after_unit")
-        elif [[ -n $after_unit ]]; then SMOKE_COMPANIONS+=("${after_unit# }"); fi
+        local lane=()                        # the unit tests, then the concurrent integration tests
+        selected unit && lane+=(stage_unit)
+        selected integration && lane+=(integration_concurrent)
+        (( ${#lane[@]} == 0 )) || SMOKE_COMPANIONS+=("${lane[*]}")
     fi
     for stage in "${STAGES[@]}"; do
         selected "$stage" || continue

@@ -250,11 +250,14 @@ h2load_host_cmd() {
 # its TLS handshake when the window ends is never closed, so h2load hangs past its deadline. Seen
 # with Go's TLS server over h2 at 100 connections on a loaded machine: 7 of 20 runs hung, none of
 # 20 with the warm-up.
-LAT_WARMUP_S=0.5
-LAT_WARMUP=500ms
+LAT_WARMUP_MS=500
+LAT_WARMUP=${LAT_WARMUP_MS}ms                                          # as h2load takes it
+LAT_WARMUP_S=$(awk -v ms="$LAT_WARMUP_MS" 'BEGIN { printf "%g", ms / 1000 }')   # as meta.json records it
 lat_duration() { if (( DURATION >= 2 )); then echo $(( DURATION / 2 )); else echo 0.5; fi; }
 lat_h2load() { if (( DURATION >= 2 )); then echo $(( DURATION / 2 )); else echo 500ms; fi; }
-lat_limit() { if (( DURATION >= 2 )); then echo $(( DURATION / 2 + 1 )); else echo 1; fi; }
+lat_limit() {
+    awk -v d="$(lat_duration)" -v w="$LAT_WARMUP_S" 'BEGIN { t = d + w; printf "%d", (t == int(t)) ? t : int(t) + 1 }'
+}
 
 h2load_warmup() {
     (( WARMUP > 0 )) || return 0
