@@ -84,8 +84,9 @@ FIELDS: dict[str, str] = {
     "version": "shell command that prints the server's version (first line goes to meta.json)",
     "start.<mode>": "command line per mode (h1, h2c, tls, h3: HTTP/3 over QUIC on UDP); placeholders {port} {addr} {cert} {key} {build} {dir} {root} {conf_dir} {cores}; the server must listen on {addr} (in the command, or as @ADDR@ in its config template)",
     "env": "optional table of environment variables for the start command ({cores} allowed)",
-    "serves.<protocol>": "route kinds served over h1 / h2: " + ", ".join(ROUTE_KINDS),
-    "ready": "'port' (ready when the port accepts) or a path such as '/ping' (ready when it answers 2xx)",
+    "serves.<protocol>": "route kinds served over h1 / h2 / h3: " + ", ".join(ROUTE_KINDS),
+    "ready": ("'port' (ready when the port accepts a connection; in the h3 mode, when its UDP port is bound) "
+              "or a path such as '/ping' (ready when it answers 2xx, over HTTP/3 in the h3 mode)"),
     "ready_timeout_s": "optional: seconds to wait for readiness (default 10)",
     "config.template": "optional: a config file template in this folder; @PORT@ @ADDR@ @PREFIX@ @WWW@ and config.vars filled in per start",
     "config.vars / config.<mode>": "optional: @NAME@ values for the template (all modes / one mode); placeholders allowed",

@@ -27,6 +27,8 @@ def shell_declarations(ms: list[Manifest]) -> str:
     """Bash that defines the registry the scripts use (scripts/servers.sh loads it once)."""
     lines = [
         "LAB_SERVERS=(" + " ".join(m.name for m in ms) + ")",
+        # the start modes whose command gets the certificate and key (the shell's takes_cert)
+        "LAB_CERT_MODES=(" + " ".join(TLS_MODES) + ")",
         _bash_assoc("SERVER_CAPS", {m.name: " ".join(m.caps()) for m in ms}),
         _bash_assoc("SERVER_MODES", {m.name: " ".join(m.start) for m in ms}),
         _bash_assoc("SERVER_TIER", {m.name: m.tier for m in ms}),

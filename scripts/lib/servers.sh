@@ -93,6 +93,10 @@ server_port() {
     die "unknown server '$1' (known: ${LAB_SERVERS[*]})"
 }
 
+# takes_cert MODE: whether MODE's start command gets the certificate and key (tls, h3: the
+# registry's list, LAB_CERT_MODES, so the shell and the manifest reader cannot disagree).
+takes_cert() { load_servers; [[ " ${LAB_CERT_MODES[*]} " == *" $1 "* ]]; }
+
 # server_command NAME PORT MODE: fills the array SERVER_CMD with the manifest's start command
 # for MODE, for as many cores as SERVER_CPUS names (h1: HTTP/1.1; h2c: cleartext HTTP/2 by prior knowledge; tls: ALPN h2 and http/1.1;
 # h3: HTTP/3 over QUIC on UDP; tls and h3 need LAB_CERT and LAB_KEY), placeholders filled in. A server with a config template gets
@@ -102,14 +106,14 @@ server_command() {
     known_server "$name" || die "unknown server '$name' (known: ${LAB_SERVERS[*]})"
     # {cores}: the server uses as many cores as it is pinned to (its manifest's [cores] says how)
     args=(command "$name" "$mode" --port "$port" --cores "$(cpu_count "${SERVER_CPUS:?}")")
-    if [[ $mode == tls || $mode == h3 ]]; then
+    if takes_cert "$mode"; then
         [[ -n ${LAB_CERT:-} && -n ${LAB_KEY:-} ]] || die "$mode mode needs LAB_CERT and LAB_KEY"
         args+=(--cert "$LAB_CERT" --key "$LAB_KEY")
     fi
     if [[ -n ${SERVER_CONFIG[$name]} ]]; then
         runtime_files "$name" "$port" "$mode"
         args+=(--conf-dir "$CONF_DIR" --www "$LAB_RUNTIME_DIR/www")
-        [[ $mode == tls || $mode == h3 ]] && args+=(--cert "$CONF_DIR/cert.pem" --key "$CONF_DIR/key.pem")
+        takes_cert "$mode" && args+=(--cert "$CONF_DIR/cert.pem" --key "$CONF_DIR/key.pem")
     fi
     out=$(manifest_tool "${args[@]}") || die "cannot start $name in mode $mode (above)"
     eval "SERVER_CMD=($out)"
