@@ -1,5 +1,5 @@
-"""HTTP/3 in the server registry: a server whose manifest has an h3 mode (quic-go's, servers/go/h3)
-is started by the harness as every server is (start_server: serve.sh, then the readiness wait, which
+"""HTTP/3 in the server registry: a server whose manifest has an h3 mode (quic-go's, servers/go/h3;
+quinn's with the h3 crate, servers/rust/h3) is started by the harness as every server is (start_server: serve.sh, then the readiness wait, which
 for h3 waits for the UDP port to be bound), and answers the lab's routes over HTTP/3 to ngtcp2's
 client (gtlsclient): GET /ping, GET /echo?size=N, POST /echo with a body. A second start on the
 same UDP port is refused before it starts."""
@@ -20,7 +20,7 @@ BENCH = Path(os.environ.get("BUILD_DIR", ROOT / "build")) / "bench"
 SCRIPT = r'''
 set -euo pipefail
 source "$LAB_ROOT/scripts/lib.sh"
-SERVER_CPUS=0 SERVER_MODE=h3 start_server go_h3 "$OUT/server.log"
+SERVER_CPUS=0 SERVER_MODE=h3 start_server "$SERVER" "$OUT/server.log"
 echo "port $SERVER_PORT"
 echo "ping $(h3_status "https://127.0.0.1:$SERVER_PORT/ping")"
 echo "missing $(h3_status "https://127.0.0.1:$SERVER_PORT/nowhere")"
@@ -30,7 +30,7 @@ get ping /ping
 get echo "/echo?size=1024"
 get post /echo -m POST -d "$OUT/body.bin"
 # the port is taken: a second start is refused, naming it
-(SERVER_CPUS=0 SERVER_MODE=h3 start_server go_h3 "$OUT/second.log") 2>"$OUT/second.err" && echo "second started" || echo "second refused"
+(SERVER_CPUS=0 SERVER_MODE=h3 start_server "$SERVER" "$OUT/second.log") 2>"$OUT/second.err" && echo "second started" || echo "second refused"
 stop_server
 udp_bound "$SERVER_PORT" && echo "after-stop bound" || echo "after-stop released"
 '''
@@ -45,15 +45,16 @@ def certificate(tmp_path: Path) -> tuple[Path, Path]:
     return cert, key
 
 
-def test_the_quic_go_server_answers_the_lab_routes_over_http3(tmp_path, certificate):
-    if not (BENCH / "go_h3_bench").exists():
-        missing("go_h3 is not built (scripts/build.sh --servers go_h3)")
+@pytest.mark.parametrize("server,binary", [("go_h3", "go_h3_bench"), ("rust_h3", "rust_h3_bench")])
+def test_an_http3_server_answers_the_lab_routes(tmp_path, certificate, server, binary):
+    if not (BENCH / binary).exists():
+        missing(f"{server} is not built (scripts/build.sh --servers {server})")
     if shutil.which("gtlsclient") is None:
         missing("ngtcp2's HTTP/3 client (gtlsclient, Debian's ngtcp2-client) is missing: scripts/setup.sh")
     body = bytes(range(256)) * 17 + b"end"                   # 4355 bytes, no two halves alike
     (tmp_path / "body.bin").write_bytes(body)
     env = {**os.environ, "LAB_ROOT": str(ROOT), "OUT": str(tmp_path), "LAB_CERT": str(certificate[0]),
-           "LAB_KEY": str(certificate[1])}
+           "LAB_KEY": str(certificate[1]), "SERVER": server}
     r = subprocess.run(["bash", "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
     said = dict(line.split(" ", 1) for line in r.stdout.splitlines())
