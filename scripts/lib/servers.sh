@@ -187,16 +187,17 @@ udp_bound() {
 # listening MODE PORT: the server's port is taken in MODE (TCP accepts; for h3, UDP is bound).
 listening() { if [[ $1 == h3 ]]; then udp_bound "$2"; else port_open "$2"; fi; }
 
-# h3_status URL [SECONDS]: the status code of a GET of URL over HTTP/3, or nothing when no answer
-# came within SECONDS (default 1). The client is ngtcp2's example client on GnuTLS (gtlsclient,
+# h3_status URL [SECONDS [RUNNER]]: the status code of a GET of URL over HTTP/3, or nothing when no
+# answer came within SECONDS (default 1). RUNNER runs the client: in_client_host (the default), or
+# on_client, which also pins it to the client CPUs (the probe between measured points). The client is ngtcp2's example client on GnuTLS (gtlsclient,
 # Debian's ngtcp2-client): Debian's curl has no HTTP/3, and oha's HTTP/3 client waits for the
 # server's idle timeout (30 s with quic-go) before it exits. gtlsclient prints each response
 # header as "http: stream 0x0 [:status: 200]" and closes the connection once its stream is done.
 h3_status() {
-    local url=$1 limit=${2:-1} hostport host
+    local url=$1 limit=${2:-1} runner=${3:-in_client_host} hostport host
     hostport=${url#https://}; hostport=${hostport%%/*}
     host=${hostport%:*}; host=${host#[}; host=${host%]}
-    in_client_host timeout "$limit" gtlsclient --no-quic-dump --exit-on-all-streams-close --timeout="${limit}s" \
+    "$runner" timeout "$limit" gtlsclient --no-quic-dump --exit-on-all-streams-close --timeout="${limit}s" \
         "$host" "${hostport##*:}" "$url" 2>&1 | sed -n 's/^http: stream 0x0 \[:status: \([0-9]*\)\]$/\1/p' | head -n 1
 }
 
@@ -207,7 +208,7 @@ server_ready() {
     listening "$3" "$2" || return 1
     [[ $ready == port ]] && return 0
     if [[ $3 == h3 ]]; then
-        code=$(h3_status "https://$SERVER_ADDR:$2$ready")
+        code=$(h3_status "https://$SERVER_ADDR:$2$ready") || true
         [[ $code == 2?? ]]
         return
     fi
@@ -270,9 +271,14 @@ server_alive() { [[ -n ${SERVER_PID:-} ]] && kill -0 "$SERVER_PID" 2>/dev/null; 
 PROBE_TIMEOUT=${LAB_PROBE_TIMEOUT:-10}
 
 # server_answers SECONDS: the server answers a request for the scenario's URL (SC_URL; any
-# status) within SECONDS, over the scenario's protocol.
+# status) within SECONDS, over the scenario's protocol (curl; for h3, ngtcp2's client).
 server_answers() {
     local code args=(-s -o /dev/null -w '%{http_code}' --max-time "$1")
+    if [[ ${SC_PROTOCOL:-h1} == h3 ]]; then
+        code=$(h3_status "$SC_URL" "$1" on_client) || true
+        [[ $code =~ ^[1-5][0-9][0-9]$ ]]
+        return
+    fi
     case ${SC_PROTOCOL:-h1}:${TLS:-false} in
         h1:*)     args+=(--http1.1) ;;
         h2:false) args+=(--http2-prior-knowledge) ;;

@@ -1,8 +1,9 @@
 """HTTP/3 in the server registry: a server whose manifest has an h3 mode (quic-go's, servers/go/h3;
 quinn's with the h3 crate, servers/rust/h3) is started by the harness as every server is (start_server: serve.sh, then the readiness wait, which
 for h3 waits for the UDP port to be bound), and answers the lab's routes over HTTP/3 to ngtcp2's
-client (gtlsclient): GET /ping, GET /echo?size=N, POST /echo with a body. A second start on the
-same UDP port is refused before it starts."""
+client (gtlsclient): GET /ping, GET /echo?size=N, POST /echo with a body. The probe the suites ask
+between points (server_check) reads the answer over HTTP/3 and tells a stopped server. A second start
+on the same UDP port is refused before it starts."""
 from __future__ import annotations
 
 import os
@@ -29,6 +30,13 @@ mkdir -p "$OUT/ping" "$OUT/echo" "$OUT/post"
 get ping /ping
 get echo "/echo?size=1024"
 get post /echo -m POST -d "$OUT/body.bin"
+# the liveness probe between points (server_check) asks over HTTP/3: an answer, then none from a
+# stopped server
+SC_PROTOCOL=h3 SC_URL="https://127.0.0.1:$SERVER_PORT/ping" CLIENT_CPUS=1 PROBE_TIMEOUT=2
+server_check && echo "check answers" || echo "check $SERVER_TROUBLE"
+kill -STOP "$SERVER_PID"
+server_check && echo "stopped answers" || echo "stopped $SERVER_TROUBLE"
+kill -CONT "$SERVER_PID"
 # the port is taken: a second start is refused, naming it
 (SERVER_CPUS=0 SERVER_MODE=h3 start_server "$SERVER" "$OUT/second.log") 2>"$OUT/second.err" && echo "second started" || echo "second refused"
 stop_server
@@ -62,5 +70,6 @@ def test_an_http3_server_answers_the_lab_routes(tmp_path, certificate, server, b
     assert (tmp_path / "ping" / "ping").read_bytes() == b"pong"
     assert (tmp_path / "echo" / "echo?size=1024").read_bytes() == b"x" * 1024
     assert (tmp_path / "post" / "echo").read_bytes() == body
+    assert said["check"] == "answers" and said["stopped"] == "stopped answering"
     assert said["second"] == "refused" and f"port {said['port']} is already in use" in (tmp_path / "second.err").read_text()
     assert said["after-stop"] == "released"                  # stop_server ended it
