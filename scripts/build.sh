@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # build.sh [--servers a,b]: builds the lab's servers into build/ (BUILD_DIR overrides):
 # each manifest's (servers/**/lab.toml) `build` command, run in its folder; a command
-# two variants share (one Makefile for both) runs once. Then the static files the
-# servers with a config template serve (build/www).
+# two variants share (one Makefile for both) runs once. Then the lab's own load tool,
+# h3load (tools/h3load: HTTP/3), into build/tools, and the static files the servers
+# with a config template serve (build/www).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -36,6 +37,8 @@ main() {
     local s; for s in "${servers[@]}"; do known_server "$s" || die "unknown server '$s' (known: ${LAB_SERVERS[*]})"; done
     mkdir -p "$BUILD_DIR/bench"
     run_jobs builds "${servers[@]}"
+    log "build h3load (tools/h3load)"
+    make -s -C "$LAB_ROOT/tools/h3load" BUILD="$BUILD_DIR" || die "h3load (tools/h3load) did not build (above)"
     build_www
     log "built: $(ls "$BUILD_DIR/bench" | tr '\n' ' ')"
 }

@@ -73,3 +73,60 @@ def test_an_http3_server_answers_the_lab_routes(tmp_path, certificate, server, b
     assert said["check"] == "answers" and said["stopped"] == "stopped answering"
     assert said["second"] == "refused" and f"port {said['port']} is already in use" in (tmp_path / "second.err").read_text()
     assert said["after-stop"] == "released"                  # stop_server ended it
+
+
+H3LOAD = Path(os.environ.get("BUILD_DIR", ROOT / "build")) / "tools" / "h3load"
+
+LOAD = r'''
+set -euo pipefail
+source "$LAB_ROOT/scripts/lib.sh"
+SERVER_CPUS=0 SERVER_MODE=h3 start_server "$SERVER" "$OUT/server.log"
+load() { taskset -c 1 "$H3LOAD" -c 2 -m 4 -w 0.5 -d 1 "$@"; }
+load --cacert "$LAB_CERT" --json "$OUT/get.json" "https://127.0.0.1:$SERVER_PORT/echo?size=1024"
+load --insecure --body "$OUT/body.bin" --json "$OUT/post.json" "https://127.0.0.1:$SERVER_PORT/echo"
+load --insecure --json "$OUT/missing.json" "https://127.0.0.1:$SERVER_PORT/nowhere"
+stop_server
+# no server: every connection fails within the timeout, and the report says so
+taskset -c 1 "$H3LOAD" -c 2 -d 1 --timeout 1 --insecure --json "$OUT/refused.json" "https://127.0.0.1:$SERVER_PORT/ping"
+'''
+
+
+@pytest.mark.parametrize("server,binary", [("go_h3", "go_h3_bench"), ("rust_h3", "rust_h3_bench")])
+def test_h3load_loads_an_http3_server_and_counts_only_its_window(tmp_path, certificate, server, binary):
+    """The lab's HTTP/3 load tool: a closed loop over C connections × M streams; what it counts in
+    the window, the whole run's totals, statuses and errors as its JSON report says; and no idle
+    wait after the window (oha's HTTP/3 client waits out quic-go's 30 s idle timeout)."""
+    import json
+    import time
+
+    if not (BENCH / binary).exists() or not H3LOAD.exists():
+        missing(f"{server} or h3load is not built (scripts/build.sh)")
+    body = bytes(range(256)) * 17 + b"end"
+    (tmp_path / "body.bin").write_bytes(body)
+    # --cacert checks the address, and the certificate must not be a CA one (webpki refuses a CA
+    # certificate as the server's own: openssl req -x509 makes one unless told)
+    subj = ["-addext", "subjectAltName=IP:127.0.0.1", "-addext", "basicConstraints=critical,CA:FALSE"]
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-days", "2", "-subj", "/CN=localhost", *subj, "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    env = {**os.environ, "LAB_ROOT": str(ROOT), "OUT": str(tmp_path), "LAB_CERT": str(cert), "LAB_KEY": str(key),
+           "SERVER": server, "H3LOAD": str(H3LOAD)}
+    t0 = time.monotonic()
+    r = subprocess.run(["bash", "-c", LOAD], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert time.monotonic() - t0 < 20                         # four runs of 1.5 s, no 30 s idle waits
+    for name, size in (("get", 1024), ("post", len(body)), ("missing", None)):
+        doc = json.loads((tmp_path / f"{name}.json").read_text())
+        assert doc["tool"] == "h3load" and doc["connections"] == 2 and doc["streams"] == 4
+        assert doc["errors"] == {"connect": 0, "stream": 0, "timeout": 0} and doc["connected"] == 2
+        n = doc["requests_window"]
+        assert n > 100 and doc["requests_total"] > n          # the warm-up's answers are in the totals only
+        assert sum(c for _, c in doc["latency_hist"]) == n
+        assert doc["run_s"] < 1.5 + 1.0                       # closed at once after the window
+        if size is None:
+            assert doc["status_counts"] == {"404": n}
+        else:
+            assert doc["status_counts"] == {"200": n} and doc["body_bytes_window"] == n * size
+    refused = json.loads((tmp_path / "refused.json").read_text())
+    assert refused["connected"] == 0 and refused["errors"]["connect"] == 2 and refused["requests_total"] == 0
