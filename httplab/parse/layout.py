@@ -54,6 +54,7 @@ LAT_STDERR = "lat.stderr.txt"
 LAT_H2LOG = "lat.h2log.json"      # its log, compacted
 OHA_JSON = "oha.json"             # oha's report
 OHA_HIST = "oha.hist.json"        # the window's histogram from oha's records
+H3LOAD_JSON = "h3load.json"       # h3load's report (the HTTP/3 suite)
 HOST_JSON = "host.json"           # client host I's record of its run (stem r<rep>.h<I>)
 LAT_HOST_JSON = "lat.host.json"   # ... of h2load's latency run
 

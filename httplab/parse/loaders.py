@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .h2load_loader import h2load_result, load_h2load_point
+from .h3load_loader import h3load_result, load_h3load_point
 from .layout import RepFiles
 from .oha_loader import load_oha_point, oha_result
 from .wrk_loader import load_wrk_point, wrk_result
@@ -29,8 +30,10 @@ class Loader(Protocol):
     def __call__(self, scenario_dir: Path, rep: int, host: int | None = None) -> LoadResult | None: ...
 
 
-_LOADERS: dict[str, Loader] = {"wrk": load_wrk_point, "h2load": load_h2load_point, "oha": load_oha_point}
-_CONTENT_LOADERS: dict[str, ContentLoader] = {"wrk": wrk_result, "h2load": h2load_result, "oha": oha_result}
+_LOADERS: dict[str, Loader] = {"wrk": load_wrk_point, "h2load": load_h2load_point, "oha": load_oha_point,
+                               "h3load": load_h3load_point}
+_CONTENT_LOADERS: dict[str, ContentLoader] = {"wrk": wrk_result, "h2load": h2load_result, "oha": oha_result,
+                                              "h3load": h3load_result}
 
 
 def register_loader(tool: str, loader: Loader) -> None:

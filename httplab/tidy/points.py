@@ -106,10 +106,10 @@ def server_cost(doc: dict[str, Any], where: str | Path) -> ServerCost:
 def window_tail_s(tool: str, cost: ServerCost | None, result: LoadResult | None) -> float:
     """Seconds at the end of a window read after wrk exited that followed its load: wrk's done()
     hook dumping the histogram (up to ~1 s for wide latency tails), the server idle; likewise oha
-    writing its per-request database. Taken as the window's wall time less the tool's own duration
+    writing its per-request database, and h3load closing its connections after the last answer. Taken as the window's wall time less the tool's own duration
     (which runs from its start to the end of the load, connects included). Zero for windows that closed with the load (window_end load_end) and for
     h2load, whose excess wall time is its connection set-up, before its clock starts."""
-    if (tool not in ("wrk", "oha") or cost is None or result is None or cost.window_end == "load_end"
+    if (tool not in ("wrk", "oha", "h3load") or cost is None or result is None or cost.window_end == "load_end"
             or not result.duration_s > 0):
         return 0.0
     return max(0.0, cost.wall_s - result.duration_s)

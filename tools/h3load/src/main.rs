@@ -20,6 +20,10 @@
 //! divides by those. Errors: a connection that could not be made, a stream or connection error, a
 //! request not answered within --timeout. A stream that meets one stops (the run has failed
 //! anyway, and a broken connection would otherwise spin).
+//!
+//! The report's clock: run_s from the start (before the first connection) to the end of the
+//! process's work, connections closed; load_s from the start to the last answer (connects
+//! included, the close not): the whole run's requests over load_s is its rate.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -177,11 +181,14 @@ struct Stats {
     status_window: BTreeMap<u16, u64>,
     status_total: BTreeMap<u16, u64>,
     body_bytes_window: u64,
+    body_bytes_total: u64,
     hist_us: HashMap<u64, u64>,
     err_connect: u64,
     err_stream: u64,
     err_timeout: u64,
     connected: u64,
+    /// when the last answer came: the load's end, before the connections are closed
+    last_done: Option<Instant>,
 }
 
 impl Stats {
@@ -191,11 +198,13 @@ impl Stats {
         for (k, v) in o.status_window { *self.status_window.entry(k).or_default() += v; }
         for (k, v) in o.status_total { *self.status_total.entry(k).or_default() += v; }
         self.body_bytes_window += o.body_bytes_window;
+        self.body_bytes_total += o.body_bytes_total;
         for (k, v) in o.hist_us { *self.hist_us.entry(k).or_default() += v; }
         self.err_connect += o.err_connect;
         self.err_stream += o.err_stream;
         self.err_timeout += o.err_timeout;
         self.connected += o.connected;
+        self.last_done = self.last_done.max(o.last_done);
     }
 }
 
@@ -252,7 +261,9 @@ async fn stream_loop(mut sender: Sender, t: Arc<Target>, plan: Plan) -> Stats {
         match tokio::time::timeout(plan.timeout, one_request(&mut sender, &t)).await {
             Ok(Ok((status, bytes))) => {
                 let done = Instant::now();
+                s.last_done = Some(done);
                 s.requests_total += 1;
+                s.body_bytes_total += bytes;
                 *s.status_total.entry(status).or_default() += 1;
                 if done >= plan.warm_end && done <= plan.end {
                     s.requests_window += 1;
@@ -330,7 +341,7 @@ fn json_counts(m: &BTreeMap<u16, u64>) -> String {
     format!("{{{}}}", items.join(","))
 }
 
-fn report(a: &Args, s: &Stats, run_s: f64) -> String {
+fn report(a: &Args, s: &Stats, run_s: f64, load_s: f64) -> String {
     let mut hist: Vec<(u64, u64)> = s.hist_us.iter().map(|(k, v)| (*k, *v)).collect();
     hist.sort_unstable();
     let mut h = String::with_capacity(hist.len() * 12);
@@ -340,12 +351,14 @@ fn report(a: &Args, s: &Stats, run_s: f64) -> String {
     format!(
         "{{\"tool\":\"h3load\",\"format\":1,\"version\":\"{}\",\"url\":\"{}\",\"connections\":{},\"streams\":{},\
 \"threads\":{},\"warmup_s\":{},\"duration_s\":{},\"timeout_s\":{},\"body_bytes\":{},\"run_s\":{:.6},\
+\"load_s\":{:.6},\
 \"connected\":{},\"requests_total\":{},\"requests_window\":{},\"status_counts\":{},\"status_counts_total\":{},\
-\"errors\":{{\"connect\":{},\"stream\":{},\"timeout\":{}}},\"body_bytes_window\":{},\"latency_hist\":[{}]}}\n",
+\"errors\":{{\"connect\":{},\"stream\":{},\"timeout\":{}}},\"body_bytes_window\":{},\"body_bytes_total\":{},\
+\"latency_hist\":[{}]}}\n",
         env!("CARGO_PKG_VERSION"), a.url, a.conns, a.streams, a.threads, a.warmup, a.duration, a.timeout,
-        a.body.as_ref().map_or(0, |b| b.len()), run_s, s.connected, s.requests_total, s.requests_window,
+        a.body.as_ref().map_or(0, |b| b.len()), run_s, load_s, s.connected, s.requests_total, s.requests_window,
         json_counts(&s.status_window), json_counts(&s.status_total), s.err_connect, s.err_stream, s.err_timeout,
-        s.body_bytes_window, h)
+        s.body_bytes_window, s.body_bytes_total, h)
 }
 
 fn main() {
@@ -375,6 +388,7 @@ fn main() {
         total
     });
     let run_s = t0.elapsed().as_secs_f64();
+    let load_s = total.last_done.map_or(0.0, |d| (d - t0).as_secs_f64());
     let errors = total.err_connect + total.err_stream + total.err_timeout;
     println!("h3load: {} requests in the {} s window ({:.0} req/s), {} in the whole run of {:.3} s; \
               {}/{} connections made; errors: {} (connect {}, stream {}, timeout {}); statuses {:?}",
@@ -383,7 +397,7 @@ fn main() {
              total.status_window);
     if let Some(path) = &a.json {
         let tmp = format!("{path}.tmp");
-        std::fs::write(&tmp, report(&a, &total, run_s)).and_then(|_| std::fs::rename(&tmp, path))
+        std::fs::write(&tmp, report(&a, &total, run_s, load_s)).and_then(|_| std::fs::rename(&tmp, path))
             .unwrap_or_else(|e| fail(format!("{path}: {e}")));
     }
 }

@@ -1,0 +1,100 @@
+"""h3load's JSON report (httplab.parse.h3load) and the h3load point loader, on reports captured here
+with the lab's HTTP/3 load tool against quinn's server (tests/fixtures/h3load/: see README there)."""
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+
+from httplab.parse.errors import RawFormatError
+from httplab.parse.h3load import h3load_report
+from httplab.parse.h3load_loader import load_h3load_point
+from httplab.parse.layout import RepFiles
+from httplab.parse.loaders import load_rep
+from httplab.tidy.points import fail_reasons
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "h3load"
+
+
+def doc(name: str) -> dict:
+    return json.loads((FIX / f"{name}.json").read_text())
+
+
+def point(tmp_path: Path, name: str, **scenario: object) -> Path:
+    d = tmp_path / "pt"
+    d.mkdir()
+    shutil.copy(FIX / f"{name}.json", d / "r1.h3load.json")
+    (d / "scenario.json").write_text(json.dumps({"connections": 4, "streams": 2} | scenario))
+    return d
+
+
+def test_a_get_run_reads_the_whole_run_over_its_load_time(tmp_path: Path) -> None:
+    raw = doc("get_ping_rust_h3")
+    r = load_h3load_point(point(tmp_path, "get_ping_rust_h3"), 1)
+    assert r is not None and r.tool == "h3load"
+    # every answer of the run over the time from the start to the last answer: the server's CPU
+    # window holds the same requests
+    assert r.requests == raw["requests_total"] == 54168
+    assert r.duration_s == pytest.approx(raw["load_s"])
+    assert r.req_per_s == pytest.approx(54168 / raw["load_s"])
+    assert r.bytes_read == 4 * 54168                       # "pong" bodies only
+    assert r.total_errors == 0 and r.notes == ()
+    # the window's latencies, exact to the µs
+    assert r.hist_kind == "exact" and int(r.hist_counts.sum()) == raw["requests_window"]
+    assert r.lat_max_us == max(v for v, _ in raw["latency_hist"])
+    assert fail_reasons(0, r, True, "h3load") == []
+
+
+def test_a_post_run_counts_the_echoed_bodies(tmp_path: Path) -> None:
+    r = load_h3load_point(point(tmp_path, "post_echo_b4096_rust_h3", connections=2), 1)
+    assert r is not None and r.bytes_read == 4096 * r.requests and r.total_errors == 0 and r.notes == ()
+
+
+def test_non_2xx_answers_and_connections_not_made_fail_the_run() -> None:
+    r404 = load_rep("h3load", RepFiles.from_contents({"r1.h3load.json": (FIX / "status_404_rust_h3.json").read_bytes()}),
+                    {"connections": 2, "streams": 1})
+    assert r404 is not None and r404.errors["non-2xx responses"] == r404.requests == 8013
+    assert fail_reasons(0, r404, True, "h3load") == ["8,013 non-2xx responses"]
+    refused = load_rep("h3load", RepFiles.from_contents({"r1.h3load.json": (FIX / "refused.json").read_bytes()}),
+                       {"connections": 2, "streams": 1})
+    assert refused is not None and refused.requests == 0 and refused.hist_kind == "none"
+    assert math.isnan(refused.req_per_s) and math.isnan(refused.lat_mean_us)
+    assert fail_reasons(0, refused, True, "h3load") == ["2 h3load: connections not made", "no request completed"]
+
+
+def test_a_run_with_other_connections_than_its_scenario_is_noted(tmp_path: Path) -> None:
+    r = load_h3load_point(point(tmp_path, "get_ping_rust_h3", connections=100, streams=10), 1)
+    assert r is not None
+    assert r.notes == ("h3load ran 4 connections × 2 streams, the scenario says 100 × 10",)
+    assert "h3load ran 4 connections × 2 streams, the scenario says 100 × 10" in fail_reasons(0, r, True, "h3load")
+
+
+def test_no_report_is_no_result(tmp_path: Path) -> None:
+    d = tmp_path / "pt"
+    d.mkdir()
+    (d / "r1.h3load.json").write_text("")
+    assert load_h3load_point(d, 1) is None
+
+
+@pytest.mark.parametrize("change,key", [
+    (lambda d: d.pop("load_s"), "load_s"),
+    (lambda d: d.update(tool="oha"), "tool"),
+    (lambda d: d.update(requests_window=d["requests_window"] + 1), "status_counts"),
+    (lambda d: d["status_counts_total"].update({"200": 1}), "status_counts_total"),
+    (lambda d: d["latency_hist"].append([9, 1]), "latency_hist"),
+    (lambda d: d["latency_hist"].append([9, True]), "latency_hist"),
+    (lambda d: d["errors"].update(stream=-1), "stream"),
+    (lambda d: d["errors"].pop("timeout"), "timeout"),
+    (lambda d: d["status_counts"].update({"2OO": 0}), "status_counts"),
+    (lambda d: d.update(connected=5), "connected"),
+    (lambda d: d.update(requests_total=True), "requests_total"),
+])
+def test_a_malformed_report_names_the_file_and_key(change, key) -> None:
+    d = doc("get_ping_rust_h3")
+    change(d)
+    with pytest.raises(RawFormatError) as exc:
+        h3load_report(d, "pt/r1.h3load.json")
+    assert exc.value.key == key and "pt/r1.h3load.json" in str(exc.value)
