@@ -19,7 +19,8 @@
 #      beside it in the background, the work that times nothing: step 3; step 4 then step 5's
 #      integration tests that time nothing; and the side runs one after the other: the backends
 #      suite (epoll against io_uring) on the C server's two loops and both floors, the scaling suite
-#      on the C server and Go (n = 1 on two cores), the http1 and h2c suites in the netns host mode
+#      on the C server and Go (n = 1 on two cores), the HTTP/3 suite on its two servers (h3load),
+#      the http1 and h2c suites in the netns host mode
 #      (a server and two client namespaces); then, alone, the http1 and h2c suites in the inventory
 #      host mode (Ansible over ssh to stand-in hosts: scripts/inventory_netns.sh);
 #      then checks of every run's data and exported reports (without the smoke stage, steps 3 and
@@ -168,6 +169,11 @@ smoke_side() {
     LAB_CANARY=0 RAW_ROOT=$dir/scaling/raw DATA_ROOT=$dir/scaling/data REPORTS_ROOT=$dir/scaling/reports \
         "$LAB_ROOT/scripts/run_all.sh" --skip-setup --skip-build --new --quick --suites scaling --servers evloop,go \
         --reps 1 --duration 1 --warmup 0
+    # The HTTP/3 suite (QUIC on UDP, loaded with the lab's h3load) on its two quick points, both
+    # HTTP/3 servers: the verify gate over HTTP/3, the tool, its parser and the generic report.
+    LAB_CANARY=0 RAW_ROOT=$dir/h3/raw DATA_ROOT=$dir/h3/data REPORTS_ROOT=$dir/h3/reports \
+        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --skip-build --new --quick --suites h3 --servers go_h3,rust_h3 \
+        --reps 1 --duration 1 --warmup 0
     # The netns host mode (a server host and two client hosts as network namespaces, both loading
     # every point at once): http1 and h2c.
     LAB_CANARY=0 RAW_ROOT=$dir/netns/raw DATA_ROOT=$dir/netns/data REPORTS_ROOT=$dir/netns/reports \
@@ -231,7 +237,7 @@ stage_smoke() {
     # flag is for, and the checks below read the flags, not the figures. (The side runs beside it
     # once made h2load's latency run hang, when a client was still in its TLS handshake as its window
     # ended; that run now opens its window after a warm-up: scripts/lib/measure.sh.)
-    lane_start side "the side smoke runs (backends, scaling, netns)" smoke_side "$SCRATCH"
+    lane_start side "the side smoke runs (backends, scaling, h3, netns)" smoke_side "$SCRATCH"
     for companion in "${SMOKE_COMPANIONS[@]}"; do
         # shellcheck disable=SC2086  # a list of function names
         lane_start "${companion%% *}" "${companion// / then }" in_turn $companion
@@ -247,7 +253,8 @@ stage_smoke() {
     step "pipeline smoke run: the inventory host mode (alone)"
     inventory_smoke "$SCRATCH/inventory"
     (cd "$LAB_ROOT" && LAB_SMOKE_DIR=$SCRATCH LAB_LATENCY_SMOKE_DIR=$SCRATCH/latency \
-        LAB_BACKENDS_SMOKE_DIR=$SCRATCH/backends LAB_SCALING_SMOKE_DIR=$SCRATCH/scaling LAB_NETNS_SMOKE_DIR=$SCRATCH/netns \
+        LAB_BACKENDS_SMOKE_DIR=$SCRATCH/backends LAB_SCALING_SMOKE_DIR=$SCRATCH/scaling LAB_H3_SMOKE_DIR=$SCRATCH/h3 \
+        LAB_NETNS_SMOKE_DIR=$SCRATCH/netns \
         LAB_INVENTORY_SMOKE_DIR=$SCRATCH/inventory "$py" -m pytest -q tests/smoke)
 
     step "the smoke run's reports in a browser (headless Chromium)"

@@ -6,9 +6,12 @@ What h3load writes (its source's header says how it counts):
   between the end of its warm-up (-w) and the end of its window (-d); the histogram holds their
   latencies in whole µs, exactly ([[µs, count], ...], ascending).
 - `requests_total`, `status_counts_total`, `body_bytes_total`: every answer of the whole run
-  (warm-up included, and those in flight at the window's end, waited for).
+  (warm-up included). `aborted_at_end`: requests in flight when the window ended, abandoned (their
+  streams reset; at most one per stream), as wrk drops its own at its deadline.
 - `load_s`: from the start (before the first connection) to the last answer; `run_s`: to the end of
   its work, connections closed.
+- `alpn`: the application protocol its TLS handshake agreed (null when no connection was made);
+  `tls_version`: TLSv1.3, the only version QUIC runs.
 - `errors`: `connect` (a connection not made: no handshake, refused), `stream` (a stream or
   connection error), `timeout` (a request not answered within --timeout); `connected`: connections
   made, of `connections`.
@@ -39,11 +42,14 @@ class H3LoadReport:
     load_s: float
     run_s: float
     connected: int
+    alpn: str | None
+    tls_version: str | None
     requests_total: int
     requests_window: int
     status_counts: dict[int, int]        # the window's
     status_counts_total: dict[int, int]  # the whole run's
     errors: dict[str, int]               # ERROR_KINDS
+    aborted_at_end: int
     body_bytes_window: int
     body_bytes_total: int
     hist_values_us: np.ndarray
@@ -79,6 +85,13 @@ def _statuses(doc: dict[str, Any], key: str, p: str) -> dict[int, int]:
     return out
 
 
+def _text_or_none(doc: dict[str, Any], key: str, p: str) -> str | None:
+    v = require(doc, key, p)
+    if v is not None and not isinstance(v, str):
+        raise RawFormatError(p, f"unexpected value {v!r}", key=key)
+    return v
+
+
 def h3load_report(doc: dict[str, Any], where: str) -> H3LoadReport:
     """h3load's report (the parsed object) as an H3LoadReport; RawFormatError naming `where` and
     the key."""
@@ -96,9 +109,11 @@ def h3load_report(doc: dict[str, Any], where: str) -> H3LoadReport:
         warmup_s=_seconds(doc, "warmup_s", p), duration_s=_seconds(doc, "duration_s", p),
         load_s=_seconds(doc, "load_s", p), run_s=_seconds(doc, "run_s", p),
         connected=_count(doc, "connected", p),
+        alpn=_text_or_none(doc, "alpn", p), tls_version=_text_or_none(doc, "tls_version", p),
         requests_total=_count(doc, "requests_total", p), requests_window=_count(doc, "requests_window", p),
         status_counts=_statuses(doc, "status_counts", p),
         status_counts_total=_statuses(doc, "status_counts_total", p), errors=errors,
+        aborted_at_end=_count(doc, "aborted_at_end", p),
         body_bytes_window=_count(doc, "body_bytes_window", p), body_bytes_total=_count(doc, "body_bytes_total", p),
         hist_values_us=values, hist_counts=counts,
     )
@@ -114,6 +129,9 @@ def h3load_report(doc: dict[str, Any], where: str) -> H3LoadReport:
     if rep.requests_window > rep.requests_total:
         raise RawFormatError(p, f"{rep.requests_window} in the window but {rep.requests_total} in the whole run",
                              key="requests_window")
+    if rep.aborted_at_end > rep.connections * rep.streams:
+        raise RawFormatError(p, f"{rep.aborted_at_end} requests abandoned at the end, more than the "
+                             f"{rep.connections * rep.streams} streams could hold", key="aborted_at_end")
     if rep.connected > rep.connections:
         raise RawFormatError(p, f"{rep.connected} connections made of {rep.connections}", key="connected")
     return rep

@@ -1,11 +1,14 @@
 """Reads one h3load point (the HTTP/3 suite) into a LoadResult.
 
 Files of a point: r<rep>.h3load.json (h3load's report, httplab.parse.h3load), r<rep>.stdout.txt and
-r<rep>.stderr.txt (its summary line, and the first error's reason).
+r<rep>.stderr.txt (its summary line, and the first error's reason). Its TLS facts (the ALPN its
+handshakes agreed, TLS 1.3) are the point's: QUIC has no TCP handshake for s_client to probe.
 
-Row numbers, as the server's CPU window reads them: requests = every answer of the run (any status;
-the run has no warm-up of its own: the suite's warm-up is a run before it, as for wrk and h2load),
-req/s = requests / load_s (from the start, connects included, to the last answer); bytes = response
+Row numbers, as the server's CPU window reads them (it ends with the load: h3load's end-of-load
+snapshot): requests = every answer of the run (any status; the run has no warm-up of its own: the
+suite's warm-up is a run before it, as for wrk and h2load; requests in flight when the window ended
+are abandoned, as wrk's are), req/s = requests / load_s (from the start, connects included, to the
+last answer); bytes = response
 bodies only (h2load's and wrk's count headers and framing too). The latency histogram is the
 window's, exact to the µs (hist_kind "exact").
 
@@ -66,4 +69,6 @@ def h3load_result(files: RepFiles, scen: Mapping[str, Any]) -> LoadResult | None
         hist_counts=counts,
         source_files=(where,),
         notes=tuple(notes),
+        # the TLS facts of its own handshakes (a QUIC server has no TCP port to probe with s_client)
+        text={"alpn": rep.alpn, "alpn_source": "h3load", "tls_version": rep.tls_version},
     )

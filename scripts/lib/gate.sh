@@ -9,42 +9,81 @@ payload_file() {
     echo "$f"
 }
 
+# gate_fetch_curl URL METHOD SEND COMPARE: one request with curl over the scenario's HTTP/1.1 or
+# HTTP/2 (SC_PROTOCOL h1|h2, TLS true|false). Sets FETCH_CODE, FETCH_VERSION (1.1, 2),
+# FETCH_CL (Content-Length, empty when absent) and FETCH_BODY (the file holding the body); or
+# FETCH_ERROR when no answer came.
+gate_fetch_curl() {
+    local url=$1 method=$2 send=$3 compare=$4 out headers=$GATE_TMP/headers
+    local args=(-sS --max-time 10 -o "$GATE_TMP/body" -D "$headers" -w '%{http_code} %{http_version}' -X "$method")
+    case $SC_PROTOCOL:$TLS in
+        h1:*)       args+=(--http1.1) ;;
+        h2:false)   args+=(--http2-prior-knowledge) ;;
+        h2:true)    args+=(--http2) ;;
+    esac
+    [[ $TLS == true ]] && args+=(--insecure)
+    if [[ -n $send && $compare == json ]]; then args+=(--data-binary "@$send" -H 'Content-Type: application/json')
+    elif [[ -n $send ]]; then args+=(--data-binary "@$send" -H 'Content-Type: application/octet-stream'); fi
+    FETCH_ERROR= FETCH_BODY=$GATE_TMP/body
+    out=$(on_client curl "${args[@]}" "$url" 2>&1) || { FETCH_ERROR="curl: $out"; return 0; }
+    read -r FETCH_CODE FETCH_VERSION <<<"$out"
+    FETCH_CL=$(awk 'tolower($1) == "content-length:" { gsub("\r", "", $2); print $2 }' "$headers")
+}
+
+# gate_fetch_h3 URL METHOD SEND: the same over HTTP/3, with ngtcp2's client (gtlsclient; curl here
+# has no HTTP/3). It prints each response header as "http: stream 0x0 [name: value]" and saves the
+# body under the URL's last path segment in --download's folder; a client that negotiated
+# anything but h3 has no HTTP/3 stream to print, so an answer is an HTTP/3 answer.
+gate_fetch_h3() {
+    local url=$1 method=$2 send=$3 dl=$GATE_TMP/h3 hostport host heads
+    local args=(--no-quic-dump --no-http-dump --exit-on-all-streams-close --timeout=10s --download="$dl")
+    [[ $method == GET ]] || args+=(-m "$method")
+    [[ -n $send ]] && args+=(-d "$send")
+    hostport=${url#https://}; hostport=${hostport%%/*}
+    host=${hostport%:*}; host=${host#[}; host=${host%]}
+    rm -rf "$dl"; mkdir -p "$dl"
+    heads=$(on_client timeout 15 gtlsclient "${args[@]}" "$host" "${hostport##*:}" "$url" 2>&1 |
+            sed -n 's/^http: stream 0x0 \[\(.*\)\]$/\1/p') || true
+    FETCH_ERROR= FETCH_VERSION=3
+    FETCH_CODE=$(sed -n 's/^:status: //p' <<<"$heads" | head -n 1)
+    FETCH_CL=$(sed -n 's/^content-length: //Ip' <<<"$heads" | head -n 1)
+    [[ -n $FETCH_CODE ]] || { FETCH_ERROR="no answer over HTTP/3 (gtlsclient)"; return 0; }
+    FETCH_BODY=$(find "$dl" -type f | head -n 1)
+    [[ -n $FETCH_BODY ]] || { FETCH_BODY=$GATE_TMP/empty; : >"$FETCH_BODY"; }
+}
+
 # gate_check BASE_URL METHOD PATH EXPECTED_BODY_FILE [REQUEST_BODY_FILE [bytes|json]]
-# One request over the scenario's protocol (SC_PROTOCOL h1|h2, TLS true|false);
+# One request over the scenario's protocol (SC_PROTOCOL h1|h2|h3, TLS true|false);
 # prints one PASS/FAIL line. Fails when the response did not come over that
 # protocol, the status is not 200, Content-Length is wrong (or, over HTTP/1.1,
 # missing), or the body differs from the expected bytes (or, in json mode, does
 # not parse to the same JSON value: whitespace and key order may differ).
 gate_check() {
-    local base=$1 method=$2 path=$3 expect=$4 send=${5:-} compare=${6:-bytes} out code version cl want
-    local body=$GATE_TMP/body headers=$GATE_TMP/headers want_version
-    local args=(-sS --max-time 10 -o "$body" -D "$headers" -w '%{http_code} %{http_version}' -X "$method")
-    case $SC_PROTOCOL:$TLS in
-        h1:*)       args+=(--http1.1); want_version=1.1 ;;
-        h2:false)   args+=(--http2-prior-knowledge); want_version=2 ;;
-        h2:true)    args+=(--http2); want_version=2 ;;
+    local base=$1 method=$2 path=$3 expect=$4 send=${5:-} compare=${6:-bytes} want want_version body cl
+    case $SC_PROTOCOL in
+        h1) want_version=1.1 ;;
+        h2) want_version=2 ;;
+        h3) want_version=3 ;;
     esac
-    [[ $TLS == true ]] && args+=(--insecure)
-    if [[ -n $send && $compare == json ]]; then args+=(--data-binary "@$send" -H 'Content-Type: application/json')
-    elif [[ -n $send ]]; then args+=(--data-binary "@$send" -H 'Content-Type: application/octet-stream'); fi
-    out=$(on_client curl "${args[@]}" "$base$path" 2>&1) || { echo "FAIL $method $path: curl: $out"; return 1; }
-    read -r code version <<<"$out"
+    if [[ $SC_PROTOCOL == h3 ]]; then gate_fetch_h3 "$base$path" "$method" "$send"
+    else gate_fetch_curl "$base$path" "$method" "$send" "$compare"; fi
+    [[ -z $FETCH_ERROR ]] || { echo "FAIL $method $path: $FETCH_ERROR"; return 1; }
+    body=$FETCH_BODY cl=$FETCH_CL
     want=$(stat -c %s "$body")
     [[ $compare == bytes ]] && want=$(stat -c %s "$expect")
-    cl=$(awk 'tolower($1) == "content-length:" { gsub("\r", "", $2); print $2 }' "$headers")
-    if [[ $version != "$want_version" ]]; then echo "FAIL $method $path: answered over HTTP/$version, not HTTP/$want_version"; return 1; fi
-    if [[ $code != 200 ]]; then echo "FAIL $method $path: status $code"; return 1; fi
+    if [[ $FETCH_VERSION != "$want_version" ]]; then echo "FAIL $method $path: answered over HTTP/$FETCH_VERSION, not HTTP/$want_version"; return 1; fi
+    if [[ $FETCH_CODE != 200 ]]; then echo "FAIL $method $path: status $FETCH_CODE"; return 1; fi
     if [[ -z $cl && $SC_PROTOCOL == h1 ]]; then echo "FAIL $method $path: no Content-Length"; return 1; fi
     if [[ -n $cl && $cl != "$want" ]]; then echo "FAIL $method $path: Content-Length $cl, want $want"; return 1; fi
     if [[ $compare == json ]]; then
         if [[ $(jq -cS . "$body" 2>/dev/null) != "$(jq -cS . "$expect")" ]]; then
             echo "FAIL $method $path: JSON differs from $(jq -cS . "$expect"): $(head -c 300 "$body")"; return 1
         fi
-        echo "PASS $method $path: HTTP/$version 200, Content-Length ${cl:-absent}, JSON equal"
+        echo "PASS $method $path: HTTP/$FETCH_VERSION 200, Content-Length ${cl:-absent}, JSON equal"
         return 0
     fi
     if ! cmp -s "$body" "$expect"; then echo "FAIL $method $path: body differs from the expected $want bytes"; return 1; fi
-    echo "PASS $method $path: HTTP/$version 200, Content-Length ${cl:-absent}, body exact ($want bytes)"
+    echo "PASS $method $path: HTTP/$FETCH_VERSION 200, Content-Length ${cl:-absent}, body exact ($want bytes)"
 }
 
 # The request body of the shoot-out's POST (scripts/lua/post_json.lua sends the same).

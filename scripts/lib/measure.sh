@@ -89,7 +89,9 @@ measure_point() {
     rm -f "$part".* "$dir/r$rep".*
     "${tool}_warmup" "$dir" "$rep"
     [[ -z $POINT_FAULT ]] || return 0
-    [[ $TLS == true ]] && tls_probe "$part"
+    # (not over HTTP/3: QUIC runs TLS on UDP, where s_client cannot go; h3load reports its own
+    # handshakes' ALPN and version)
+    [[ $TLS == true && $SC_PROTOCOL != h3 ]] && tls_probe "$part"
     [[ -z $POINT_FAULT ]] || return 0
     mapfile -t pids < <(tree_pids "$SERVER_PID")
     rss_warm=$(mem_kb VmRSS "${pids[@]}")

@@ -17,6 +17,8 @@ tool_version() {
         nghttp2) pkg-config --modversion libnghttp2 ;;
         curl)    curl --version | head -n 1 ;;
         oha)     oha --version ;;
+        h3load)  "$(h3load_bin)" --version ;;
+        gtlsclient) echo "ngtcp2-client $(dpkg-query -W -f '${Version}' ngtcp2-client)" ;;
     esac 2>/dev/null || echo "not found"
 }
 
@@ -27,7 +29,7 @@ create_run_meta() {
     # it recorded (LAB_BUILD_TOOLS, a JSON object), not asked of this host, which has none.
     local built=" "
     [[ -z ${LAB_BUILD_TOOLS:-} ]] || built+="$(jq -r 'keys | join(" ")' "$LAB_BUILD_TOOLS") "
-    for t in wrk h2load oha gcc go rustc node python openssl nghttp2 curl; do
+    for t in wrk h2load oha h3load gtlsclient gcc go rustc node python openssl nghttp2 curl; do
         [[ $built == *" $t "* ]] && continue
         tools=$(jq --arg k "$t" --arg v "$(tool_version "$t")" '. + {($k): $v}' <<<"$tools")
     done

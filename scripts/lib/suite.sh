@@ -1,14 +1,14 @@
 # scripts/lib/suite.sh: the suite driver (sourced by lib.sh): scenarios, which server runs what,
 # the reps' balanced order, progress, and the flags and profiles every bench_*.sh takes.
 
-# A suite declares SUITE, PROTOCOL (h1|h2, the default of its scenarios), TLS,
-# SCHEME, SERVER_MODE (h1|h2c|tls) and SCENARIOS: one line per scenario, "id kind
+# A suite declares SUITE, PROTOCOL (h1|h2|h3, the default of its scenarios), TLS,
+# SCHEME, SERVER_MODE (h1|h2c|tls|h3) and SCENARIOS: one line per scenario, "id kind
 # method route size connections depth lua", where kind is a route kind (the
 # manifests' `serves`, httplab.lab.manifest.ROUTE_KINDS), optionally prefixed with
 # its protocol ("h2:ping") when a suite mixes them; its servers are those whose
 # manifests start in SERVER_MODE and serve one of its kinds (suite_servers); size is the payload, depth the pipeline depth over
 # HTTP/1.1 or the concurrent streams per connection over HTTP/2, and lua wrk's
-# script ("-" for h2load). HTTP/1.1 is loaded with wrk, HTTP/2 with h2load.
+# script ("-" for h2load). HTTP/1.1 is loaded with wrk, HTTP/2 with h2load, HTTP/3 with h3load.
 # suite_run then runs rep after rep; within a rep each server (started fresh, gated,
 # then loaded with every scenario it serves) in an order that alternates with the
 # rep, so slow drift of the machine hits every server alike.
@@ -20,7 +20,8 @@ parse_scenario() {
     case $SC_PROTOCOL in
         h1) SC_TOOL=wrk ;;
         h2) SC_TOOL=h2load ;;
-        *)  die "scenario $SC_ID: unknown protocol '$SC_PROTOCOL' (h1, h2)" ;;
+        h3) SC_TOOL=h3load ;;
+        *)  die "scenario $SC_ID: unknown protocol '$SC_PROTOCOL' (h1, h2, h3)" ;;
     esac
     # a suite may load every protocol with one tool of its own (the latency suite: oha)
     SC_TOOL=${SUITE_TOOL:-$SC_TOOL}
@@ -109,7 +110,7 @@ write_scenario_json() {
     write_json_once "$dir/scenario.json" "$(jq -n --arg suite "$SUITE" --arg proto "$SC_PROTOCOL" \
         --argjson tls "$TLS" --arg server "$server" --arg id "$SC_ID" --arg route "$SC_ROUTE" \
         --arg method "$SC_METHOD" --argjson size "$SC_SIZE" --argjson conns "$SC_CONNS" \
-        --argjson streams "$( [[ $SC_PROTOCOL == h2 ]] && echo "$SC_DEPTH" || echo 1)" \
+        --argjson streams "$( [[ $SC_PROTOCOL == h2 || $SC_PROTOCOL == h3 ]] && echo "$SC_DEPTH" || echo 1)" \
         --argjson pipe "$( [[ $SC_PROTOCOL == h1 ]] && echo "$SC_DEPTH" || echo 1)" \
         --argjson threads "$CLIENT_THREADS" --argjson dur "$DURATION" --argjson warm "$WARMUP" \
         --argjson latdur "$( [[ $SC_TOOL == h2load ]] && lat_duration || echo null)" \

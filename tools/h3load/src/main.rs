@@ -3,7 +3,8 @@
 //! one is answered, for a warm-up and then a measured window; one JSON report.
 //!
 //!     h3load [-c CONNS] [-m STREAMS] [-w WARMUP_S] [-d DURATION_S] [-t THREADS] [--timeout S]
-//!            [--body FILE] (--cacert FILE | --insecure) [--json OUT] URL
+//!            [--body FILE] (--cacert FILE | --insecure) [--json OUT]
+//!            [--end-snapshot FILE [--snapshot-pids 'PID ...']] URL
 //!
 //! Why the lab has its own: Debian's h2load is built without HTTP/3, and h2load's HTTP/3 needs a
 //! QUIC-capable OpenSSL fork that Debian does not ship; oha's HTTP/3 client (1.16) waits out the
@@ -12,18 +13,21 @@
 //! only what the window holds. It uses the same QUIC and HTTP/3 crates as the Rust rival (quinn,
 //! h3), with one QUIC endpoint (one UDP socket) per connection, as separate clients would have.
 //!
-//! What is counted (the same rule for every tool of the lab): a request is in the window when its
-//! answer completed between the end of the warm-up and the end of the window; the rate is those
-//! requests over the window's length, the latency histogram (µs, exact values) is theirs. A request
-//! still in flight at the end of the window is waited for (up to --timeout) and counted in the
-//! whole run's totals only, which also hold the warm-up: the server's CPU time over the whole run
-//! divides by those. Errors: a connection that could not be made, a stream or connection error, a
-//! request not answered within --timeout. A stream that meets one stops (the run has failed
-//! anyway, and a broken connection would otherwise spin).
+//! What is counted: a request is in the window when its answer completed between the end of the
+//! warm-up (-w) and the end of the window (-d after it); the latency histogram (µs, exact values)
+//! is theirs. A request still in flight when the window ends is abandoned (its stream reset; at
+//! most one per stream, counted as aborted_at_end, not an error), as wrk drops its own: the load
+//! ends with the window, and no slow tail of answers stretches it. The whole run's totals also hold
+//! the warm-up. Errors: a connection that could not be made, a stream or connection error, a
+//! request not answered within --timeout. A stream that meets one stops (the run has failed anyway,
+//! and a broken connection would otherwise spin).
 //!
 //! The report's clock: run_s from the start (before the first connection) to the end of the
 //! process's work, connections closed; load_s from the start to the last answer (connects
-//! included, the close not): the whole run's requests over load_s is its rate.
+//! included, the close not): the whole run's requests over load_s is its rate (without -w, the
+//! window's over its length, to the microsecond). The TLS facts: the
+//! ALPN protocol the handshake agreed (null when no connection was made), and TLS 1.3, the only
+//! version QUIC runs (RFC 9001).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -41,7 +45,8 @@ use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{DigitallySignedStruct, SignatureScheme};
 
 const USAGE: &str = "usage: h3load [-c CONNS] [-m STREAMS] [-w WARMUP_S] [-d DURATION_S] [-t THREADS] \
-[--timeout S] [--body FILE] (--cacert FILE | --insecure) [--json OUT] URL";
+[--timeout S] [--body FILE] (--cacert FILE | --insecure) [--json OUT] [--end-snapshot FILE \
+[--snapshot-pids 'PID ...']] URL";
 
 struct Args {
     conns: usize,
@@ -54,6 +59,8 @@ struct Args {
     cacert: Option<String>,
     insecure: bool,
     json: Option<String>,
+    end_snapshot: Option<String>,
+    snapshot_pids: String,
     url: Uri,
 }
 
@@ -69,7 +76,8 @@ fn number<T: std::str::FromStr>(flag: &str, v: Option<String>) -> T {
 fn parse_args() -> Args {
     let mut a = Args {
         conns: 1, streams: 1, warmup: 0.0, duration: 10.0, threads: 1, timeout: 5.0, body: None,
-        cacert: None, insecure: false, json: None, url: Uri::default(),
+        cacert: None, insecure: false, json: None, end_snapshot: None, snapshot_pids: String::new(),
+        url: Uri::default(),
     };
     let mut url = None;
     let mut it = std::env::args().skip(1);
@@ -89,6 +97,12 @@ fn parse_args() -> Args {
             "--cacert" => a.cacert = Some(it.next().unwrap_or_else(|| usage("--cacert needs a file"))),
             "--insecure" | "-k" => a.insecure = true,
             "--json" => a.json = Some(it.next().unwrap_or_else(|| usage("--json needs a file"))),
+            "--end-snapshot" => a.end_snapshot = Some(it.next().unwrap_or_else(|| usage("--end-snapshot needs a file"))),
+            "--snapshot-pids" => a.snapshot_pids = it.next().unwrap_or_else(|| usage("--snapshot-pids needs a list")),
+            "--version" => {
+                println!("h3load {}", env!("CARGO_PKG_VERSION"));
+                std::process::exit(0);
+            }
             "-h" | "--help" => {
                 println!("{USAGE}");
                 std::process::exit(0);
@@ -186,9 +200,14 @@ struct Stats {
     err_connect: u64,
     err_stream: u64,
     err_timeout: u64,
+    /// requests in flight when the window ended (at most one per stream), abandoned
+    aborted: u64,
     connected: u64,
     /// when the last answer came: the load's end, before the connections are closed
     last_done: Option<Instant>,
+    /// the application protocol the TLS handshake inside QUIC agreed (ALPN; the first
+    /// connection's: every connection offers only h3)
+    alpn: Option<String>,
 }
 
 impl Stats {
@@ -203,8 +222,12 @@ impl Stats {
         self.err_connect += o.err_connect;
         self.err_stream += o.err_stream;
         self.err_timeout += o.err_timeout;
+        self.aborted += o.aborted;
         self.connected += o.connected;
         self.last_done = self.last_done.max(o.last_done);
+        if self.alpn.is_none() {
+            self.alpn = o.alpn;
+        }
     }
 }
 
@@ -258,14 +281,17 @@ async fn stream_loop(mut sender: Sender, t: Arc<Target>, plan: Plan) -> Stats {
         if start >= plan.end {
             return s;
         }
-        match tokio::time::timeout(plan.timeout, one_request(&mut sender, &t)).await {
+        // the request's own deadline, or the window's end if that comes first: a request still
+        // unanswered when the window ends is abandoned (its stream reset), not waited for
+        let limit = start + plan.timeout;
+        match tokio::time::timeout_at(limit.min(plan.end).into(), one_request(&mut sender, &t)).await {
             Ok(Ok((status, bytes))) => {
                 let done = Instant::now();
                 s.last_done = Some(done);
                 s.requests_total += 1;
                 s.body_bytes_total += bytes;
                 *s.status_total.entry(status).or_default() += 1;
-                if done >= plan.warm_end && done <= plan.end {
+                if done >= plan.warm_end {
                     s.requests_window += 1;
                     *s.status_window.entry(status).or_default() += 1;
                     s.body_bytes_window += bytes;
@@ -277,6 +303,10 @@ async fn stream_loop(mut sender: Sender, t: Arc<Target>, plan: Plan) -> Stats {
                 s.err_stream += 1;
                 return s;
             }
+            Err(_) if limit >= plan.end => {
+                s.aborted += 1;
+                return s;
+            }
             Err(_) => {
                 first_error("stream", &format!("no answer within {:?}", plan.timeout));
                 s.err_timeout += 1;
@@ -286,15 +316,32 @@ async fn stream_loop(mut sender: Sender, t: Arc<Target>, plan: Plan) -> Stats {
     }
 }
 
-/// One connection: its endpoint (UDP socket), the QUIC and HTTP/3 handshakes, M stream loops,
-/// then an immediate close (no idle wait).
-async fn connection(t: Arc<Target>, cfg: quinn::ClientConfig, streams: usize, plan: Plan) -> Stats {
+/// A connection whose loops have ended, to be closed once every connection's have (the end of
+/// the load, when the end-of-load snapshot is taken).
+struct Open {
+    endpoint: quinn::Endpoint,
+    conn: quinn::Connection,
+    drive: tokio::task::JoinHandle<()>,
+}
+
+impl Open {
+    /// Closes at once: CONNECTION_CLOSE goes out, and the draining period (3 PTO, up to a second
+    /// under load) is not waited out beyond a short grace for the packet to leave.
+    async fn close(self) {
+        self.conn.close(0u32.into(), b"done");
+        let _ = tokio::time::timeout(Duration::from_millis(100), self.endpoint.wait_idle()).await;
+        self.drive.abort();
+    }
+}
+
+/// One connection: its endpoint (UDP socket), the QUIC and HTTP/3 handshakes, M stream loops.
+async fn connection(t: Arc<Target>, cfg: quinn::ClientConfig, streams: usize, plan: Plan) -> (Stats, Option<Open>) {
     let mut s = Stats::default();
     let bind: SocketAddr = if t.addr.is_ipv6() { "[::]:0".parse().unwrap() } else { "0.0.0.0:0".parse().unwrap() };
     let failed = |mut s: Stats, msg: String| {
         first_error("connect", &msg);
         s.err_connect += 1;
-        s
+        (s, None)
     };
     let mut endpoint = match quinn::Endpoint::client(bind) {
         Ok(e) => e,
@@ -314,7 +361,13 @@ async fn connection(t: Arc<Target>, cfg: quinn::ClientConfig, streams: usize, pl
         Err(e) => return failed(s, format!("{}: HTTP/3 set-up: {e}", t.addr)),
     };
     s.connected = 1;
-    let drive = tokio::spawn(async move { std::future::poll_fn(|cx| driver.poll_close(cx)).await });
+    s.alpn = conn.handshake_data()
+        .and_then(|h| h.downcast::<quinn::crypto::rustls::HandshakeData>().ok())
+        .and_then(|h| h.protocol)
+        .map(|p| String::from_utf8_lossy(&p).into_owned());
+    let drive = tokio::spawn(async move {
+        let _ = std::future::poll_fn(|cx| driver.poll_close(cx)).await;
+    });
     let loops: Vec<_> = (0..streams).map(|_| tokio::spawn(stream_loop(sender.clone(), t.clone(), plan))).collect();
     drop(sender);
     for l in loops {
@@ -322,10 +375,31 @@ async fn connection(t: Arc<Target>, cfg: quinn::ClientConfig, streams: usize, pl
             s.merge(st);
         }
     }
-    conn.close(0u32.into(), b"done");
-    drive.abort();
-    let _ = tokio::time::timeout(Duration::from_secs(1), endpoint.wait_idle()).await;
-    s
+    (s, Some(Open { endpoint, conn, drive }))
+}
+
+/// The end-of-load snapshot (--end-snapshot): the counters the lab reads around its window, copied
+/// the moment the load ends, before the connections are closed, so that the server's CPU window
+/// ends with the load (the same lines as the lab's wrk script writes: "uptime …", the cpuN lines of
+/// /proc/stat, "self <this process's stat>", "pid PID <its stat>" for each --snapshot-pids).
+fn end_snapshot(path: &str, pids: &str) -> std::io::Result<()> {
+    let first = |p: &str| std::fs::read_to_string(p).ok().and_then(|t| t.lines().next().map(str::to_string));
+    let mut out = format!("uptime {}\n", first("/proc/uptime").unwrap_or_default());
+    for line in std::fs::read_to_string("/proc/stat")?.lines() {
+        if line.starts_with("cpu") && line.as_bytes().get(3).is_some_and(u8::is_ascii_digit) {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    let _ = writeln!(out, "self {}", first("/proc/self/stat").unwrap_or_default());
+    for pid in pids.split_whitespace().filter(|p| p.bytes().all(|b| b.is_ascii_digit())) {
+        if let Some(line) = first(&format!("/proc/{pid}/stat")) {
+            let _ = writeln!(out, "pid {pid} {line}");
+        }
+    }
+    let tmp = format!("{path}.tmp");
+    std::fs::write(&tmp, out)?;
+    std::fs::rename(&tmp, path)
 }
 
 fn target(a: &Args) -> Result<Target, String> {
@@ -352,13 +426,14 @@ fn report(a: &Args, s: &Stats, run_s: f64, load_s: f64) -> String {
         "{{\"tool\":\"h3load\",\"format\":1,\"version\":\"{}\",\"url\":\"{}\",\"connections\":{},\"streams\":{},\
 \"threads\":{},\"warmup_s\":{},\"duration_s\":{},\"timeout_s\":{},\"body_bytes\":{},\"run_s\":{:.6},\
 \"load_s\":{:.6},\
-\"connected\":{},\"requests_total\":{},\"requests_window\":{},\"status_counts\":{},\"status_counts_total\":{},\
-\"errors\":{{\"connect\":{},\"stream\":{},\"timeout\":{}}},\"body_bytes_window\":{},\"body_bytes_total\":{},\
+\"connected\":{},\"alpn\":{},\"tls_version\":\"TLSv1.3\",\"requests_total\":{},\"requests_window\":{},\"status_counts\":{},\"status_counts_total\":{},\
+\"errors\":{{\"connect\":{},\"stream\":{},\"timeout\":{}}},\"aborted_at_end\":{},\"body_bytes_window\":{},\"body_bytes_total\":{},\
 \"latency_hist\":[{}]}}\n",
         env!("CARGO_PKG_VERSION"), a.url, a.conns, a.streams, a.threads, a.warmup, a.duration, a.timeout,
-        a.body.as_ref().map_or(0, |b| b.len()), run_s, load_s, s.connected, s.requests_total, s.requests_window,
+        a.body.as_ref().map_or(0, |b| b.len()), run_s, load_s, s.connected,
+        s.alpn.as_ref().map_or("null".to_string(), |p| format!("\"{}\"", p.escape_default())), s.requests_total, s.requests_window,
         json_counts(&s.status_window), json_counts(&s.status_total), s.err_connect, s.err_stream, s.err_timeout,
-        s.body_bytes_window, s.body_bytes_total, h)
+        s.aborted, s.body_bytes_window, s.body_bytes_total, h)
 }
 
 fn main() {
@@ -380,10 +455,21 @@ fn main() {
             .map(|_| tokio::spawn(connection(t.clone(), cfg.clone(), a.streams, plan)))
             .collect();
         let mut total = Stats::default();
+        let mut open = Vec::new();
         for c in conns {
-            if let Ok(s) = c.await {
+            if let Ok((s, o)) = c.await {
                 total.merge(s);
+                open.extend(o);
             }
+        }
+        if let Some(path) = &a.end_snapshot {
+            if let Err(e) = end_snapshot(path, &a.snapshot_pids) {
+                eprintln!("h3load: --end-snapshot {path}: {e}");
+            }
+        }
+        let closing: Vec<_> = open.into_iter().map(|o| tokio::spawn(o.close())).collect();
+        for c in closing {
+            let _ = c.await;
         }
         total
     });
