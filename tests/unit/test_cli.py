@@ -16,11 +16,11 @@ def run_all(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("args, says", [
-    (["--suites"], "--suites needs a value: a comma list of suites (http1 h2c https languages latency versus backends scaling) or parts (http1 h2c https languages latency_h1"),
+    (["--suites"], "--suites needs a value: a comma list of suites (http1 h2c https h3 languages latency versus backends scaling) or parts (http1 h2c https h3 languages latency_h1"),
     (["--reps"], "--reps needs a value"),
     (["--reps", "0"], "--reps takes a whole number ≥ 1 (got '0')"),
     (["--duration", "1.5"], "--duration takes a whole number ≥ 1 (got '1.5')"),
-    (["--suites", "http9"], "unknown suite 'http9' (suites: http1 h2c https languages latency versus backends scaling; parts: http1 h2c https languages latency_h1 latency_h2c latency_https versus_h2c versus_tls backends scaling_h1 scaling_h2c scaling_tls)"),
+    (["--suites", "http9"], "unknown suite 'http9' (suites: http1 h2c https h3 languages latency versus backends scaling; parts: http1 h2c https h3 languages latency_h1 latency_h2c latency_https versus_h2c versus_tls backends scaling_h1 scaling_h2c scaling_tls)"),
     (["--servers", "nope"], "unknown server 'nope' (known: evloop"),
     (["--order-seed", "x"], "--order-seed takes a whole number ≥ 0 (got 'x')"),
     (["--new", "--run-id", "20261123T092401Z-vm"], "--new and --run-id exclude each other"),

@@ -176,7 +176,7 @@ def test_sections_and_tables(h2run):
     assert list(secs) == ["ping", "echo_get", "echo_post"] and secs["echo_post"].transfer
     assert [s.key for s in _H2.table_layout(h2.iloc[0:0])] == ["ping", "echo_get", "echo_post"]
     with pytest.raises(ValueError, match="no table layout"):
-        suite_sections("h3", h2)
+        suite_sections("no_such_suite", h2)
     t = h2_vs_h1_table(h2, full.suite("http1").runs)
     assert list(t.columns) == ["Server", "HTTP/1.1 req/s", "HTTP/2 req/s", "Δ HTTP/2 vs HTTP/1.1"]
     assert set(t["Server"]) == {"C (evloop)", "Go net/http", "nginx"}

@@ -122,9 +122,9 @@ def test_text_json_disagreement_is_raised(fake_run):
 def test_unknown_tool_is_reported(fake_run):
     p = fake_run / "http1/go/get_ping_c50/scenario.json"
     doc = json.loads(p.read_text())
-    doc["tool"] = "h3load"
+    doc["tool"] = "vegeta"
     p.write_text(json.dumps(doc))
-    with pytest.raises(KeyError, match="h3load"):
+    with pytest.raises(KeyError, match="vegeta"):
         build_frames(fake_run)
 
 
