@@ -94,6 +94,9 @@ FIELDS: dict[str, str] = {
     "services": "optional list of packaged system services setup.sh stops (the lab starts its own instance)",
     "cores.uses": "how it uses n cores: one of " + ", ".join(CORE_USES) + " (python -m httplab manifest fields)",
     "cores.how": "one sentence for the reports: what n cores mean for this server (e.g. '--workers n: n event loops')",
+    "tcp_twin": ("optional, for a server with an h3 mode only: the server of this registry that serves the same "
+                 "application over TCP (Go's net/http for quic-go's), whose HTTPS/2 figures the HTTP/3 suite sets "
+                 "beside this one's; a server that serves both itself needs none"),
 }
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -102,7 +105,7 @@ _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 _TEMPLATE_VAR = re.compile(r"@([A-Z_]+)@")
 _KNOWN_KEYS = {"name", "display", "short", "language", "tier", "colour", "order", "build", "test",
                "version", "start", "env", "serves", "ready", "ready_timeout_s", "config", "apt", "services",
-               "cores"}
+               "cores", "tcp_twin"}
 
 
 class ManifestError(ValueError):
@@ -160,6 +163,7 @@ class Manifest:
     config: Config | None = None
     apt: tuple[str, ...] = ()
     services: tuple[str, ...] = ()
+    tcp_twin: str | None = None
 
     @property
     def dir(self) -> Path:
@@ -350,6 +354,12 @@ def read_manifest(path: Path | str) -> Manifest:
             raise ManifestError(path, f"env.{k}", "not a valid variable name")
         _check_placeholders(path, f"env.{k}", v, {"build", "dir", "root", "servers", "port", "cores"})
 
+    twin = _str(path, doc, "tcp_twin", required=False)
+    if twin is not None and "h3" not in start:
+        raise ManifestError(path, "tcp_twin", "only a server with an h3 mode names a TCP twin")
+    if twin is not None and (twin == name or not _NAME.match(twin)):
+        raise ManifestError(path, "tcp_twin", f"{twin!r} is not another server's name")
+
     display = _str(path, doc, "display")
     return Manifest(
         path=path.resolve(), name=name, display=display or name, short=_str(path, doc, "short", False) or display or name,
@@ -357,7 +367,8 @@ def read_manifest(path: Path | str) -> Manifest:
         version=shell_fields["version"] or "", start=dict(start), serves=out_serves, cores=_cores(path, doc), ready=ready,
         ready_timeout_s=float(timeout), build=shell_fields["build"], test=shell_fields["test"], env=env,
         config=_config(path, doc["config"], set(start)) if "config" in doc else None,
-        apt=_str_list(path, doc.get("apt", []), "apt"), services=_str_list(path, doc.get("services", []), "services"))
+        apt=_str_list(path, doc.get("apt", []), "apt"), services=_str_list(path, doc.get("services", []), "services"),
+        tcp_twin=twin)
 
 
 def servers_dir() -> Path:
@@ -388,6 +399,9 @@ def load_all(base: Path | None = None) -> list[Manifest]:
                                 f"({_show(by_colour[m.colour].path)}); every server needs its own")
         by_name[m.name] = m
         by_colour[m.colour] = m
+    for m in found:
+        if m.tcp_twin is not None and m.tcp_twin not in by_name:
+            raise ManifestError(m.path, "tcp_twin", f"no manifest names {m.tcp_twin!r} (servers: {', '.join(by_name)})")
     return sorted(found, key=lambda m: (m.order, m.name))
 
 

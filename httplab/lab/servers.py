@@ -76,6 +76,15 @@ def aa_of(server: str) -> str | None:
     return server.removesuffix(AA_SUFFIX) if is_aa_copy(server) else None
 
 
+def tcp_twin(server: str) -> str | None:
+    """The server that serves the same application over TCP as `server` does over HTTP/3 (its
+    manifest's tcp_twin; an A/A copy's is the twin's copy's), None when it names none."""
+    m = manifest(base_of(server))
+    if m is None or m.tcp_twin is None:
+        return None
+    return m.tcp_twin + server[len(base_of(server)):]
+
+
 def display_name(server: str) -> str:
     """Human name of a server id (the manifest's `display`); unknown ids are returned as given.
     An A/A copy is named after its original ("<display>, A/A copy")."""

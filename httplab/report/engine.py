@@ -449,6 +449,12 @@ def section_plot(ctx: ReportContext, key: str, metric: str = "req_per_s"):
     return fn(ctx.runs, s.where, s.vary, confidence=ctx.confidence, title=s.title, vary_label=s.vary_label)
 
 
+def cross_suite_table(ctx: ReportContext) -> pd.DataFrame:
+    """The suite's declared comparisons with other suites of the run (report.cross_suite)."""
+    from .cross_suite import cross_suite_table as table
+    return table(ctx.stats, ctx.suite, ctx.confidence)
+
+
 def other_scenarios_table(ctx: ReportContext) -> pd.DataFrame:
     """Runs that none of the seed tables covers, as a cost table (req/s, CPU, Δ)."""
     from .scenarios import uncovered

@@ -23,11 +23,15 @@ def delta_words(confidence: float) -> str:
 
 def between_suites_words(confidence: float, stats: RunStats | None = None,
                          suites: tuple[str, ...] = ()) -> str:
-    """A Δ between two suites of one run: unpaired, and not a controlled comparison. With the run's
+    """A Δ between two suites of one run: not a controlled comparison. Its rows are paired by rep
+    number as every Δ of a run is (stats.methods.ratio_by_rep): rep k of one suite against rep k of
+    the other. Their runs are independent, so the per-rep log ratios are too and the interval is
+    valid; it cancels no drift, as no block holds both. With the run's
     frames, the drift measured within each suite (its comparisons row of kind drift) is stated too."""
-    text = (f"Δ = ratio of geometric means − 1 with its {confidence:.0%} Welch t interval on the log "
-            "scale. The two suites ran one after the other, so this is a between-suite comparison, not "
-            "a controlled one: whatever changed between them is part of the Δ")
+    text = (f"Δ = ratio of geometric means − 1 with its {confidence:.0%} t interval on the log scale "
+            "over the reps, rep k of one suite against rep k of the other (Welch's t where they share "
+            f"fewer than {MIN_RUNS}). The two suites ran one after the other, so this is a between-suite "
+            "comparison, not a controlled one: whatever changed between them is part of the Δ")
     if stats is None or not suites:
         return text
     parts = []

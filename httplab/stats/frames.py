@@ -21,7 +21,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from ..lab.servers import aa_of, sort_servers
+from ..lab.servers import aa_of, sort_servers, tcp_twin
 from .methods import DEFAULT_CONFIDENCE, Ratio, center, ratio_by_rep, ratio_paired
 from .power import df_of, mde
 from .metrics import METRICS, Metric
@@ -202,12 +202,23 @@ def _frame(rows: list[dict]) -> pd.DataFrame:
                     "comparisons")
 
 
+def counterpart(cells: Cells, point: tuple[str, str], server: str) -> str | None:
+    """The server that stands for `server` at a point of another suite: itself when it ran there,
+    else its TCP twin when that did (an HTTP/3 server's manifest names the server of the same
+    application over TCP: Go's net/http for quic-go's); None when neither ran there."""
+    for candidate in (server, tcp_twin(server)):
+        if candidate is not None and (*point, candidate) in cells.values:
+            return candidate
+    return None
+
+
 def comparisons_frame(cells: Cells, scenario_pairs: Iterable[tuple[str, str, str]] = (),
                       suite_pairs: Iterable[tuple[str, str, str, str]] = (),
                       confidence: float = DEFAULT_CONFIDENCE) -> pd.DataFrame:
     """Every server pair of every (suite, scenario) cell group, plus the requested cross-scenario
     pairs (suite, scenario A, scenario B: for every server that ran both) and cross-suite pairs
-    (suite A, suite B, scenario A, scenario B: for every server that ran both)."""
+    (suite A, suite B, scenario A, scenario B: for every server that ran both, or whose TCP twin ran
+    B: counterpart)."""
     floors = noise_floors(cells, confidence)
     pairs: list[tuple[Cell, Cell]] = []
     by_point: dict[tuple[str, str], list[str]] = {}
@@ -219,8 +230,10 @@ def comparisons_frame(cells: Cells, scenario_pairs: Iterable[tuple[str, str, str
         pairs += [((suite, sa, s), (suite, sb, s)) for s in sort_servers(by_point.get((suite, sa), []))
                   if (suite, sb, s) in cells.values]
     for su_a, su_b, sa, sb in suite_pairs:
-        pairs += [((su_a, sa, s), (su_b, sb, s)) for s in sort_servers(by_point.get((su_a, sa), []))
-                  if (su_b, sb, s) in cells.values]
+        for s in sort_servers(by_point.get((su_a, sa), [])):
+            b = counterpart(cells, (su_b, sb), s)
+            if b is not None:
+                pairs.append(((su_a, sa, s), (su_b, sb, b)))
     rows = [row for a, b in pairs for row in comparison_rows(cells, a, b, floors, confidence)]
     rows += [drift_row(cells, suite, confidence) for suite in sorted({c[0] for c in cells.values})]
     return _frame([r for r in rows if r is not None])

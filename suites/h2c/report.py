@@ -58,8 +58,8 @@ def h2_vs_h1_table(h2_runs: pd.DataFrame, h1_runs: pd.DataFrame | None, connecti
                    stats: RunStats | None = None) -> pd.DataFrame:
     """`Server | HTTP/1.1 req/s | HTTP/2 req/s | Δ HTTP/2 vs HTTP/1.1`: h2c GET /ping at
     `connections` against the same run's http1 `get_ping_c100`, ok runs only; Δ = ratio of means
-    − 1 with a Welch interval on the log scale (the two suites ran one after the other: a
-    between-suite comparison, not paired).
+    − 1 with its interval on the log scale, the comparisons row's (rep k of one suite against rep k
+    of the other: the two suites ran one after the other, a between-suite comparison).
     An empty table whose caption says why when the run has no http1 suite or no overlap."""
     h2 = select(h2_runs, {"method": "GET", "route": "/ping", "connections": connections})
     if h1_runs is None or h1_runs.empty:

@@ -185,6 +185,18 @@ def shared_rate_words() -> str:
     return f"{fmt_count(float(SHARED_SCENARIO[1:-1]) * 1000)} req/s"
 
 
+def no_ok_runs(*points: pd.DataFrame) -> str | None:
+    """Why a Δ of these points has no figure, when one of them has no ok run: which, and what became
+    of its runs ("no ok run at f080: 2 saturated, the rate was not kept"); None when each has one."""
+    for runs in points:
+        if not runs.empty and not (runs["status"] == "ok").any():
+            counts = runs["status"].value_counts()
+            what = ", ".join(f"{n} {status}" for status, n in counts.items())
+            kept = ", the rate was not kept" if "saturated" in counts else ""
+            return f"no ok run at {runs['scenario'].iloc[0]}: {what}{kept}"
+    return None
+
+
 def findings_markdown(ctx: ReportContext) -> str:
     """The report's opening, as every report has: per protocol, each server's P99 at the shared rate
     against the baseline's (its Δ with its interval and verdict, from the comparisons frame), each
@@ -225,7 +237,9 @@ def findings_markdown(ctx: ReportContext) -> str:
             mine = runs[runs["server"] == s]
             corrected, uncorrected = (mine[mine["scenario"] == sc] for sc in CONTRAST_PAIR)
             if not corrected.empty and not uncorrected.empty:
-                hidden.append(f"{short_name(s)} {format_delta(delta(ctx.stats, 'lat_p99_us', corrected, uncorrected, ctx.confidence))}")
+                text = no_ok_runs(corrected, uncorrected) or format_delta(
+                    delta(ctx.stats, 'lat_p99_us', corrected, uncorrected, ctx.confidence))
+                hidden.append(f"{short_name(s)} {text}")
         lines.append(f"**{PROTOCOL_OF.get(suite, suite)}**")
         lines.append("")
         if shared:

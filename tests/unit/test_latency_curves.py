@@ -68,3 +68,19 @@ def test_curve_points_count_statuses_and_keep_saturated_out() -> None:
     p = pts.iloc[0]
     assert (p["n_ok"], p["n_saturated"], p["n_failed"]) == (3, 1, 1)
     assert p["lat_p99_us"].mean == pytest.approx((1000 * 2000 * 3000) ** (1 / 3))
+
+
+def test_a_contrast_without_an_ok_run_says_why() -> None:
+    """The latency report's findings: where a point of the 80 % contrast has no ok run (every rep
+    saturated: the server, or the tool, did not keep the rate), the line says so instead of 'no data'."""
+    import pandas as pd
+
+    from httplab.lab.suites import suite_module
+
+    L = suite_module("latency")
+    sat = pd.DataFrame({"scenario": ["f080", "f080"], "status": ["saturated", "saturated"]})
+    ok = pd.DataFrame({"scenario": ["f080_uncorrected"] * 2, "status": ["ok", "saturated"]})
+    assert L.no_ok_runs(sat, ok) == "no ok run at f080: 2 saturated, the rate was not kept"
+    assert L.no_ok_runs(ok, ok) is None
+    failed = pd.DataFrame({"scenario": ["f080"], "status": ["failed"]})
+    assert L.no_ok_runs(ok, failed) == "no ok run at f080: 1 failed"

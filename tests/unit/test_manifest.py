@@ -255,3 +255,25 @@ def test_cores_may_reach_a_mode_through_env_or_config(tmp_path):
     assert m.cores.uses == "processes" and m.cores.scales
     argv = mf.start_argv(m, "h1", mf.Values(tmp_path, port=1, cores=3))
     assert argv[:2] == ["env", "WORKERS=3"]
+
+
+H3 = GOOD.replace('name = "tiny"', 'name = "tiny_h3"').replace('colour = "#123456"', 'colour = "#654321"').replace(
+    'h1 = "python3 {dir}/server.py {port} {addr}"', 'h3 = "python3 {dir}/server.py {port} {cert} {key} {addr}"').replace(
+    'h1 = ["ping"]', 'h3 = ["ping"]')
+
+
+def test_a_tcp_twin_is_an_http3_servers_and_names_another_server(tmp_path):
+    """tcp_twin: the server of the same application over TCP, whose HTTPS/2 figures the HTTP/3
+    suite sets beside an HTTP/3 server's; only an h3 server names one, and it must exist."""
+    write(tmp_path, GOOD, "a")
+    twin = lambda text, name: text.replace("version = ", f'tcp_twin = "{name}"\nversion = ')  # noqa: E731
+    write(tmp_path, twin(H3, "tiny"), "b")
+    assert {m.name: m.tcp_twin for m in mf.load_all(tmp_path)} == {"tiny": None, "tiny_h3": "tiny"}
+    write(tmp_path, twin(H3, "nobody"), "b")
+    with pytest.raises(mf.ManifestError, match=r"b/lab.toml: tcp_twin: no manifest names 'nobody'"):
+        mf.load_all(tmp_path)
+    e = error_of(write(tmp_path, twin(H3, "tiny_h3"), "b"))
+    assert e.field == "tcp_twin" and "another server" in str(e)
+    e = error_of(write(tmp_path, twin(GOOD, "tiny_h3"), "a"))
+    assert e.field == "tcp_twin" and "only a server with an h3 mode" in str(e)
+    assert [m.tcp_twin for m in mf.load_all(ROOT / "servers") if m.name == "go_h3"] == ["go"]
