@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from smoke_runs import the_run
+
 from httplab.tidy.rawrun import load_run
 
 SMOKE = os.environ.get("LAB_BACKENDS_SMOKE_DIR")
@@ -21,9 +23,7 @@ SERVERS = {"evloop", "evloop_uring", "floor", "floor_uring"}
 
 @pytest.fixture(scope="module")
 def run_dir() -> Path:
-    runs = sorted(p for p in (Path(SMOKE) / "raw").iterdir() if p.is_dir())
-    assert len(runs) == 1, runs
-    return runs[0]
+    return the_run(SMOKE)
 
 
 def test_every_server_ran_both_points_cleanly(run_dir: Path) -> None:

@@ -13,6 +13,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from smoke_runs import the_run
+
 SMOKE = os.environ.get("LAB_H3_SMOKE_DIR")
 pytestmark = pytest.mark.skipif(not SMOKE, reason="LAB_H3_SMOKE_DIR not set (scripts/test.sh sets it)")
 SERVERS = {"go_h3", "rust_h3"}
@@ -20,9 +22,7 @@ SERVERS = {"go_h3", "rust_h3"}
 
 @pytest.fixture(scope="module")
 def run_dir() -> Path:
-    runs = sorted(p for p in (Path(SMOKE) / "raw").iterdir() if p.is_dir())
-    assert len(runs) == 1, runs
-    return runs[0]
+    return the_run(SMOKE)
 
 
 @pytest.fixture(scope="module")

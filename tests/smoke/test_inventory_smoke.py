@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from smoke_runs import the_run
+
 from httplab.lab.hosts import suite_hosts
 from httplab.tidy.rawrun import load_run
 
@@ -24,9 +26,7 @@ pytestmark = pytest.mark.skipif(not SMOKE, reason="LAB_INVENTORY_SMOKE_DIR not s
 
 @pytest.fixture(scope="module")
 def run_dir() -> Path:
-    runs = sorted(p for p in (Path(SMOKE) / "raw").iterdir() if p.is_dir())
-    assert len(runs) == 1, runs
-    return runs[0]
+    return the_run(SMOKE)
 
 
 def test_both_suites_ran_cleanly_from_both_client_hosts(run_dir: Path) -> None:

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from smoke_runs import the_run
+
 from httplab.tidy.rawrun import load_run
 
 SMOKE = os.environ.get("LAB_LATENCY_SMOKE_DIR")
@@ -21,9 +23,7 @@ SUITES = ("latency_h1", "latency_h2c", "latency_https")
 
 @pytest.fixture(scope="module")
 def run_dir() -> Path:
-    runs = sorted(p for p in (Path(SMOKE) / "raw").iterdir() if p.is_dir())
-    assert len(runs) == 1, runs
-    return runs[0]
+    return the_run(SMOKE)
 
 
 def test_every_suite_completed_and_was_read(run_dir: Path) -> None:

@@ -11,6 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from smoke_runs import the_run
+
 from httplab.lab.schedule import balanced_orders, is_balanced
 from httplab.tidy.rawrun import load_run
 
@@ -24,9 +26,7 @@ VERSUS_SUITES = ("versus_h2c", "versus_tls")
 
 @pytest.fixture(scope="module")
 def run_dir() -> Path:
-    runs = sorted(p for p in (Path(SMOKE) / "raw").iterdir() if p.is_dir())
-    assert len(runs) == 1, runs
-    return runs[0]
+    return the_run(SMOKE)
 
 
 @pytest.fixture(scope="module")

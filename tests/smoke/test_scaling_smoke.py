@@ -12,6 +12,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from smoke_runs import the_run
+
 from httplab.lab import cores as C
 from httplab.lab.servers import base_of
 
@@ -21,9 +23,7 @@ pytestmark = pytest.mark.skipif(not SMOKE, reason="LAB_SCALING_SMOKE_DIR not set
 
 @pytest.fixture(scope="module")
 def run_dir() -> Path:
-    runs = sorted(p for p in (Path(SMOKE) / "raw").iterdir() if p.is_dir())
-    assert len(runs) == 1, runs
-    return runs[0]
+    return the_run(SMOKE)
 
 
 @pytest.fixture(scope="module")
