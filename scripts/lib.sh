@@ -24,7 +24,9 @@ export SERVER_ADDR
 # ---------------------------------------------------------------- logging
 
 log() { printf '%s %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
-die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+# die MESSAGE: the message, then exit 1. DIE_MESSAGE keeps it for an EXIT trap (a suite's, which
+# records why it stopped: scripts/lib/suite.sh).
+die() { DIE_MESSAGE="$*"; printf 'error: %s\n' "$*" >&2; exit 1; }
 
 # need_value FLAG ARGC [WHAT]: dies unless the flag has a value after it (ARGC = "$#" where the flag
 # is $1), naming what it takes.

@@ -321,7 +321,24 @@ main() {
     if $reports; then make_reports
     else log "no reports (--no-reports); make them with: scripts/run_all.sh --reports-only --run-id $(basename "$RUN_DIR")"; fi
     log "run_all finished in $(( $(date +%s) - t0 ))s"
-    (( ${#FAILED_SUITES[@]} == 0 )) || die "suites that stopped early: ${FAILED_SUITES[*]} (rerun to resume them)"
+    (( ${#FAILED_SUITES[@]} == 0 )) ||
+        die "suites that stopped early: ${FAILED_SUITES[*]} (rerun to resume them)$(stop_reasons "$t0" "${FAILED_SUITES[@]}")"
+}
+
+# stop_reasons SINCE SUITE...: for the last line of a run that had suites stop, each one's reason as
+# it kept it (suite.aborted.<time>.json, written at or after SINCE, epoch seconds), a line each:
+# the tail of a long log is often all a reader (or a CI page) shows.
+stop_reasons() {
+    local since=$1 suite f t msg; shift
+    for suite in "$@"; do
+        msg="no reason was kept (see the suite's log above)"
+        for f in $(ls "$RUN_DIR/$suite"/suite.aborted.*.json 2>/dev/null | sort -V); do
+            t=${f##*/suite.aborted.}; t=${t%.json}
+            [[ $t =~ ^[0-9]+$ ]] && (( t >= since )) || continue
+            msg=$(jq -r '.message // empty' "$f" 2>/dev/null) || msg="(unreadable: $f)"
+        done
+        printf '\n  %s: %s' "$suite" "$msg"
+    done
 }
 
 main "$@"

@@ -167,6 +167,12 @@ abort_suite() {
     stop_server
     log "suite $SUITE stopped: $1"
     log "finished points are kept under $RUN_DIR/$SUITE; rerun the same command to resume"
+    keep_stop_message "$1"
+}
+
+# keep_stop_message MESSAGE: why the suite stopped, in <suite>/suite.aborted.<time>.json, where
+# run_all.sh reads it back for its last line (the one a log's tail shows).
+keep_stop_message() {
     write_json_once "$RUN_DIR/$SUITE/suite.aborted.$(date +%s).json" \
         "$(jq -n --arg s "$SUITE" --arg m "$1" --arg t "$(utc_now)" '{suite: $s, status: "aborted", message: $m, end_utc: $t}')" \
         2>/dev/null || log "(the message could not be kept in $RUN_DIR/$SUITE: $(raw_problem "$RUN_DIR/$SUITE"))"
@@ -209,6 +215,7 @@ suite_exit() {
         problem=$(raw_problem "$RUN_DIR/$SUITE")
         log "suite $SUITE stopped by the error above during $SUITE_AT${problem:+ ($problem)}${SUITE_POINT:+; the point is not recorded and is redone on resume}${SERVER_LOG:+; the server log: $SERVER_LOG}"
         log "finished points are kept under $RUN_DIR/$SUITE; rerun the same command to resume"
+        [[ -n $problem ]] || keep_stop_message "${DIE_MESSAGE:-an error (exit status $rc)} (during $SUITE_AT)"
     fi
 }
 

@@ -270,12 +270,19 @@ def point_runs(lab: Lab) -> dict[tuple[str, int], dict]:
     return found
 
 
-def check_stopped(lab: Lab, rc: int, err: str, says: list[str], before: dict[str, str]) -> dict[str, str]:
+def check_stopped(lab: Lab, rc: int, err: str, says: list[str], before: dict[str, str],
+                  kept: bool = True) -> dict[str, str]:
     """After a faulted run: it failed, said all of `says`, left no process, and kept every file
-    that was finished before the fault (`before`) as it was. Returns the finished files now."""
+    that was finished before the fault (`before`) as it was; with `kept` (the raw directory could
+    still take the suite's reason), its last line gives that reason again, which holds says[0].
+    Returns the finished files now."""
     assert rc != 0, err[-3000:]
     for text in says:
         assert text in err, f"{text!r} not in the output:\n{err[-3000:]}"
+    if kept and "suites that stopped early" in err:
+        # the last line repeats why, for a reader who sees only a log's tail
+        last = err.rsplit("suites that stopped early", 1)[1]
+        assert f"\n  {lab.setup.suite}: " in last and says[0] in last, err[-3000:]
     assert "unbound variable" not in err and "command not found" not in err, err[-3000:]
     assert not lab.processes(), f"processes of the run survived it: {lab.processes()}"
     run_dir = lab.run_dir()
@@ -369,6 +376,21 @@ def test_load_tool_killed_mid_run(lab):
     assert not (lab.point_dir(SCENARIOS[1]) / "r1.run.json").exists()   # not a finished point
     runs = check_resumes(lab, stopped)
     assert runs[(SCENARIOS[1], 1)]["exit_code"] == 0                   # redone
+
+
+def test_server_port_taken(lab):
+    """The server cannot start (its port is held by another process): the suite stops before any
+    point, and the run's last line says why, as the start said it."""
+    port = int(subprocess.run(["bash", "-c", "source scripts/lib.sh; server_port floor"], cwd=ROOT, env=lab.env,
+                              capture_output=True, text=True, check=True).stdout)
+    with socket.socket() as holder:
+        holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        holder.bind(("127.0.0.1", port))
+        holder.listen()
+        rc, err = lab.run()
+    check_stopped(lab, rc, err, [f"port {port} is already in use", "the start of floor (rep 1)"], {})
+    assert not point_runs(lab)
+    check_resumes(lab, {})
 
 
 FAKE_WRK = """#!/bin/bash
@@ -494,7 +516,7 @@ def test_raw_directory_fills_up_mid_run(lab):
     _fill(filler)                      # while wrk of the second point runs
     rc, err, _ = lab.finish(proc)
     stopped = check_stopped(lab, rc, err, ["during floor get_ping_c100 (rep 1)", "No space left on device",
-                                           "KiB free", "floor/server.r1.log"], before)
+                                           "KiB free", "floor/server.r1.log"], before, kept=False)
     assert not (lab.point_dir(SCENARIOS[1]) / "r1.run.json").exists()
     # Rerun while still full: refused before any server starts, saying how much room there is.
     rc, err = lab.run()
@@ -519,7 +541,7 @@ def test_raw_directory_turns_read_only(lab):
     before = snapshot_finished(lab)
     rc, err, _ = lab.finish(proc)
     stopped = check_stopped(lab, rc, err, ["floor get_ping_c100 (rep 1)", f"{target} is read-only",
-                                           "floor/server.r1.log"], before)
+                                           "floor/server.r1.log"], before, kept=False)
     assert (run_dir / "http1/floor" / SCENARIOS[0] / "r1.run.json").exists()   # the first point finished
     lab.unmount_all()
     lab.mount("--bind", str(lab.raw), target=lab.raw)
