@@ -92,12 +92,21 @@ POST_JSON_BODY='{"name":"benchmark","value":42,"tags":["a","b"]}'
 # make_gate_payloads: the expected bodies the gate compares with, made once.
 make_gate_payloads() {
     mkdir -p "$PAYLOAD_DIR"
-    printf pong >"$PAYLOAD_DIR/pong"
-    printf 'Hello, World!' >"$PAYLOAD_DIR/hello"
-    printf 'foo=bar\n' >"$PAYLOAD_DIR/query_foo_bar"
-    printf '{"message":"Hello, World!","query":{"json":"true"}}' >"$PAYLOAD_DIR/json_true"
-    printf '%s' "$POST_JSON_BODY" >"$PAYLOAD_DIR/post_json_body"
-    printf '{"received":%s,"bytes":%d}' "$POST_JSON_BODY" "${#POST_JSON_BODY}" >"$PAYLOAD_DIR/post_json_reply"
+    put_payload pong pong
+    put_payload hello 'Hello, World!'
+    put_payload query_foo_bar $'foo=bar\n'
+    put_payload json_true '{"message":"Hello, World!","query":{"json":"true"}}'
+    put_payload post_json_body "$POST_JSON_BODY"
+    put_payload post_json_reply "$(printf '{"received":%s,"bytes":%d}' "$POST_JSON_BODY" "${#POST_JSON_BODY}")"
+}
+
+# put_payload NAME CONTENT: PAYLOAD_DIR/NAME holds CONTENT exactly. Runs side by side share the
+# folder, and one run's verify gate may be reading a file while another run starts a suite: a
+# file that is already right is left alone, and a new one is written aside and renamed.
+put_payload() {
+    local f=$PAYLOAD_DIR/$1
+    [[ -f $f && $(cat "$f"; printf .) == "$2." ]] && return 0
+    printf '%s' "$2" >"$f.$$" && mv -f "$f.$$" "$f"
 }
 
 # gate_expectation: for the parsed scenario, the path to request, the body to send

@@ -107,16 +107,24 @@ raw_problem() {
 # build/ (never raw/ or git); its public description goes to raw/. Only servers
 # that keep the invoking user read it here (key 0600): h2o and nginx read the
 # copies render_conf puts in the runtime directory, where nobody can reach.
+#
+# Two runs may share a run id (two runs started in the same second, as the test command's parallel
+# smoke runs do, each into its own raw/): the pair is made in a folder of this process's own and
+# renamed into place whole, so neither ever sees the other's certificate beside its own key.
 make_run_certificate() {
-    local dir=$BUILD_DIR/certs/$(basename "$RUN_DIR")
+    local dir=$BUILD_DIR/certs/$(basename "$RUN_DIR") tmp
     if [[ ! -f $dir/cert.pem ]]; then
-        mkdir -p "$dir"
+        mkdir -p "$BUILD_DIR/certs"
+        tmp=$(mktemp -d "$dir.tmp.XXXXXX")
         local san="DNS:localhost,IP:127.0.0.1"
         [[ $SERVER_ADDR == 127.0.0.1 ]] || san+=",IP:$SERVER_ADDR"
         openssl req -x509 -newkey rsa:2048 -nodes -days 7 -subj /CN=localhost \
             -addext "subjectAltName=$san" \
-            -keyout "$dir/key.pem" -out "$dir/cert.pem" 2>/dev/null
-        chmod 0600 "$dir/key.pem"; chmod 0644 "$dir/cert.pem"
+            -keyout "$tmp/key.pem" -out "$tmp/cert.pem" 2>/dev/null
+        chmod 0600 "$tmp/key.pem"; chmod 0644 "$tmp/cert.pem"; chmod 0755 "$tmp"
+        # (a rename onto a folder that another run made first fails: that one is used)
+        mv -T "$tmp" "$dir" 2>/dev/null || rm -rf "$tmp"
+        [[ -f $dir/cert.pem && -f $dir/key.pem ]] || die "no certificate in $dir (a folder of that name is in the way?)"
     fi
     export LAB_CERT=$dir/cert.pem LAB_KEY=$dir/key.pem
     mkdir -p "$RUN_DIR/$SUITE"
@@ -138,10 +146,14 @@ make_run_certificate() {
 make_client_tls_config() {
     # (one file, scripts/lib/client-openssl.cnf, which the client hosts of the other host modes
     # also have: fanout.sh names it on each host)
+    # (a copy of this process's own renamed into place: runs side by side share build/, and two
+    # copies through one temporary name could rename away each other's file half-written)
     local conf=$BUILD_DIR/tls/client-openssl.cnf
     mkdir -p "$BUILD_DIR/tls"
-    cp "$LAB_ROOT/scripts/lib/client-openssl.cnf" "$conf.tmp"
-    mv "$conf.tmp" "$conf"
+    if ! cmp -s "$LAB_ROOT/scripts/lib/client-openssl.cnf" "$conf"; then
+        cp "$LAB_ROOT/scripts/lib/client-openssl.cnf" "$conf.tmp.$$"
+        mv -f "$conf.tmp.$$" "$conf"
+    fi
     export LAB_CLIENT_OPENSSL_CONF=$conf
     [[ -f $RUN_DIR/$SUITE/client-openssl.cnf ]] || cp "$conf" "$RUN_DIR/$SUITE/client-openssl.cnf"
 }
