@@ -30,20 +30,16 @@ gate_fetch_curl() {
     FETCH_CL=$(awk 'tolower($1) == "content-length:" { gsub("\r", "", $2); print $2 }' "$headers")
 }
 
-# gate_fetch_h3 URL METHOD SEND: the same over HTTP/3, with ngtcp2's client (gtlsclient; curl here
-# has no HTTP/3). It prints each response header as "http: stream 0x0 [name: value]" and saves the
-# body under the URL's last path segment in --download's folder; a client that negotiated
-# anything but h3 has no HTTP/3 stream to print, so an answer is an HTTP/3 answer.
+# gate_fetch_h3 URL METHOD SEND: the same over HTTP/3 (h3_get: ngtcp2's client, as curl here has no
+# HTTP/3), which saves the body under the URL's last path segment in --download's folder; a client
+# that negotiated anything but h3 has no HTTP/3 stream to print, so an answer is an HTTP/3 answer.
 gate_fetch_h3() {
-    local url=$1 method=$2 send=$3 dl=$GATE_TMP/h3 hostport host heads
-    local args=(--no-quic-dump --no-http-dump --exit-on-all-streams-close --timeout=10s --download="$dl")
+    local url=$1 method=$2 send=$3 dl=$GATE_TMP/h3 heads args
+    args=(--download="$dl")
     [[ $method == GET ]] || args+=(-m "$method")
     [[ -n $send ]] && args+=(-d "$send")
-    hostport=${url#https://}; hostport=${hostport%%/*}
-    host=${hostport%:*}; host=${host#[}; host=${host%]}
     rm -rf "$dl"; mkdir -p "$dl"
-    heads=$(on_client timeout 15 gtlsclient "${args[@]}" "$host" "${hostport##*:}" "$url" 2>&1 |
-            sed -n 's/^http: stream 0x0 \[\(.*\)\]$/\1/p') || true
+    heads=$(h3_get "$url" 15 on_client "${args[@]}") || true
     FETCH_ERROR= FETCH_VERSION=3
     FETCH_CODE=$(sed -n 's/^:status: //p' <<<"$heads" | head -n 1)
     FETCH_CL=$(sed -n 's/^content-length: //Ip' <<<"$heads" | head -n 1)

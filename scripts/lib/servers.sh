@@ -187,18 +187,28 @@ udp_bound() {
 # listening MODE PORT: the server's port is taken in MODE (TCP accepts; for h3, UDP is bound).
 listening() { if [[ $1 == h3 ]]; then udp_bound "$2"; else port_open "$2"; fi; }
 
-# h3_status URL [SECONDS [RUNNER]]: the status code of a GET of URL over HTTP/3, or nothing when no
-# answer came within SECONDS (default 1). RUNNER runs the client: in_client_host (the default), or
-# on_client, which also pins it to the client CPUs (the probe between measured points). The client is ngtcp2's example client on GnuTLS (gtlsclient,
-# Debian's ngtcp2-client): Debian's curl has no HTTP/3, and oha's HTTP/3 client waits for the
-# server's idle timeout (30 s with quic-go) before it exits. gtlsclient prints each response
-# header as "http: stream 0x0 [:status: 200]" and closes the connection once its stream is done.
-h3_status() {
-    local url=$1 limit=${2:-1} runner=${3:-in_client_host} hostport host
+# h3_get URL SECONDS RUNNER [ARG...]: one request for URL over HTTP/3, and its response's header
+# lines (":status: 200", "content-length: 4", ...) on stdout; nothing when no answer came within
+# SECONDS. ARGs go to the client (-m METHOD, -d FILE, --download=DIR). RUNNER runs it:
+# in_client_host, or on_client, which also pins it to the client CPUs. The client is ngtcp2's
+# example client on GnuTLS (gtlsclient, Debian's ngtcp2-client): Debian's curl has no HTTP/3, and
+# oha's HTTP/3 client waits for the server's idle timeout (30 s with quic-go) before it exits.
+# gtlsclient prints each response header as "http: stream 0x0 [:status: 200]" and closes the
+# connection once its stream is done.
+h3_get() {
+    local url=$1 limit=$2 runner=$3 hostport host
+    shift 3
     hostport=${url#https://}; hostport=${hostport%%/*}
     host=${hostport%:*}; host=${host#[}; host=${host%]}
-    "$runner" timeout "$limit" gtlsclient --no-quic-dump --exit-on-all-streams-close --timeout="${limit}s" \
-        "$host" "${hostport##*:}" "$url" 2>&1 | sed -n 's/^http: stream 0x0 \[:status: \([0-9]*\)\]$/\1/p' | head -n 1
+    "$runner" timeout "$limit" gtlsclient --no-quic-dump --no-http-dump --exit-on-all-streams-close \
+        --timeout="${limit}s" "$@" "$host" "${hostport##*:}" "$url" 2>&1 |
+        sed -n 's/^http: stream 0x0 \[\(.*\)\]$/\1/p'
+}
+
+# h3_status URL [SECONDS [RUNNER]]: the status code of a GET of URL over HTTP/3 (h3_get), or
+# nothing when no answer came within SECONDS (default 1; RUNNER default in_client_host).
+h3_status() {
+    h3_get "$1" "${2:-1}" "${3:-in_client_host}" | sed -n 's/^:status: //p' | head -n 1
 }
 
 # server_ready NAME PORT MODE: the manifest's readiness check: the port accepts ("port"; for h3,

@@ -46,9 +46,13 @@ udp_bound "$SERVER_PORT" && echo "after-stop bound" || echo "after-stop released
 
 @pytest.fixture
 def certificate(tmp_path: Path) -> tuple[Path, Path]:
+    """A self-signed server certificate for 127.0.0.1 that a verifying client accepts: h3load's
+    --cacert checks the address, and webpki refuses a CA certificate as the server's own (openssl
+    req -x509 makes one unless told)."""
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                    "-days", "2", "-subj", "/CN=localhost", "-keyout", str(key), "-out", str(cert)],
+                    "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-addext", "basicConstraints=critical,CA:FALSE", "-keyout", str(key), "-out", str(cert)],
                    check=True, capture_output=True)
     return cert, key
 
@@ -103,13 +107,7 @@ def test_h3load_loads_an_http3_server_and_counts_only_its_window(tmp_path, certi
         missing(f"{server} or h3load is not built (scripts/build.sh)")
     body = bytes(range(256)) * 17 + b"end"
     (tmp_path / "body.bin").write_bytes(body)
-    # --cacert checks the address, and the certificate must not be a CA one (webpki refuses a CA
-    # certificate as the server's own: openssl req -x509 makes one unless told)
-    subj = ["-addext", "subjectAltName=IP:127.0.0.1", "-addext", "basicConstraints=critical,CA:FALSE"]
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                    "-days", "2", "-subj", "/CN=localhost", *subj, "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True)
+    cert, key = certificate
     env = {**os.environ, "LAB_ROOT": str(ROOT), "OUT": str(tmp_path), "LAB_CERT": str(cert), "LAB_KEY": str(key),
            "SERVER": server, "H3LOAD": str(H3LOAD)}
     t0 = time.monotonic()
