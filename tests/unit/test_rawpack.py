@@ -35,15 +35,15 @@ def _cache(tmp_path, monkeypatch):
 @pytest.fixture(scope="module")
 def four_suites(tmp_path_factory) -> Path:
     """An unpacked fake run with http1, h2c, https and languages (built once; tests copy it)."""
-    run = make_fake_https_run(tmp_path_factory.mktemp("raw"), reps=5)
-    add_languages_suite(run, servers=("evloop", "lang_go_std", "lang_python_std"), reps=5)
+    run = make_fake_https_run(tmp_path_factory.mktemp("raw"), reps=2)
+    add_languages_suite(run, servers=("evloop", "lang_go_std", "lang_python_std"), reps=2)
     return run
 
 
 @pytest.fixture(scope="module")
 def two_suites(tmp_path_factory) -> Path:
     """An unpacked fake run with http1 and h2c (wrk and h2load files)."""
-    return make_fake_h2c_run(tmp_path_factory.mktemp("raw"), reps=5)
+    return make_fake_h2c_run(tmp_path_factory.mktemp("raw"), reps=2)
 
 
 def copy_run(src: Path, dest_root: Path) -> Path:
