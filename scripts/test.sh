@@ -169,10 +169,11 @@ smoke_side() {
     LAB_CANARY=0 RAW_ROOT=$dir/scaling/raw DATA_ROOT=$dir/scaling/data REPORTS_ROOT=$dir/scaling/reports \
         "$LAB_ROOT/scripts/run_all.sh" --skip-setup --skip-build --new --quick --suites scaling --servers evloop,go \
         --reps 1 --duration 1 --warmup 0
-    # The HTTP/3 suite (QUIC on UDP, loaded with the lab's h3load) on its two quick points, both
-    # HTTP/3 servers: the verify gate over HTTP/3, the tool, its parser and the generic report.
+    # The HTTP/3 suite (QUIC on UDP, loaded with the lab's h3load) on its two quick points, every
+    # HTTP/3 server (ngtcp2's serves the GET one only): the verify gate over HTTP/3, the tool, its
+    # parser and the generic report.
     LAB_CANARY=0 RAW_ROOT=$dir/h3/raw DATA_ROOT=$dir/h3/data REPORTS_ROOT=$dir/h3/reports \
-        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --skip-build --new --quick --suites h3 --servers go_h3,rust_h3 \
+        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --skip-build --new --quick --suites h3 --servers go_h3,rust_h3,ngtcp2 \
         --reps 1 --duration 1 --warmup 0
     # The netns host mode (a server host and two client hosts as network namespaces, both loading
     # every point at once): http1 and h2c.
