@@ -12,13 +12,16 @@ from ..stats.select import Where, select
 from .fmt import fmt_size
 
 
+_TLS_PROTOCOL_LABEL = {"h2": "HTTPS/2 ", "h3": "HTTP/3 "}
+
+
 def scenario_label(row: Mapping[str, Any], batch_note: bool = True) -> str:
     """'GET /echo 1 KiB, 100 conns' / 'GET /ping, 100 conns, pipeline 16 (latency per batch)'."""
     parts = [f"{row['method']} {row['route']}"]
     size = row.get("size_bytes", 0)
     head = parts[0] + (f" {fmt_size(size)}" if size else "")
-    if bool(row.get("tls", False)):  # the https suite mixes HTTPS/1.1 and HTTPS/2
-        head = ("HTTPS/2 " if row.get("protocol") == "h2" else "HTTPS/1.1 ") + head
+    if bool(row.get("tls", False)):  # the https suite mixes HTTPS/1.1 and HTTPS/2; h3's QUIC is TLS too
+        head = _TLS_PROTOCOL_LABEL.get(str(row.get("protocol")), "HTTPS/1.1 ") + head
     extra = [f"{int(row['connections'])} conns"]
     if is_close_scenario(row):
         extra.append("Connection: close")

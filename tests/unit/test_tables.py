@@ -87,6 +87,11 @@ def test_sections_cover_all_fake_scenarios(runs):
     assert uncovered(runs, suite_module("http1").table_layout(runs)).empty
     assert scenario_label({"method": "POST", "route": "/echo", "size_bytes": 65536, "connections": 100,
                            "pipeline": 1}) == "POST /echo 64 KiB, 100 conns"
+    # over TLS each protocol is named: HTTPS/1.1, HTTPS/2, and HTTP/3 (QUIC carries TLS 1.3)
+    tls = {"method": "GET", "route": "/ping", "connections": 10, "streams": 10, "tls": True}
+    assert [scenario_label({**tls, "protocol": p}) for p in ("h1", "h2", "h3")] == [
+        "HTTPS/1.1 GET /ping, 10 conns, 10 streams", "HTTPS/2 GET /ping, 10 conns, 10 streams",
+        "HTTP/3 GET /ping, 10 conns, 10 streams"]
 
 
 def test_summary_block(runs):
