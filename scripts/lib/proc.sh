@@ -162,8 +162,9 @@ end_tree() {
 # leftover_processes: the processes a test run may have started and must have
 # stopped, one "pid cmdline" line each: anything running a binary under the
 # checkout or BUILD_DIR, any load tool, probe or conformance checker (wrk, h2load,
-# h2spec, oha, gtlsclient), and servers started from this checkout's runtime directory (h2o,
-# nginx). The caller and its ancestors are left out.
+# h2spec, oha, gtlsclient), ngtcp2's example server (gtlsserver: a packaged binary whose command
+# line names no runtime directory), and servers started from this checkout's runtime directory
+# (h2o, nginx). The caller and its ancestors are left out.
 leftover_processes() {
     local ancestors=" " p=$$ exe cmd rt="" stat rest
     while [[ $p -gt 1 ]]; do
@@ -179,7 +180,7 @@ leftover_processes() {
         exe=$(readlink "$d/exe" 2>/dev/null) || continue
         cmd=$(tr '\0' ' ' < "$d/cmdline" 2>/dev/null) || continue
         if [[ $exe == "$LAB_ROOT"/* || $exe == "$BUILD_DIR"/* ||
-              ${exe##*/} =~ ^(wrk|h2load|h2spec|oha|gtlsclient)$ ||
+              ${exe##*/} =~ ^(wrk|h2load|h2spec|oha|gtlsclient|gtlsserver)$ ||
               ( -n $rt && $cmd == *"$rt"* ) ]]; then
             printf '%s %s\n' "$p" "${cmd:0:200}"
         fi
