@@ -15,13 +15,14 @@
 
 # The system programs a run calls that a bare host may lack: the load tools, the reference servers,
 # and the shell's helpers (jq everywhere, curl for the verify gate and the health probes, openssl for
-# the run's certificate and the TLS probe, GNU time for the client's CPU time). coreutils, grep,
+# the run's certificate and the TLS probe, GNU time for the client's CPU time; for HTTP/3 ngtcp2's
+# client, gtlsclient, the gate's and the probes' client, and its server, gtlsserver, a reference). coreutils, grep,
 # sed, gawk or mawk, util-linux (taskset, setsid, findmnt) and procps are taken from the host;
 # iproute2 (ip, tc) only for --hosts netns, which the archive does not serve.
-OFFLINE_PROGRAMS=(wrk h2load oha jq curl openssl nginx h2o time)
+OFFLINE_PROGRAMS=(wrk h2load oha jq curl openssl nginx h2o time gtlsclient gtlsserver)
 # The toolchains that built the carried servers (meta.json's tools: gcc, go, ...), recorded at
-# pack time: the host has none of them.
-OFFLINE_BUILD_TOOLS=(gcc go rustc node nghttp2)
+# pack time: the host has none of them; and gtlsclient, whose version only its package says.
+OFFLINE_BUILD_TOOLS=(gcc go rustc node nghttp2 gtlsclient)
 # Where setup.sh installs oha (cargo), which is not on every PATH.
 OFFLINE_PATH_EXTRA=/usr/local/bin:$HOME/.cargo/bin
 
@@ -162,6 +163,11 @@ offline_stage() {
     done < <(offline_manifests)
     # the machine's canary (scripts/lib/canary.sh) runs in every suite, whichever servers are packed
     [[ ! -x $BUILD_DIR/bench/canary || -e $root/build/bench/canary ]] || offline_carry "$BUILD_DIR/bench/canary" "$root" build/bench
+    # the lab's HTTP/3 load tool, where the h3 suite looks for it (build/tools/h3load)
+    if [[ -x $BUILD_DIR/tools/h3load ]]; then
+        mkdir -p "$root/build/tools"
+        offline_carry "$BUILD_DIR/tools/h3load" "$root" build/tools
+    fi
     cp -r "$BUILD_DIR/www" "$root/build/www"
     # h2o finds its share/h2o under H2O_ROOT; OpenSSL's CLI reads a config by default
     mkdir -p "$root/tools/share/h2o-root/share"
@@ -229,6 +235,9 @@ offline_version() {
         nginx) "$w" -v 2>&1 ;;
         jq|oha) "$w" --version ;;
         openssl) "$w" version ;;
+        # (ngtcp2's examples have no --version: their package's, asked here at pack time)
+        gtlsclient) echo "ngtcp2-client $(dpkg-query -W -f '${Version}' ngtcp2-client)" ;;
+        gtlsserver) echo "ngtcp2-server $(dpkg-query -W -f '${Version}' ngtcp2-server)" ;;
         *)     "$w" --version 2>&1 | head -n 1 ;;
     esac
 }

@@ -4,7 +4,9 @@ where package managers and toolchains are shims that log any call and fail; the 
 is imported and built at home.
 
 The archive is packed once for the module (about 25 s on the two-core lab machine), the run is one
-quick http1 suite of two points (about 6 s).
+quick point of the http1 suite on two servers and of the h3 suite on two (about 15 s): HTTP/1.1
+over TCP, and HTTP/3 over QUIC with the lab's h3load, ngtcp2's client at the gate and ngtcp2's
+example server as one of the servers.
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 BUDGET = 60 << 20
 SHIMS = ("apt", "apt-get", "dpkg", "pip", "pip3", "cargo", "go", "npm", "wget")
-RUN_FLAGS = ["--quick", "--suites", "http1", "--servers", "evloop,floor", "--scenarios", "get_ping_c100",
+RUN_FLAGS = ["--quick", "--suites", "http1,h3", "--servers", "evloop,floor,go_h3,ngtcp2", "--scenarios", "get_ping_c100",
              "--reps", "1", "--duration", "1", "--warmup", "0"]
 
 pytestmark = [pytest.mark.concurrent, pytest.mark.skipif(os.geteuid() != 0 or shutil.which("ip") is None,
@@ -53,9 +55,10 @@ def test_the_archive_fits_and_says_what_it_holds(archive: Path, unpacked: Path) 
     manifest = (unpacked / "MANIFEST").read_text()
     rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
     assert f"git {rev}" in manifest and "glibc >= 2." in manifest and "python3 >= 3.11" in manifest
-    for prog in ("wrk", "h2load", "oha", "nginx", "h2o", "jq", "curl", "openssl", "time"):
+    for prog in ("wrk", "h2load", "oha", "nginx", "h2o", "jq", "curl", "openssl", "time", "gtlsclient", "gtlsserver"):
         assert (unpacked / "tools/bin" / prog).is_file() and f"  {prog} " in manifest
-    for name in ("evloop", "evloop_uring", "go", "nginx", "h2o", "floor", "floor/uring"):
+    assert "ngtcp2-client 0." in manifest and (unpacked / "build/tools/h3load").is_file()
+    for name in ("evloop", "evloop_uring", "go", "nginx", "h2o", "floor", "floor/uring", "go/h3", "rust/h3", "ngtcp2"):
         assert (unpacked / "servers" / name / "lab.toml").is_file() or \
             (unpacked / "servers" / name.replace("_", "/") / "lab.toml").is_file(), name
     # the servers that need a runtime the archive does not carry stay out of every suite
@@ -132,9 +135,11 @@ def offline_run(unpacked: Path, tmp_path_factory: pytest.TempPathFactory) -> tup
 def test_the_offline_run_is_complete(offline_run: tuple[Path, str]) -> None:
     run, stderr = offline_run
     meta = json.loads((run / "meta.json").read_text())
-    assert meta["complete"] is True and meta["suites"] == ["http1"]
+    assert meta["complete"] is True and meta["suites"] == ["http1", "h3"]
     assert meta["git"]["commit"] != "none" and meta["tools"]["go"] != "not found"   # recorded at pack time
-    assert json.loads((run / "http1/suite.json").read_text())["status"] == "complete"
+    assert meta["tools"]["gtlsclient"].startswith("ngtcp2-client 0.") and meta["tools"]["h3load"].startswith("h3load ")
+    for suite in ("http1", "h3"):
+        assert json.loads((run / suite / "suite.json").read_text())["status"] == "complete"
     # packed on the host (the packer is on the standard library): one archive per server
     from httplab.tidy import rawpack
     for server in ("evloop", "floor"):
@@ -144,6 +149,12 @@ def test_the_offline_run_is_complete(offline_run: tuple[Path, str]) -> None:
         assert point["exit_code"] == 0 and point["server_alive"] is True, point
         assert b"PASS" in files[f"{server}/verify.r1.txt"]
         assert len(files[f"{server}/get_ping_c100/r1.wrk.json"]) > 0
+    for server in ("go_h3", "ngtcp2"):
+        files = rawpack.read_archive(run / "h3" / f"{server}.tar.xz").files
+        point = json.loads(files[f"{server}/get_ping_c100/r1.run.json"])
+        assert point["exit_code"] == 0 and point["server_alive"] is True, point
+        assert b"PASS GET /ping: HTTP/3 200" in files[f"{server}/verify.r1.txt"]
+        assert json.loads(files[f"{server}/get_ping_c100/r1.h3load.json"])["requests_window"] > 0
     assert "--reports-only" in stderr
 
 
@@ -163,5 +174,6 @@ def test_the_run_is_built_at_home(offline_run: tuple[Path, str], tmp_path: Path)
     import pandas as pd
 
     runs = pd.read_parquet(tmp_path / "data" / run.name / "runs.parquet")
-    assert sorted(runs["server"]) == ["evloop", "floor"]
+    assert sorted(runs["server"]) == ["evloop", "floor", "go_h3", "ngtcp2"]
+    assert (runs["status"] == "ok").all(), runs[["server", "fail_reason"]]
     assert set(runs["scenario"]) == {"get_ping_c100"}
