@@ -15,10 +15,10 @@
 
 # The system programs a run calls that a bare host may lack: the load tools, the reference servers,
 # and the shell's helpers (jq everywhere, curl for the verify gate and the health probes, openssl for
-# the run's certificate and the TLS probe, GNU time for the client's CPU time; for HTTP/3 ngtcp2's
-# client, gtlsclient, the gate's and the probes' client, and its server, gtlsserver, a reference). coreutils, grep,
-# sed, gawk or mawk, util-linux (taskset, setsid, findmnt) and procps are taken from the host;
-# iproute2 (ip, tc) only for --hosts netns, which the archive does not serve.
+# the run's certificate and the TLS probe, GNU time for the client's CPU time; for HTTP/3, ngtcp2's
+# client gtlsclient, the gate's and the probes' client, and its example server gtlsserver, a
+# reference). coreutils, grep, sed, gawk or mawk, util-linux (taskset, setsid, findmnt) and procps
+# are taken from the host; iproute2 (ip, tc) only for --hosts netns, which the archive does not serve.
 OFFLINE_PROGRAMS=(wrk h2load oha jq curl openssl nginx h2o time gtlsclient gtlsserver)
 # The toolchains that built the carried servers (meta.json's tools: gcc, go, ...), recorded at
 # pack time: the host has none of them; and gtlsclient, whose version only its package says.
