@@ -157,10 +157,12 @@ measure_point() {
     jq -n --argjson rep "$rep" --arg start "$start" --arg finish "$(utc_now)" --argjson rc "$rc" \
         --arg cmd "$LAST_TOOL_CMD" --argjson alive "$alive" --argjson latrc "$LAT_EXIT_CODE" \
         --argjson pos "${POINT_POSITION:-null}" --arg trouble "${SERVER_TROUBLE:+$SERVER_TROUBLE: $SERVER_TROUBLE_DETAIL}" \
+        --arg retried "${POINT_RETRIED:-}" \
         '{rep: $rep, start_utc: $start, end_utc: $finish, exit_code: $rc, cmd: $cmd, server_alive: $alive,
           position: $pos}
          + (if $latrc == null then {} else {lat_exit_code: $latrc} end)
-         + (if $trouble == "" then {} else {server_trouble: $trouble} end)' \
+         + (if $trouble == "" then {} else {server_trouble: $trouble} end)
+         + (if $retried == "" then {} else {retried_after: $retried} end)' \
         >"$dir/.run.json.tmp"
     mv "$dir/.run.json.tmp" "$dir/r$rep.run.json"
 }

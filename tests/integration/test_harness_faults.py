@@ -394,12 +394,12 @@ def test_server_port_taken(lab):
 
 
 FAKE_WRK = """#!/bin/bash
-# A wrk that hangs, ignoring SIGTERM, in the second measured run of a run (WRK_JSON names a real
-# file then; the warm-up's is /dev/null), once: the count is kept in a file beside it.
+# A wrk that hangs, ignoring SIGTERM, in the measured runs of a run numbered HANG_ON (WRK_JSON names
+# a real file then; the warm-up's is /dev/null): the count is kept in a file beside it.
 if [[ -n ${WRK_JSON:-} && $WRK_JSON != /dev/null ]]; then
     n=$(( $(cat "$0.count" 2>/dev/null || echo 0) + 1 ))
     echo "$n" >"$0.count"
-    if (( n == 2 )); then
+    if [[ " HANG_ON " == *" $n "* ]]; then
         trap '' TERM
         while :; do sleep 0.2; done
     fi
@@ -408,13 +408,31 @@ exec REAL_WRK "$@"
 """
 
 
-def test_load_tool_that_hangs_is_killed_at_its_deadline(lab):
+def fake_wrk(lab: Lab, hang_on: str) -> None:
     bin_dir = lab.base / "bin"
     bin_dir.mkdir()
     fake = bin_dir / "wrk"
-    fake.write_text(FAKE_WRK.replace("REAL_WRK", shutil.which("wrk")))
+    fake.write_text(FAKE_WRK.replace("REAL_WRK", shutil.which("wrk")).replace("HANG_ON", hang_on))
     fake.chmod(0o755)
     lab.env["PATH"] = f"{bin_dir}:{lab.env['PATH']}"
+
+
+def test_load_tool_that_hangs_once_is_run_again(lab):
+    """A tool that hangs past its deadline while the server answers measured nothing: the point is
+    measured again, once, and its run.json says why; the run completes."""
+    fake_wrk(lab, "2")
+    rc, err = lab.run()
+    assert rc == 0, err[-3000:]
+    assert "wrk ran past its deadline (1 s run + 5 s margin) and was stopped, and floor still answers: " \
+           "measuring the point again (once)" in err
+    runs = point_runs(lab)
+    assert runs[(SCENARIOS[1], 1)]["exit_code"] == 0
+    assert runs[(SCENARIOS[1], 1)]["retried_after"].startswith("wrk ran past its deadline")
+    assert all("retried_after" not in r for k, r in runs.items() if k != (SCENARIOS[1], 1))
+
+
+def test_load_tool_that_hangs_is_killed_at_its_deadline(lab):
+    fake_wrk(lab, "2 3")            # the point and its one retry
     proc = lab.start()
     wait_for(lab, "the second point", lambda: second_point_started(lab))
     before = snapshot_finished(lab)
@@ -424,20 +442,22 @@ def test_load_tool_that_hangs_is_killed_at_its_deadline(lab):
     stopped = check_stopped(lab, rc, err, ["wrk ran past its deadline (1 s run + 5 s margin)",
                                            "floor get_ping_c100 (rep 1)", f"{SCENARIOS[1]}/.r1.stderr.txt",
                                            "floor/server.r1.log", "floor still answers"], before)
-    # deadline 6 s, TERM ignored, KILL 2 s later; then the server is stopped
-    assert waited < 20, waited
+    assert "measuring the point again (once)" in err
+    # deadline 6 s, TERM ignored, KILL 2 s later, twice; then the server is stopped
+    assert waited < 35, waited
     assert not (lab.point_dir(SCENARIOS[1]) / "r1.run.json").exists()
     runs = check_resumes(lab, stopped)
     assert runs[(SCENARIOS[1], 1)]["exit_code"] == 0
 
 
 FAKE_H2LOAD = """#!/bin/bash
-# An h2load that hangs in the first latency run of a run (the one with --log-file), once. (SIGTERM
-# ends it: the wrk case has the tool that ignores it.)
+# An h2load that hangs in the first two latency runs of a run (the ones with --log-file: the point's
+# and its one retry). (SIGTERM ends it: the wrk case has the tool that ignores it.)
 for arg in "$@"; do
-    if [[ $arg == --log-file=* && ! -e $0.hung ]]; then
-        touch "$0.hung"
-        while :; do sleep 0.2; done
+    if [[ $arg == --log-file=* ]]; then
+        n=$(( $(cat "$0.count" 2>/dev/null || echo 0) + 1 ))
+        echo "$n" >"$0.count"
+        if (( n <= 2 )); then while :; do sleep 0.2; done; fi
     fi
 done
 exec REAL_H2LOAD "$@"
