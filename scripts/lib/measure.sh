@@ -51,10 +51,12 @@ tool_stop() {
 # note_tool_fault WHAT RUN_S: after tool_run, when the tool did not end by itself (killed by a
 # signal, or stopped at its deadline), POINT_FAULT says so. Such a run measured nothing: the point
 # is not recorded, and the suite stops. A tool that exits with an error ended by itself: its run
-# is recorded and failed by the status rule (wrk that cannot connect, say).
+# is recorded and failed by the status rule (wrk that cannot connect, say). POINT_FAULT_KIND is
+# the kind of fault (deadline, signal, lost), for the suite to decide on without reading the text.
 note_tool_fault() {
     local host status
     case $TOOL_END in
+        deadline|signal*|lost*) POINT_FAULT_KIND=${TOOL_END%% *} ;;&
         deadline) POINT_FAULT="$1 ran past its deadline ($( (( $2 )) && echo "$2 s run + $TOOL_MARGIN s margin" || echo "$TOOL_MARGIN s")) and was stopped" ;;
         signal*)  POINT_FAULT="$1 was killed by signal ${TOOL_END#signal } ($(kill -l "${TOOL_END#signal }"))" ;;
         lost*)    read -r _ host status <<<"$TOOL_END"
@@ -82,7 +84,7 @@ note_tool_fault() {
 measure_point() {
     local dir=$1 rep=$2 tool=$3 part="$1/.r$2" pids t0 t1 w0 w1 rc=0 start alive f
     local rss_warm peak_method stat0 stat1 hwm up0 tool_wall window_end client_ticks wall
-    POINT_FAULT= POINT_FAULT_FILES= POINT_ALIVE=true SERVER_TROUBLE= SERVER_TROUBLE_DETAIL=
+    POINT_FAULT= POINT_FAULT_KIND= POINT_FAULT_FILES= POINT_ALIVE=true SERVER_TROUBLE= SERVER_TROUBLE_DETAIL=
     point_done "$dir" "$rep" && die "measure_point: $dir rep $rep is finished; it is never measured again"
     # What an earlier, interrupted attempt at this point left (it has no run.json, so it was
     # never finished): a stale file, an end snapshot say, must not pass for this attempt's.

@@ -81,12 +81,20 @@ host_state() {
         mv "$file.tmp" "$file" || { rm -f "$file.tmp"; log "note: host state ($1) could not be read"; }
 }
 
-# scenario_selected: --scenarios takes a comma-separated list of globs.
+# scenario_selected: --scenarios takes a comma-separated list of globs; a glob written SUITE:GLOB
+# applies to that suite only (one run_all line can pick different scenarios in two suites whose ids
+# overlap: http1's get_ping_c100 is 100 connections, h3's is 100 × 10 streams).
 scenario_selected() {
     local pat
     [[ -z ${SCENARIO_FILTER:-} ]] && return 0
     IFS=, read -ra pats <<<"$SCENARIO_FILTER"
-    for pat in "${pats[@]}"; do [[ $SC_ID == $pat ]] && return 0; done
+    for pat in "${pats[@]}"; do
+        if [[ $pat == *:* ]]; then
+            [[ ${pat%%:*} == "$SUITE" ]] || continue
+            pat=${pat#*:}
+        fi
+        [[ $SC_ID == $pat ]] && return 0
+    done
     return 1
 }
 
@@ -391,7 +399,7 @@ suite_run() {
                     write_scenario_json "$dir" "$server"
                     POINT_RETRIED=
                     measure_point "$dir" "$rep" "$SC_TOOL"
-                    if [[ $POINT_FAULT == *"ran past its deadline"* ]] && server_check; then
+                    if [[ $POINT_FAULT_KIND == deadline ]] && server_check; then
                         # A load tool that hung past its deadline while its server still answers
                         # measured nothing, and the hang can be the tool's own: h2load never closes
                         # a client still in its TLS handshake when its window ends (seen in the test
@@ -516,7 +524,8 @@ usage: $(basename "$0") [--run-dir DIR] [--quick] [--duration S] [--warmup S] [-
   --reps N        repetitions of every point
   --servers LIST  servers to run (default: every server whose manifest starts in mode
                   $SERVER_MODE and serves a route of this suite: ${SUITE_SERVERS[*]})
-  --scenarios L   only scenario ids matching these globs (e.g. 'get_ping_*')
+  --scenarios L   only scenario ids matching these globs (e.g. 'get_ping_*'; 'h3:get_ping_*'
+                  applies to the h3 suite only)
   --aa, --no-aa   with / without the A/A copy of the contestant on the headline scenarios
                   (${HEADLINE_SCENARIOS:-none}); default: with in the full profile
   --order-seed N  the seed of the servers' random order (default: from the run id and suite)
