@@ -146,14 +146,11 @@ make_run_certificate() {
 make_client_tls_config() {
     # (one file, scripts/lib/client-openssl.cnf, which the client hosts of the other host modes
     # also have: fanout.sh names it on each host)
-    # (a copy of this process's own renamed into place: runs side by side share build/, and two
-    # copies through one temporary name could rename away each other's file half-written)
+    # (runtime_copy: runs side by side share build/, so the file is replaced by a rename of this
+    # process's own copy, and only when it differs: no run reads another's half-written file)
     local conf=$BUILD_DIR/tls/client-openssl.cnf
     mkdir -p "$BUILD_DIR/tls"
-    if ! cmp -s "$LAB_ROOT/scripts/lib/client-openssl.cnf" "$conf"; then
-        cp "$LAB_ROOT/scripts/lib/client-openssl.cnf" "$conf.tmp.$$"
-        mv -f "$conf.tmp.$$" "$conf"
-    fi
+    runtime_copy "$LAB_ROOT/scripts/lib/client-openssl.cnf" "$conf" 0644
     export LAB_CLIENT_OPENSSL_CONF=$conf
     [[ -f $RUN_DIR/$SUITE/client-openssl.cnf ]] || cp "$conf" "$RUN_DIR/$SUITE/client-openssl.cnf"
 }
