@@ -13,7 +13,9 @@ bodies only (h2load's and wrk's count headers and framing too). The latency hist
 window's, exact to the µs (hist_kind "exact").
 
 The run is failed (errors) on a connection not made, a stream or connection error, a request not
-answered within h3load's --timeout, or any non-2xx status.
+answered within h3load's --timeout, or any non-2xx status. A failed run's notes also give h3load's
+own words for the first error of each kind (its stderr: "h3load's first connect error: ... no
+handshake within 5s"), so that the reason says why and not only how many.
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .h3load import h3load_report
-from .layout import H3LOAD_JSON, RepFiles, scenario_doc
+from .layout import H3LOAD_JSON, STDERR, RepFiles, scenario_doc
 from .loadresult import LoadResult
 from .percentiles import weighted_mean
 
@@ -48,6 +50,8 @@ def h3load_result(files: RepFiles, scen: Mapping[str, Any]) -> LoadResult | None
     errors = {ERROR_LABELS[k]: n for k, n in rep.errors.items()}
     errors["non-2xx responses"] = rep.non_2xx_total
     notes: list[str] = []
+    if any(errors.values()):
+        notes.extend(first_errors(files.text(STDERR, errors="replace")))
     if rep.requests_total > 0 and rep.requests_window == 0:
         notes.append(f"no answer completed inside h3load's window ({files.name(H3LOAD_JSON)})")
     want = (scen.get("connections"), scen.get("streams"))
@@ -72,3 +76,14 @@ def h3load_result(files: RepFiles, scen: Mapping[str, Any]) -> LoadResult | None
         # the TLS facts of its own handshakes (a QUIC server has no TCP port to probe with s_client)
         text={"alpn": rep.alpn, "alpn_source": "h3load", "tls_version": rep.tls_version},
     )
+
+
+FIRST_ERROR = "h3load: first "
+
+
+def first_errors(stderr_text: str | None) -> list[str]:
+    """h3load's 'first connect error: ...' and 'first stream error: ...' lines, as notes."""
+    if not stderr_text:
+        return []
+    return [f"h3load's first {ln.strip()[len(FIRST_ERROR):]}" for ln in stderr_text.splitlines()
+            if ln.startswith(FIRST_ERROR)]

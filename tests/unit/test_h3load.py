@@ -65,6 +65,18 @@ def test_non_2xx_answers_and_connections_not_made_fail_the_run() -> None:
     assert refused is not None and refused.requests == 0 and refused.hist_kind == "none"
     assert math.isnan(refused.req_per_s) and math.isnan(refused.lat_mean_us)
     assert fail_reasons(0, refused, True, "h3load") == ["2 h3load: connections not made", "no request completed"]
+    # with its stderr, the reason says why, in h3load's words
+    told = load_rep("h3load", RepFiles.from_contents({"r1.h3load.json": (FIX / "refused.json").read_bytes(),
+                                                      "r1.stderr.txt": (FIX / "refused.stderr.txt").read_bytes()}),
+                    {"connections": 2, "streams": 1})
+    assert told is not None and fail_reasons(0, told, True, "h3load") == [
+        "2 h3load: connections not made", "h3load's first connect error: 127.0.0.1:19443: no handshake within 1s",
+        "no request completed"]
+    # a run without errors never reads its stderr's lines as reasons
+    ok = load_rep("h3load", RepFiles.from_contents({"r1.h3load.json": (FIX / "get_ping_rust_h3.json").read_bytes(),
+                                                    "r1.stderr.txt": (FIX / "refused.stderr.txt").read_bytes()}),
+                  {"connections": 4, "streams": 2})
+    assert ok is not None and ok.notes == ()
 
 
 def test_a_run_with_other_connections_than_its_scenario_is_noted(tmp_path: Path) -> None:
