@@ -180,7 +180,7 @@ flag_values() {
         --suites)    echo "a comma list of suites ($(lab_suites | paste -sd' ')) or parts ($(lab_parts | paste -sd' '))" ;;
         --run-id)    echo "a run under $RAW_ROOT" ;;
         --servers)   load_servers; echo "a comma list of ${LAB_SERVERS[*]}" ;;
-        --scenarios) echo "a comma list of scenario id globs" ;;
+        --scenarios) echo "a comma list of scenario id globs (SUITE:GLOB for one suite's)" ;;
         --blocks)    echo "one of ${BLOCK_MODES[*]}" ;;
         --hosts)     echo "one of ${HOST_MODES[*]}" ;;
         --netns-rate) echo "a rate as tc takes it, e.g. 1gbit" ;;

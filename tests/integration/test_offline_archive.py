@@ -7,6 +7,13 @@ The archive is packed once for the module (about 25 s on the two-core lab machin
 quick point of the http1 suite on two servers and of the h3 suite on two (about 15 s): HTTP/1.1
 over TCP, and HTTP/3 over QUIC with the lab's h3load, ngtcp2's client at the gate and ngtcp2's
 example server as one of the servers.
+
+The HTTP/3 point is 10 connections × 10 streams (h3:get_ping_c10), not h3's 100 × 10: run inside
+the test command, beside its other loads, quic-go once lost 60 of 100 connections made in one
+burst (30 not made, 30 cut), most likely by its accept queue, which refuses connections beyond 32
+waiting for a starved accept loop. That is quic-go's behaviour on an oversubscribed core, which the
+h3 suite itself reports (a failed point, with h3load's first error as the reason); this test is
+about the archive.
 """
 from __future__ import annotations
 
@@ -23,7 +30,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 BUDGET = 60 << 20
 SHIMS = ("apt", "apt-get", "dpkg", "pip", "pip3", "cargo", "go", "npm", "wget")
-RUN_FLAGS = ["--quick", "--suites", "http1,h3", "--servers", "evloop,floor,go_h3,ngtcp2", "--scenarios", "get_ping_c100",
+RUN_FLAGS = ["--quick", "--suites", "http1,h3", "--servers", "evloop,floor,go_h3,ngtcp2", "--scenarios", "http1:get_ping_c100,h3:get_ping_c10",
              "--reps", "1", "--duration", "1", "--warmup", "0"]
 
 pytestmark = [pytest.mark.concurrent, pytest.mark.skipif(os.geteuid() != 0 or shutil.which("ip") is None,
@@ -151,10 +158,10 @@ def test_the_offline_run_is_complete(offline_run: tuple[Path, str]) -> None:
         assert len(files[f"{server}/get_ping_c100/r1.wrk.json"]) > 0
     for server in ("go_h3", "ngtcp2"):
         files = rawpack.read_archive(run / "h3" / f"{server}.tar.xz").files
-        point = json.loads(files[f"{server}/get_ping_c100/r1.run.json"])
+        point = json.loads(files[f"{server}/get_ping_c10/r1.run.json"])
         assert point["exit_code"] == 0 and point["server_alive"] is True, point
         assert b"PASS GET /ping: HTTP/3 200" in files[f"{server}/verify.r1.txt"]
-        assert json.loads(files[f"{server}/get_ping_c100/r1.h3load.json"])["requests_window"] > 0
+        assert json.loads(files[f"{server}/get_ping_c10/r1.h3load.json"])["requests_window"] > 0
     assert "--reports-only" in stderr
 
 
@@ -175,5 +182,5 @@ def test_the_run_is_built_at_home(offline_run: tuple[Path, str], tmp_path: Path)
 
     runs = pd.read_parquet(tmp_path / "data" / run.name / "runs.parquet")
     assert sorted(runs["server"]) == ["evloop", "floor", "go_h3", "ngtcp2"]
-    assert (runs["status"] == "ok").all(), runs[["server", "fail_reason"]]
-    assert set(runs["scenario"]) == {"get_ping_c100"}
+    assert (runs["status"] == "ok").all(), runs.loc[runs["status"] != "ok", ["server", "fail_reason"]].to_dict("records")
+    assert set(zip(runs["suite"], runs["scenario"])) == {("http1", "get_ping_c100"), ("h3", "get_ping_c10")}
