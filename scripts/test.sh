@@ -105,13 +105,14 @@ integration_alone() {
     step "the C server's integration tests again with --workers 2 (EVLOOP_WORKERS)"
     (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 EVLOOP_WORKERS=2 "$py" -m pytest -q "${same[@]}" \
         tests/integration/test_evloop_http1.py tests/integration/test_evloop_h2.py \
-        tests/integration/test_evloop_tls.py tests/integration/test_evloop_cli.py)
+        tests/integration/test_evloop_tls.py tests/integration/test_evloop_cli.py \
+        tests/integration/test_evloop_h3.py)
 
     step "the C server's integration tests again on io_uring (EVLOOP_LOOP=uring)"
     (cd "$LAB_ROOT" && LAB_REQUIRE_TOOLS=1 EVLOOP_LOOP=uring "$py" -m pytest -q "${same[@]}" \
         tests/integration/test_evloop_http1.py tests/integration/test_evloop_h2.py \
         tests/integration/test_evloop_tls.py tests/integration/test_evloop_cli.py \
-        tests/integration/test_evloop_workers.py)
+        tests/integration/test_evloop_workers.py tests/integration/test_evloop_h3.py)
 }
 
 # the attack suite, on both loops

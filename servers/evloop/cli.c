@@ -55,14 +55,23 @@ static const num_flag num_flags[] = {
 static void usage(const char *prog, int tls) {
     char loops[128];
     aeBackendNames(loops, sizeof(loops));
-    fprintf(stderr, "usage: %s PORT%s [--bind ADDR] [--loop %s] [--loop-fallback yes|no]", prog,
-            tls ? " CERT KEY" : "", loops);
+    fprintf(stderr, "usage: %s PORT%s [--bind ADDR] [--loop %s] [--loop-fallback yes|no]%s", prog,
+            tls ? " CERT KEY" : "", loops, tls ? " [--h3 yes|no]" : "");
     for (size_t i = 0; i < N_NUM_FLAGS; i++)
         if (tls || !num_flags[i].tls_only)
             fprintf(stderr, "%s[%s N]", i % 3 == 0 ? "\n       " : " ",
                     num_flags[i].name);
     fprintf(stderr, "\n(see servers/evloop/README.md for each limit)\n");
     exit(2);
+}
+
+/* yes (1) or no (0); anything else exits 2. */
+static int yes_no(const char *prog, const char *flag, const char *v) {
+    if (strcmp(v, "yes") && strcmp(v, "no")) {
+        fprintf(stderr, "%s: bad %s: %s (yes or no)\n", prog, flag, v);
+        exit(2);
+    }
+    return !strcmp(v, "yes");
 }
 
 /* Digits only, in [min, max]. */
@@ -146,13 +155,10 @@ void cli_parse(int argc, char **argv, int tls, cli_args *a) {
         const num_flag *f;
         if (!strcmp(s, "--bind")) a->cfg.bind_addr = v;
         else if (!strcmp(s, "--loop")) a->cfg.loop_backend = v;
-        else if (!strcmp(s, "--loop-fallback")) {
-            if (strcmp(v, "yes") && strcmp(v, "no")) {
-                fprintf(stderr, "%s: bad --loop-fallback: %s (yes or no)\n", prog, v);
-                exit(2);
-            }
-            a->cfg.loop_strict = !strcmp(v, "no");
-        }
+        else if (!strcmp(s, "--loop-fallback"))
+            a->cfg.loop_strict = !yes_no(prog, s, v);
+        else if (tls && !strcmp(s, "--h3"))
+            a->h3 = yes_no(prog, s, v);
         else if ((f = find_flag(s, tls)))
             set_num(&a->cfg, f, parse_num(a, tls, v, f->min, f->max, f->name));
         else {

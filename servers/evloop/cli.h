@@ -9,6 +9,7 @@
 typedef struct cli_args {
     server_config cfg;
     const char *cert_file, *key_file; /* TLS only */
+    int h3; /* TLS only: HTTP/3 over QUIC on the same port number (UDP) */
 } cli_args;
 
 /* Every limit at its default (README.md lists them). */

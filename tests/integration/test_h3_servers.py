@@ -1,4 +1,5 @@
-"""HTTP/3 in the server registry: a server whose manifest has an h3 mode (quic-go's, servers/go/h3;
+"""HTTP/3 in the server registry: a server whose manifest has an h3 mode (the C server's, servers/evloop
+with --h3 yes; quic-go's, servers/go/h3;
 quinn's with the h3 crate, servers/rust/h3; ngtcp2's example server, servers/ngtcp2) is started by the harness as every server is (start_server: serve.sh, then the readiness wait, which
 for h3 waits for the UDP port to be bound), and answers the lab's routes over HTTP/3 to ngtcp2's
 client (gtlsclient): GET /ping, GET /echo?size=N, POST /echo with a body. The probe the suites ask
@@ -60,8 +61,8 @@ def certificate(tmp_path: Path) -> tuple[Path, Path]:
 
 
 # (ngtcp2's example server, Debian's, serves files: /ping from build/www, no /echo)
-@pytest.mark.parametrize("server,binary", [("go_h3", BENCH / "go_h3_bench"), ("rust_h3", BENCH / "rust_h3_bench"),
-                                           ("ngtcp2", Path("/usr/sbin/gtlsserver"))])
+@pytest.mark.parametrize("server,binary", [("evloop", BENCH / "https_bench_server"), ("go_h3", BENCH / "go_h3_bench"),
+                                           ("rust_h3", BENCH / "rust_h3_bench"), ("ngtcp2", Path("/usr/sbin/gtlsserver"))])
 def test_an_http3_server_answers_the_lab_routes(tmp_path, certificate, server, binary):
     if not binary.exists():
         missing(f"{server} is not built or installed (scripts/setup.sh, scripts/build.sh --servers {server})")
@@ -100,7 +101,8 @@ taskset -c 1 "$H3LOAD" -c 2 -d 1 --timeout 1 --insecure --json "$OUT/refused.jso
 '''
 
 
-@pytest.mark.parametrize("server,binary", [("go_h3", "go_h3_bench"), ("rust_h3", "rust_h3_bench")])
+@pytest.mark.parametrize("server,binary", [("evloop", "https_bench_server"), ("go_h3", "go_h3_bench"),
+                                           ("rust_h3", "rust_h3_bench")])
 def test_h3load_loads_an_http3_server_and_counts_only_its_window(tmp_path, certificate, server, binary):
     """The lab's HTTP/3 load tool: a closed loop over C connections × M streams; what it counts in
     the window, the whole run's totals, statuses and errors as its JSON report says; and no idle

@@ -37,6 +37,7 @@ LAYERS = {
     "http": 2,  # what both protocols share: the router, the status table, sbuf
     "http1": 3,  # the HTTP/1 handler and its parser and chunked decoder
     "http2": 3,  # the HTTP/2 handler and its codec
+    "http3": 3,  # HTTP/3 over QUIC: the UDP endpoint, ngtcp2 connections, nghttp3 glue
     "app": 3,  # the application's routes, query decoding, JSON
     "": 4,
 }

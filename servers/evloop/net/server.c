@@ -254,12 +254,18 @@ int server_init(server *s, const server_config *cfg, int setsize) {
         return -1;
     }
     aeSetBeforeSleepProc(s->el, before_sleep, s);
+    if (cfg->extra.start &&
+        !(s->extra_state = cfg->extra.start(s->el, s->bound_port,
+                                            cfg->workers > 1, cfg->extra.arg)))
+        return -1;
     return 0;
 }
 
 void server_run(server *s) { aeMain(s->el); }
 
 void server_free(server *s) {
+    if (s->extra_state) s->cfg.extra.stop(s->extra_state);
+    s->extra_state = NULL;
     if (s->el) conn_set_close_all(&s->conns);
     if (s->listen_fd >= 0) {
         if (s->el) aeRelease(s->el, s->listen_fd);

@@ -11,6 +11,16 @@
 #include "conn.h"
 #include "loop/ae.h"
 
+/* Something else the loop serves beside the TCP listener (the HTTP/3
+ * endpoint, on the same port number over UDP): started on each worker's
+ * loop once the TCP port is bound, stopped before the loop goes. start
+ * returns its state, or NULL to fail the server's start. */
+typedef struct server_extra {
+    void *(*start)(aeEventLoop *el, int port, int reuseport, void *arg);
+    void (*stop)(void *state);
+    void *arg;
+} server_extra;
+
 typedef struct server_config {
     const char *prog; /* for messages; NULL: "http_bench_server" */
     const char *bind_addr;
@@ -28,6 +38,7 @@ typedef struct server_config {
     uint32_t workers;
     /* What every connection gets: limits, timeouts, the transport. */
     conn_config conn;
+    server_extra extra; /* start NULL: none */
 } server_config;
 
 typedef struct server {
@@ -40,6 +51,7 @@ typedef struct server {
     long long accept_resume_timer;
     int accept_full; /* accepting paused at cfg.max_conns */
     long long sweep_ms;
+    void *extra_state; /* cfg.extra's */
 } server;
 
 /* A socket bound to cfg's address (SO_REUSEPORT with workers) and, with

@@ -40,5 +40,6 @@ void test_h2_hpack_dec(void);
 void test_h2_settings(void);
 void test_conn_h1(void);
 void test_conn_h2(void);
+void test_quic_table(void);
 
 #endif

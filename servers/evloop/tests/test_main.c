@@ -19,6 +19,7 @@ int main(void) {
     test_routes();
     test_h2_wire();
     test_gather();
+    test_quic_table();
     test_tls();
     test_query();
     test_json();
