@@ -19,7 +19,7 @@
 #      beside it in the background, the work that times nothing: step 3; step 4 then step 5's
 #      integration tests that time nothing; and the side runs one after the other: the backends
 #      suite (epoll against io_uring) on the C server's two loops and both floors, the scaling suite
-#      on the C server and Go (n = 1 on two cores), the HTTP/3 suite on its two servers (h3load),
+#      on the C server and Go (n = 1 on two cores), the HTTP/3 suite on its four servers (h3load),
 #      the http1 and h2c suites in the netns host mode
 #      (a server and two client namespaces); then, alone, the http1 and h2c suites in the inventory
 #      host mode (Ansible over ssh to stand-in hosts: scripts/inventory_netns.sh);
@@ -171,10 +171,10 @@ smoke_side() {
         "$LAB_ROOT/scripts/run_all.sh" --skip-setup --skip-build --new --quick --suites scaling --servers evloop,go \
         --reps 1 --duration 1 --warmup 0
     # The HTTP/3 suite (QUIC on UDP, loaded with the lab's h3load) on its two quick points, every
-    # HTTP/3 server (ngtcp2's serves the GET one only): the verify gate over HTTP/3, the tool, its
-    # parser and the generic report.
+    # HTTP/3 server, the C server's included (ngtcp2's serves the GET one only): the verify gate
+    # over HTTP/3, the tool, its parser and the generic report.
     LAB_CANARY=0 RAW_ROOT=$dir/h3/raw DATA_ROOT=$dir/h3/data REPORTS_ROOT=$dir/h3/reports \
-        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --skip-build --new --quick --suites h3 --servers go_h3,rust_h3,ngtcp2 \
+        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --skip-build --new --quick --suites h3 --servers evloop,go_h3,rust_h3,ngtcp2 \
         --reps 1 --duration 1 --warmup 0
     # The netns host mode (a server host and two client hosts as network namespaces, both loading
     # every point at once): http1 and h2c.

@@ -184,3 +184,83 @@ def test_hostile_datagrams_are_dropped_and_it_serves_on(cert, tmp_path):
         assert rss_kib(s.proc.pid) < 512 * 1024
     finally:
         finish(s)
+
+
+def _fake_initial(rnd: random.Random, token: bytes = b"") -> bytes:
+    """A client Initial by its header (version 1, 8-byte DCID and SCID, the token, a 1232-byte
+    length) whose payload is noise: it parses, and cannot be decrypted."""
+    return _long_header(1, rnd.randbytes(8), rnd.randbytes(8),
+                        bytes([len(token)]) + token + b"\x44\xd0" + rnd.randbytes(1250))
+
+
+def test_beyond_its_handshake_budget_a_client_must_retry(cert, tmp_path):
+    """--h3-max-handshakes 0: every new client is sent a Retry and must come back with its token
+    (ngtcp2's client and quinn's both do), and then is served."""
+    s = start(cert, "--h3-max-handshakes", "0")
+    try:
+        r = subprocess.run(["timeout", "10", "gtlsclient", "--exit-on-all-streams-close", "--timeout=5s",
+                            "127.0.0.1", str(s.port), f"https://127.0.0.1:{s.port}/ping"],
+                           capture_output=True, text=True)
+        said = r.stdout + r.stderr
+        assert "type=Retry" in said and "[:status: 200]" in said, said[-3000:]
+        doc = h3load(s.port, "/ping", tmp_path / "load.json", "-c", "20", "-m", "2")
+        assert doc["connected"] == 20 and doc["errors"] == {"connect": 0, "stream": 0, "timeout": 0}
+    finally:
+        finish(s)
+
+
+def _client_initials(port: int, n: int) -> list[bytes]:
+    """The first datagrams of n real clients (aioquic: a ClientHello each, a DCID each), which
+    this test sends and then never follows up: handshakes left hanging, as a flood leaves them."""
+    import ssl
+    import time
+
+    from aioquic.quic.configuration import QuicConfiguration
+    from aioquic.quic.connection import QuicConnection
+
+    out = []
+    for _ in range(n):
+        c = QuicConnection(configuration=QuicConfiguration(is_client=True, alpn_protocols=["h3"],
+                                                           verify_mode=ssl.CERT_NONE))
+        c.connect(("127.0.0.1", port), now=time.time())
+        out.append(c.datagrams_to_send(now=time.time())[0][0])
+    return out
+
+
+def test_a_handshake_flood_is_answered_with_retries_and_holds_no_state(cert, tmp_path):
+    """1,000 real client Initials, never followed up, against a budget of 8 handshakes: 8 start
+    (their server flight comes back), every other one gets a Retry, a stateless answer no larger
+    than its Initial, and makes no connection; an Initial of noise makes none either, and a bad
+    token is refused; a real client is still served (through a Retry)."""
+    s = start(cert, "--h3-max-handshakes", "8", "--handshake-timeout", "5000")
+    try:
+        initials = _client_initials(s.port, 1000)
+        rnd = random.Random(11)
+        retries, flights, closes = set(), set(), 0
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u:
+            u.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+            for pkt in initials:
+                u.sendto(pkt, ("127.0.0.1", s.port))
+            for _ in range(200):
+                u.sendto(_fake_initial(rnd), ("127.0.0.1", s.port))
+            u.sendto(_fake_initial(rnd, token=b"\xb6" + rnd.randbytes(40)), ("127.0.0.1", s.port))
+            u.settimeout(1)
+            try:
+                while True:
+                    data, _ = u.recvfrom(4096)
+                    n = data[5]
+                    dcid = data[6:6 + n]                   # the client's SCID it answers
+                    if data[0] & 0xF0 == 0xF0:             # long header, type Retry
+                        assert len(data) < 1200
+                        retries.add(dcid)
+                    elif len(dcid) == 8 and any(dcid == p[15:23] for p in initials[:50]):
+                        flights.add(dcid)
+                    else:
+                        closes += 1
+            except socket.timeout:
+                pass
+        assert len(retries) >= 990 and len(flights) <= 8 and closes >= 1, (len(retries), len(flights), closes)
+        assert s.alive(), s.stderr()
+        assert gtls(s.port, "/ping", tmp_path / "a") == (200, b"pong")
+    finally:
+        finish(s)

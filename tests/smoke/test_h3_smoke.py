@@ -1,5 +1,5 @@
 """The HTTP/3 suite's smoke run of scripts/test.sh (LAB_H3_SMOKE_DIR: raw/, data/, reports/ of
-`run_all.sh --quick --suites h3 --servers go_h3,rust_h3,ngtcp2`, one rep): every server passed the
+`run_all.sh --quick --suites h3 --servers evloop,go_h3,rust_h3,ngtcp2`, one rep): every server passed the
 verify gate over HTTP/3 and was loaded by h3load on the quick points it serves (ngtcp2's example
 server serves files: GET /ping only) with every run ok, each point records
 the ALPN its handshakes agreed, the server's window ended with the load (h3load's end-of-load
@@ -18,8 +18,8 @@ from smoke_runs import the_run
 
 SMOKE = os.environ.get("LAB_H3_SMOKE_DIR")
 pytestmark = pytest.mark.skipif(not SMOKE, reason="LAB_H3_SMOKE_DIR not set (scripts/test.sh sets it)")
-SERVERS = {"go_h3", "rust_h3", "ngtcp2"}
-POST = {"go_h3", "rust_h3"}      # the servers with an /echo handler
+SERVERS = {"evloop", "go_h3", "rust_h3", "ngtcp2"}
+POST = {"evloop", "go_h3", "rust_h3"}      # the servers with an /echo handler
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,7 @@
 #include "http3/quic_conn.h"
 
+#include "http3/quic_tx.h"
+
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@ struct quic_conn {
     quic_conn *prev, *next;           /* env->all */
     quic_conn *pend_prev, *pend_next; /* env->pending */
     int is_pending;
+    int handshaking; /* counted in env->handshaking */
     ngtcp2_conn *conn;
     gnutls_session_t tls;
     ngtcp2_crypto_conn_ref ref;
@@ -85,8 +88,15 @@ static int start_app(quic_conn *qc) {
     return qc->app ? 0 : -1;
 }
 
+static void handshake_over(quic_conn *qc) {
+    if (!qc->handshaking) return;
+    qc->handshaking = 0;
+    qc->env->handshaking--;
+}
+
 static int handshake_done(ngtcp2_conn *c, void *ud) {
     (void)c;
+    handshake_over(ud);
     return start_app(ud) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
 }
 
@@ -197,8 +207,6 @@ static ngtcp2_path path_of(quic_conn *qc) {
     };
 }
 
-/* UDP: a full socket buffer drops the packet, and QUIC's loss recovery
- * sends its contents again; nothing waits on the socket being writable. */
 static void send_pkt(quic_conn *qc, const uint8_t *p, size_t n) {
     while (sendto(qc->env->fd, p, n, 0, (struct sockaddr *)&qc->peer,
                   qc->peer_len) < 0 && errno == EINTR) {
@@ -210,11 +218,24 @@ static void set_timer(quic_conn *qc, uint64_t at) {
     heap_set(&qc->env->timers, &qc->timer, at);
 }
 
-/* Writes what ngtcp2 and nghttp3 have to send: 0, or an ngtcp2 error. */
+static int write_loop(quic_conn *qc, quic_tx *tx, uint64_t now);
+
+/* Writes what ngtcp2 and nghttp3 have to send, batched for GSO (quic_tx.h):
+ * 0, or an ngtcp2 error. */
 static int write_pkts(quic_conn *qc, uint64_t now) {
-    uint8_t buf[PKT_BUF];
-    size_t cap = ngtcp2_conn_get_max_tx_udp_payload_size(qc->conn);
-    if (cap > sizeof(buf)) cap = sizeof(buf);
+    quic_env *env = qc->env;
+    quic_tx tx;
+    size_t pkt_max = ngtcp2_conn_get_path_max_tx_udp_payload_size(qc->conn);
+    if (pkt_max > PKT_BUF) pkt_max = PKT_BUF;
+    tx_begin(&tx, env->tx, env->tx_cap, pkt_max, env->fd,
+             (struct sockaddr *)&qc->peer, qc->peer_len, &env->gso_off);
+    int rv = write_loop(qc, &tx, now);
+    tx_flush(&tx);
+    return rv;
+}
+
+/* The packets ngtcp2 and nghttp3 have for one connection, into tx. */
+static int write_loop(quic_conn *qc, quic_tx *tx, uint64_t now) {
     for (int pkts = 0; pkts < MAX_PKTS_PER_WRITE;) {
         int64_t sid = -1;
         int fin = 0;
@@ -228,8 +249,10 @@ static int write_pkts(quic_conn *qc, uint64_t now) {
         uint32_t flags = NGTCP2_WRITE_STREAM_FLAG_MORE;
         if (fin) flags |= NGTCP2_WRITE_STREAM_FLAG_FIN;
         ngtcp2_ssize written = -1;
+        size_t room;
+        uint8_t *buf = tx_room(tx, &room);
         ngtcp2_ssize n = ngtcp2_conn_writev_stream(
-            qc->conn, NULL, NULL, buf, cap, &written, flags, sid,
+            qc->conn, NULL, NULL, buf, room, &written, flags, sid,
             (const ngtcp2_vec *)vec, (size_t)nvec, now);
         if (n < 0) {
             switch (n) {
@@ -255,7 +278,7 @@ static int write_pkts(quic_conn *qc, uint64_t now) {
             if (rv) return h3_failed(qc, rv);
         }
         if (n == 0) break;
-        send_pkt(qc, buf, (size_t)n);
+        tx_commit(tx, (size_t)n);
         pkts++;
         if (pkts == MAX_PKTS_PER_WRITE) {
             ngtcp2_conn_update_pkt_tx_time(qc->conn, now);
@@ -339,6 +362,7 @@ int quic_conn_expire(quic_conn *qc, uint64_t now) {
 }
 
 quic_conn *quic_conn_accept(quic_env *env, const ngtcp2_pkt_hd *hd,
+                            const ngtcp2_cid *odcid, int retried,
                             const struct sockaddr *peer, socklen_t peer_len,
                             const uint8_t *data, size_t len, uint64_t now) {
     if (env->nconns >= env->lim.max_conns || peer_len > sizeof(struct sockaddr_storage))
@@ -368,7 +392,13 @@ quic_conn *quic_conn_accept(quic_env *env, const ngtcp2_pkt_hd *hd,
     params.initial_max_streams_bidi = env->lim.h3.max_streams;
     params.initial_max_streams_uni = 3; /* the client's control and QPACK streams */
     params.max_idle_timeout = (uint64_t)env->lim.idle_timeout_ms * NGTCP2_MILLISECONDS;
-    params.original_dcid = hd->dcid;
+    params.original_dcid = *odcid;
+    if (retried) {
+        /* the Retry's SCID, which the client now sends to */
+        params.retry_scid = hd->dcid;
+        params.retry_scid_present = 1;
+        settings.token = hd->token;
+    }
     params.stateless_reset_token_present = 1;
     params.active_connection_id_limit = 7;
     ngtcp2_path path = path_of(qc);
@@ -393,6 +423,8 @@ quic_conn *quic_conn_accept(quic_env *env, const ngtcp2_pkt_hd *hd,
     /* the client's retransmitted Initials still carry its own DCID */
     cid_map_put(&env->cids, hd->dcid.data, hd->dcid.datalen, qc);
     env->nconns++;
+    env->handshaking++;
+    qc->handshaking = 1;
     qc->next = env->all;
     if (env->all) env->all->prev = qc;
     env->all = qc;
@@ -422,6 +454,7 @@ void quic_conn_free(quic_conn *qc) {
     ngtcp2_conn_del(qc->conn);
     gnutls_deinit(qc->tls);
     env->nconns--;
+    handshake_over(qc);
     if (qc->prev) qc->prev->next = qc->next;
     else env->all = qc->next;
     if (qc->next) qc->next->prev = qc->prev;

@@ -24,6 +24,7 @@ typedef struct quic_limits {
     uint64_t conn_window;    /* per connection, bytes */
     long long idle_timeout_ms, handshake_timeout_ms;
     size_t max_conns;
+    size_t max_handshakes; /* in progress before new clients must Retry */
 } quic_limits;
 
 typedef struct quic_conn quic_conn;
@@ -42,11 +43,19 @@ typedef struct quic_env {
     size_t nconns;
     quic_conn *all;     /* every connection, for the endpoint's shutdown */
     quic_conn *pending; /* read since they last wrote (quic_env_flush) */
+    uint8_t *tx;        /* the batch being written (quic_tx.h) */
+    size_t tx_cap;
+    int gso_off;        /* the kernel refused UDP GSO once */
+    size_t handshaking; /* connections whose handshake is not done */
+    uint8_t retry_key[32]; /* seals Retry tokens (quic_retry.c) */
 } quic_env;
 
 /* A connection for a client's first Initial (hd from ngtcp2_accept), which
- * it then reads. NULL when it could not be made (the datagram is dropped). */
+ * it then reads; odcid is the DCID of the client's very first Initial (the
+ * one before a Retry when retried: quic_retry.h). NULL when it could not be
+ * made (the datagram is dropped). */
 quic_conn *quic_conn_accept(quic_env *env, const ngtcp2_pkt_hd *hd,
+                            const ngtcp2_cid *odcid, int retried,
                             const struct sockaddr *peer, socklen_t peer_len,
                             const uint8_t *data, size_t len, uint64_t now);
 /* One datagram of this connection. What it has to send waits for

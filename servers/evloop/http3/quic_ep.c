@@ -1,16 +1,26 @@
 #include "http3/quic_ep.h"
 
+#include "http3/quic_retry.h"
+
 #include <errno.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
+
 /* Datagrams read per readable event before the loop gets a say. */
 #define READS_PER_EVENT 64
-/* A QUIC datagram is at most the path MTU; 64 KiB takes any UDP payload. */
+/* A QUIC datagram is at most the path MTU; 64 KiB takes any UDP payload,
+ * and a GRO read of many. */
 #define RX_BUF 65536
 
 struct quic_ep {
@@ -59,8 +69,12 @@ static void dispatch(quic_ep *ep, const struct sockaddr *peer,
      * (anything else -- a late packet of a closed connection, a stray
      * short header -- is dropped). */
     ngtcp2_pkt_hd hd;
-    if (ngtcp2_accept(&hd, data, len) != 0) return;
-    quic_conn_accept(&ep->env, &hd, peer, peer_len, data, len, now);
+    ngtcp2_cid odcid;
+    int retried;
+    if (ngtcp2_accept(&hd, data, len) != 0 ||
+        quic_retry_check(&ep->env, &hd, peer, peer_len, now, &odcid, &retried) != RETRY_ACCEPT)
+        return;
+    quic_conn_accept(&ep->env, &hd, &odcid, retried, peer, peer_len, data, len, now);
 }
 
 static long long on_timer(aeEventLoop *el, long long id, void *arg);
@@ -95,20 +109,47 @@ static long long on_timer(aeEventLoop *el, long long id, void *arg) {
     return top->at <= now ? 0 : (long long)((top->at - now + 999999) / 1000000);
 }
 
+/* One read: a datagram, or with GRO several of one sender glued together
+ * (*seg: their size, the last may be shorter; 0: one datagram). */
+static ssize_t read_one(int fd, uint8_t *buf, size_t cap,
+                        struct sockaddr_storage *peer, socklen_t *peer_len,
+                        size_t *seg) {
+    struct iovec iov = {buf, cap};
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } ctl;
+    struct msghdr m = {.msg_name = peer, .msg_namelen = sizeof(*peer),
+                       .msg_iov = &iov, .msg_iovlen = 1,
+                       .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf)};
+    ssize_t n;
+    while ((n = recvmsg(fd, &m, 0)) < 0 && errno == EINTR) {
+    }
+    *peer_len = m.msg_namelen;
+    *seg = 0;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); n > 0 && c; c = CMSG_NXTHDR(&m, c))
+        if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+            int gso;
+            memcpy(&gso, CMSG_DATA(c), sizeof(gso));
+            if (gso > 0) *seg = (size_t)gso;
+        }
+    return n;
+}
+
 static void on_readable(aeEventLoop *el, int fd, void *arg, int mask) {
     (void)el, (void)mask;
     quic_ep *ep = arg;
     uint64_t now = now_ns();
     for (int i = 0; i < READS_PER_EVENT; i++) {
         struct sockaddr_storage peer;
-        socklen_t peer_len = sizeof(peer);
-        ssize_t n = recvfrom(fd, ep->rx, sizeof(ep->rx), 0,
-                             (struct sockaddr *)&peer, &peer_len);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            break; /* EAGAIN: drained */
-        }
-        dispatch(ep, (struct sockaddr *)&peer, peer_len, ep->rx, (size_t)n, now);
+        socklen_t peer_len;
+        size_t seg;
+        ssize_t n = read_one(fd, ep->rx, sizeof(ep->rx), &peer, &peer_len, &seg);
+        if (n < 0) break; /* EAGAIN: drained */
+        if (!seg) seg = (size_t)n;
+        for (size_t at = 0; at < (size_t)n; at += seg)
+            dispatch(ep, (struct sockaddr *)&peer, peer_len, ep->rx + at,
+                     (size_t)n - at < seg ? (size_t)n - at : seg, now);
     }
     quic_env_flush(&ep->env, now);
     rearm(ep, now);
@@ -148,6 +189,9 @@ static int bind_udp(const h3_config *cfg, quic_env *env) {
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
     if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) < 0)
         setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+    /* GRO: a burst from one client arrives as one read (read_one splits
+     * it); a kernel without it just delivers datagrams one by one */
+    setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one));
     env->local_len = sizeof(env->local);
     getsockname(fd, (struct sockaddr *)&env->local, &env->local_len);
     env->fd = fd;
@@ -161,7 +205,12 @@ quic_ep *quic_ep_start(aeEventLoop *el, const h3_config *cfg) {
     ep->timer_id = -1;
     ep->env.fd = -1;
     ep->env.lim = cfg->lim;
-    if (cid_map_init(&ep->env.cids, 4096) < 0 ||
+    /* a GSO batch: at most 64 KiB of UDP payload per send */
+    ep->env.tx_cap = 64000;
+    if (getrandom(ep->env.retry_key, sizeof(ep->env.retry_key), 0) !=
+            (ssize_t)sizeof(ep->env.retry_key) ||
+        !(ep->env.tx = malloc(ep->env.tx_cap)) ||
+        cid_map_init(&ep->env.cids, 4096) < 0 ||
         !(ep->env.tls = quic_tls_new(cfg->cert_file, cfg->key_file)) ||
         bind_udp(cfg, &ep->env) < 0 ||
         aeCreateFileEvent(el, ep->env.fd, AE_READABLE, on_readable, ep) != AE_OK) {
@@ -182,5 +231,6 @@ void quic_ep_stop(quic_ep *ep) {
     quic_tls_free(ep->env.tls);
     heap_free(&ep->env.timers);
     cid_map_free(&ep->env.cids);
+    free(ep->env.tx);
     free(ep);
 }

@@ -36,6 +36,9 @@ typedef struct server_config {
     /* Processes serving the port (workers.c); above 1 every listening
      * socket is bound with SO_REUSEPORT. */
     uint32_t workers;
+    /* HTTP/3 (https_bench_server --h3 yes): QUIC handshakes in progress
+     * before a new client must prove its address with a Retry. */
+    uint32_t h3_max_handshakes;
     /* What every connection gets: limits, timeouts, the transport. */
     conn_config conn;
     server_extra extra; /* start NULL: none */
