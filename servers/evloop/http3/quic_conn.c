@@ -135,13 +135,17 @@ static int acked_stream_data(ngtcp2_conn *c, int64_t id, uint64_t off,
 
 static int stream_close(ngtcp2_conn *c, uint32_t flags, int64_t id,
                         uint64_t code, void *ud, void *sud) {
-    (void)c, (void)sud;
+    (void)sud;
     quic_conn *qc = ud;
     if (!qc->app) return 0;
     if (!(flags & NGTCP2_STREAM_CLOSE_FLAG_APP_ERROR_CODE_SET))
         code = NGHTTP3_H3_NO_ERROR;
     int rv = nghttp3_conn_close_stream(h3_app_conn(qc->app), id, code);
     if (rv && rv != NGHTTP3_ERR_STREAM_NOT_FOUND) return h3_failed(qc, rv);
+    /* a unidirectional stream of the client's that ended makes room for
+     * another (request streams get theirs back in h3_app.c) */
+    if (!ngtcp2_is_bidi_stream(id) && !ngtcp2_conn_is_local_stream(c, id))
+        ngtcp2_conn_extend_max_streams_uni(c, 1);
     return 0;
 }
 
@@ -390,7 +394,9 @@ quic_conn *quic_conn_accept(quic_env *env, const ngtcp2_pkt_hd *hd,
     params.initial_max_stream_data_uni = env->lim.stream_window;
     params.initial_max_data = env->lim.conn_window;
     params.initial_max_streams_bidi = env->lim.h3.max_streams;
-    params.initial_max_streams_uni = 3; /* the client's control and QPACK streams */
+    /* the client's control and QPACK streams, and room for stream types
+     * of extensions (or GREASE), which nghttp3 reads and discards */
+    params.initial_max_streams_uni = 8;
     params.max_idle_timeout = (uint64_t)env->lim.idle_timeout_ms * NGTCP2_MILLISECONDS;
     params.original_dcid = *odcid;
     if (retried) {

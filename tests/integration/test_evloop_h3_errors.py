@@ -1,0 +1,104 @@
+"""The HTTP/3 and QPACK errors a client can provoke, against the C server's HTTP/3 (ASan build,
+--h3 yes), with a client that misbehaves on purpose (quic_client.RawH3, on aioquic): each is met
+as RFC 9114 / RFC 9204 say, by closing the connection with the named error (or, for a malformed
+request, failing that request only), and the server then serves the next client as before."""
+from __future__ import annotations
+
+import pytest
+
+from aioquic.buffer import encode_uint_var
+from aioquic.h3.connection import ErrorCode, FrameType, StreamType, encode_frame
+from evloop_process import finish
+from quic_client import RawH3
+from test_evloop_h3 import cert, start  # noqa: F401 (the certificate fixture)
+
+
+@pytest.fixture(scope="module")
+def server(cert):  # noqa: F811
+    s = start(cert, "--h3-max-handshakes", "1000")
+    yield s
+    finish(s, max_shutdown_s=3)
+
+
+@pytest.fixture
+def client(server):
+    c = RawH3(server.port)
+    assert c.get("/ping").status == 200          # a working connection first
+    yield c
+    c.close()
+    after = RawH3(server.port)                   # and the server serves on
+    assert after.get("/ping").body == b"pong"
+    after.close()
+    assert server.alive(), server.stderr()
+    server.check_clean()
+
+
+def control(c: RawH3) -> int:
+    return c.h3._local_control_stream_id
+
+
+def test_a_second_settings_frame_closes_the_connection(client):
+    client.send_raw(control(client), encode_frame(FrameType.SETTINGS, b""))
+    assert client.wait_closed() == ErrorCode.H3_FRAME_UNEXPECTED
+
+
+def test_data_on_the_control_stream_closes_the_connection(client):
+    client.send_raw(control(client), encode_frame(FrameType.DATA, b"hello"))
+    assert client.wait_closed() == ErrorCode.H3_FRAME_UNEXPECTED
+
+
+def test_closing_the_control_stream_closes_the_connection(client):
+    client.send_raw(control(client), b"", end=True)
+    assert client.wait_closed() == ErrorCode.H3_CLOSED_CRITICAL_STREAM
+
+
+def test_a_second_control_stream_closes_the_connection(client):
+    sid = client.quic.get_next_available_stream_id(is_unidirectional=True)
+    client.send_raw(sid, encode_uint_var(StreamType.CONTROL) + encode_frame(FrameType.SETTINGS, b""))
+    assert client.wait_closed() == ErrorCode.H3_STREAM_CREATION_ERROR
+
+
+def test_a_bad_qpack_encoder_instruction_closes_the_connection(client):
+    # "Duplicate" (000xxxxx) of entry 5 in a dynamic table that is empty
+    client.send_raw(client.h3._local_encoder_stream_id, bytes([0x05]))
+    assert client.wait_closed() == ErrorCode.QPACK_ENCODER_STREAM_ERROR
+
+
+def test_a_header_block_that_references_no_entry_closes_the_connection(client):
+    sid = client.quic.get_next_available_stream_id()
+    # Required Insert Count 0 (no dynamic entry is needed), base 0, then an indexed field line of
+    # dynamic entry 0: a reference the block said it would not make. (A block that needs entries
+    # not yet inserted is not an error but a blocked stream, RFC 9204 2.1.2.)
+    block = bytes([0x00, 0x00, 0x80])
+    client.send_raw(sid, encode_frame(FrameType.HEADERS, block), end=True)
+    assert client.wait_closed() == ErrorCode.QPACK_DECOMPRESSION_FAILED
+
+
+def test_data_before_headers_on_a_request_stream_closes_the_connection(client):
+    sid = client.quic.get_next_available_stream_id()
+    client.send_raw(sid, encode_frame(FrameType.DATA, b"body first"), end=True)
+    assert client.wait_closed() == ErrorCode.H3_FRAME_UNEXPECTED
+
+
+def test_a_request_without_a_path_fails_alone(client):
+    sid = client.quic.get_next_available_stream_id()
+    client.h3.send_headers(sid, [(b":method", b"GET"), (b":scheme", b"https"), (b":authority", b"localhost")],
+                           end_stream=True)
+    client.flush()
+    r = client.wait(sid)
+    assert client.terminated is None
+    assert r.status == 400 or r.reset_code == ErrorCode.H3_MESSAGE_ERROR, r
+    assert client.get("/ping").status == 200     # the connection lives
+
+
+def test_more_streams_than_allowed_close_the_connection(client):
+    # the server allows 100 request streams at once; the 101st opened past its limit is a
+    # STREAM_LIMIT_ERROR (QUIC transport error 0x4), whatever the client's own bookkeeping says
+    client.quic._remote_max_streams_bidi = 10_000
+    for _ in range(101):
+        sid = client.quic.get_next_available_stream_id()
+        client.quic.send_stream_data(sid, b"", end_stream=False)
+        client.quic._get_or_create_stream_for_send(sid)
+        client.quic.send_stream_data(sid, encode_frame(FrameType.HEADERS, b"\x00\x00"), end_stream=False)
+    client.flush()
+    assert client.wait_closed() == 0x4
