@@ -42,7 +42,8 @@ int main(int argc, char **argv) {
         .cert_file = a.cert_file, .key_file = a.key_file,
         .bind_addr = a.cfg.bind_addr,
         .lim = {
-            .h3 = {.max_body = a.cfg.conn.max_body, .max_streams = H3_MAX_STREAMS},
+            .h3 = {.max_body = a.cfg.conn.max_body, .max_streams = H3_MAX_STREAMS,
+                   .conn_memory = a.cfg.conn.h2_conn_memory},
             .stream_window = H3_STREAM_WINDOW, .conn_window = H3_CONN_WINDOW,
             .idle_timeout_ms = a.cfg.conn.idle_timeout_ms,
             .handshake_timeout_ms = a.cfg.conn.handshake_timeout_ms,

@@ -102,3 +102,34 @@ def test_more_streams_than_allowed_close_the_connection(client):
         client.quic.send_stream_data(sid, encode_frame(FrameType.HEADERS, b"\x00\x00"), end_stream=False)
     client.flush()
     assert client.wait_closed() == 0x4
+
+
+def test_uploads_that_never_end_hold_at_most_the_budget(cert):  # noqa: F811
+    """20 streams each uploading 90,000 bytes and never ending them, against --max-body 100000
+    and a connection budget of 100,000 bytes (--h2-conn-memory, HTTP/3 alike): once its streams
+    hold the budget the server grants no more connection credit, so the client can have sent at
+    most the budget plus its 1 MiB connection window, not the 1.8 MB it means to (that connection
+    then stalls, as HTTP/2's does, until its uploads are reset or it times out); a second client
+    is served meanwhile, and one upload within the budget is answered."""
+    s = start(cert, "--max-body", "100000", "--h2-conn-memory", "100000")
+    try:
+        c = RawH3(s.port)
+        for _ in range(20):
+            sid = c.quic.get_next_available_stream_id()
+            c.h3.send_headers(sid, [(b":method", b"POST"), (b":scheme", b"https"), (b":authority", b"localhost"),
+                                    (b":path", b"/echo")])
+            c.h3.send_data(sid, bytes(90_000), end_stream=False)
+        c.pump(until=lambda: False, timeout=2)
+        granted = c.quic._remote_max_data
+        assert granted <= 100_000 + (1 << 20) + 64 * 1024, granted
+        other = RawH3(s.port)
+        sid = other.quic.get_next_available_stream_id()
+        other.h3.send_headers(sid, [(b":method", b"POST"), (b":scheme", b"https"), (b":authority", b"localhost"),
+                                    (b":path", b"/echo")])
+        other.h3.send_data(sid, bytes(range(256)) * 300, end_stream=True)
+        r = other.wait(sid, timeout=10)
+        assert r.status == 200 and r.body == bytes(range(256)) * 300
+        other.close()
+        c.close()
+    finally:
+        finish(s)

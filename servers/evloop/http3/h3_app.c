@@ -23,6 +23,7 @@ typedef struct h3_stream {
     size_t method_len, path_len;
     int error;    /* a status chosen before the route (413, 414, 400) */
     sbuf body;    /* the request body */
+    size_t owed;  /* body bytes taken in whose credit is withheld */
     route_scratch scratch;
     /* the response, alive until nghttp3 closes the stream */
     const char *out;
@@ -39,6 +40,7 @@ struct h3_app {
     h3_stream *free; /* finished streams, reused: no allocation per request */
     h3_stream *live; /* open ones, freed with the connection */
     size_t pooled;
+    uint64_t held;   /* request-body bytes the live streams hold */
 };
 
 /* A stream from the pool (or a new one while the pool is empty). */
@@ -56,6 +58,7 @@ static h3_stream *stream_get(h3_app *a, int64_t id) {
     st->out = NULL;
     st->out_len = 0;
     st->sent = 0;
+    st->owed = 0;
     st->prev = NULL;
     st->next = a->live;
     if (a->live) a->live->prev = st;
@@ -69,11 +72,36 @@ static void stream_free(h3_stream *st) {
     free(st);
 }
 
+/* Data the application has taken in returns its credit to the peer. */
+static void consumed(h3_app *a, int64_t id, size_t n) {
+    ngtcp2_conn_extend_max_stream_offset(a->qc, id, n);
+    ngtcp2_conn_extend_max_offset(a->qc, n);
+}
+
+/* A body that leaves memory (its stream ended, or 413 dropped it) lowers
+ * what the connection holds, and the credit withheld from the others comes
+ * back while the connection stays within its budget. */
+static void release_body(h3_app *a, h3_stream *st) {
+    a->held -= st->body.len;
+    if (st->owed) {
+        /* its own stream may be gone: the connection's credit still counts */
+        ngtcp2_conn_extend_max_offset(a->qc, st->owed);
+        ngtcp2_conn_extend_max_stream_offset(a->qc, st->id, st->owed);
+        st->owed = 0;
+    }
+    for (h3_stream *o = a->live; o && a->held <= a->lim.conn_memory; o = o->next)
+        if (o->owed) {
+            consumed(a, o->id, o->owed);
+            o->owed = 0;
+        }
+}
+
 /* Back to the pool; beyond the concurrent limit, freed. */
 static void stream_put(h3_app *a, h3_stream *st) {
     if (st->prev) st->prev->next = st->next;
     else a->live = st->next;
     if (st->next) st->next->prev = st->prev;
+    release_body(a, st);
     sbuf_reset(&st->body, H3_KEEP);
     route_scratch_reset(&st->scratch, H3_KEEP);
     if (a->pooled >= a->lim.max_streams) {
@@ -85,11 +113,6 @@ static void stream_put(h3_app *a, h3_stream *st) {
     a->pooled++;
 }
 
-/* Data the application has taken in returns its credit to the peer. */
-static void consumed(h3_app *a, int64_t id, size_t n) {
-    ngtcp2_conn_extend_max_stream_offset(a->qc, id, n);
-    ngtcp2_conn_extend_max_offset(a->qc, n);
-}
 
 static int on_acked(nghttp3_conn *c, int64_t id, uint64_t n, void *ud,
                     void *sud) {
@@ -149,14 +172,23 @@ static int on_data(nghttp3_conn *c, int64_t id, const uint8_t *data,
     (void)c;
     h3_app *a = ud;
     h3_stream *st = sud;
-    consumed(a, id, len);
-    if (!st || st->error) return 0;
+    if (!st || st->error) {
+        consumed(a, id, len); /* read and dropped */
+        return 0;
+    }
     if (len > a->lim.max_body - st->body.len) {
         st->error = 413; /* the rest is read and dropped */
+        consumed(a, id, len);
+        release_body(a, st);
         sbuf_reset(&st->body, H3_KEEP);
         return 0;
     }
     if (sbuf_put(&st->body, data, len) < 0) return NGHTTP3_ERR_CALLBACK_FAILURE;
+    a->held += len;
+    /* Over the connection's budget the bytes are kept but not credited: the
+     * client can send no more than its windows allow until bodies leave. */
+    if (a->held <= a->lim.conn_memory) consumed(a, id, len);
+    else st->owed += len;
     return 0;
 }
 

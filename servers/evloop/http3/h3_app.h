@@ -19,6 +19,10 @@
 typedef struct h3_limits {
     uint64_t max_body;       /* a request body above this: 413 */
     uint64_t max_streams;    /* concurrent request streams (transport param) */
+    /* Request-body bytes one connection's streams may hold before their
+     * flow-control credit is withheld (never below max_body): with the
+     * connection window, what a connection can make the server hold. */
+    uint64_t conn_memory;
 } h3_limits;
 
 typedef struct h3_app h3_app;
