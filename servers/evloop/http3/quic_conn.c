@@ -211,11 +211,6 @@ static ngtcp2_path path_of(quic_conn *qc) {
     };
 }
 
-static void send_pkt(quic_conn *qc, const uint8_t *p, size_t n) {
-    while (sendto(qc->env->fd, p, n, 0, (struct sockaddr *)&qc->peer,
-                  qc->peer_len) < 0 && errno == EINTR) {
-    }
-}
 
 static void set_timer(quic_conn *qc, uint64_t at) {
     /* (a heap that cannot grow leaves the connection to its next packet) */
@@ -310,7 +305,7 @@ static void close_conn(quic_conn *qc, int rv, uint64_t now) {
         ngtcp2_path path = path_of(qc);
         ngtcp2_ssize n = ngtcp2_conn_write_connection_close(
             qc->conn, &path, NULL, buf, sizeof(buf), &qc->ccerr, now);
-        if (n > 0) send_pkt(qc, buf, (size_t)n);
+        tx_send_one(qc->env->fd, (struct sockaddr *)&qc->peer, qc->peer_len, buf, n);
     }
     quic_conn_free(qc);
 }

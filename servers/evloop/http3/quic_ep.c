@@ -1,6 +1,7 @@
 #include "http3/quic_ep.h"
 
 #include "http3/quic_retry.h"
+#include "http3/quic_tx.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -47,7 +48,7 @@ static void send_version_negotiation(quic_ep *ep, const ngtcp2_version_cid *vc,
     ngtcp2_ssize n = ngtcp2_pkt_write_version_negotiation(
         buf, sizeof(buf), r, vc->scid, vc->scidlen, vc->dcid, vc->dcidlen,
         versions, 1);
-    if (n > 0) sendto(ep->env.fd, buf, (size_t)n, 0, peer, peer_len);
+    tx_send_one(ep->env.fd, peer, peer_len, buf, n);
 }
 
 static void dispatch(quic_ep *ep, const struct sockaddr *peer,
@@ -79,14 +80,18 @@ static void dispatch(quic_ep *ep, const struct sockaddr *peer,
 
 static long long on_timer(aeEventLoop *el, long long id, void *arg);
 
+/* ms until a deadline (ns), rounded up: the loop's timers count in ms. */
+static long long delay_ms(uint64_t at, uint64_t now) {
+    return at <= now ? 0 : (long long)((at - now + 999999) / 1000000);
+}
+
 /* The loop timer follows the heap's earliest deadline. */
 static void rearm(quic_ep *ep, uint64_t now) {
     heap_node *top = heap_top(&ep->env.timers);
     if (!top) return; /* a pending timer finds nothing and ends itself */
     if (ep->timer_id >= 0 && ep->timer_at <= top->at) return;
     if (ep->timer_id >= 0) aeDeleteTimeEvent(ep->el, ep->timer_id);
-    long long ms = top->at <= now ? 0 : (long long)((top->at - now + 999999) / 1000000);
-    ep->timer_id = aeCreateTimeEvent(ep->el, ms, on_timer, ep);
+    ep->timer_id = aeCreateTimeEvent(ep->el, delay_ms(top->at, now), on_timer, ep);
     ep->timer_at = top->at;
 }
 
@@ -106,7 +111,7 @@ static long long on_timer(aeEventLoop *el, long long id, void *arg) {
         return AE_NOMORE;
     }
     ep->timer_at = top->at;
-    return top->at <= now ? 0 : (long long)((top->at - now + 999999) / 1000000);
+    return delay_ms(top->at, now);
 }
 
 /* One read: a datagram, or with GRO several of one sender glued together

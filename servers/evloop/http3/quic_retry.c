@@ -5,13 +5,11 @@
 
 #include <ngtcp2/ngtcp2_crypto.h>
 
+#include "http3/quic_tx.h"
+
 /* How long a Retry token is good for: a round trip and then some. */
 #define RETRY_TOKEN_TTL (10 * NGTCP2_SECONDS)
 
-static void send_to(const quic_env *env, const struct sockaddr *peer,
-                    socklen_t peer_len, const uint8_t *p, ngtcp2_ssize n) {
-    if (n > 0) sendto(env->fd, p, (size_t)n, 0, peer, peer_len);
-}
 
 static int send_retry(quic_env *env, const ngtcp2_pkt_hd *hd,
                       const struct sockaddr *peer, socklen_t peer_len,
@@ -24,7 +22,7 @@ static int send_retry(quic_env *env, const ngtcp2_pkt_hd *hd,
         token, env->retry_key, sizeof(env->retry_key), hd->version,
         (const ngtcp2_sockaddr *)peer, peer_len, &scid, &hd->dcid, now);
     if (tlen < 0) return -1;
-    send_to(env, peer, peer_len, buf,
+    tx_send_one(env->fd, peer, peer_len, buf,
             ngtcp2_crypto_write_retry(buf, sizeof(buf), hd->version, &hd->scid,
                                       &scid, &hd->dcid, token, (size_t)tlen));
     return 0;
@@ -45,7 +43,7 @@ int quic_retry_check(quic_env *env, const ngtcp2_pkt_hd *hd,
             return RETRY_ACCEPT;
         }
         uint8_t buf[1500];
-        send_to(env, peer, peer_len, buf,
+        tx_send_one(env->fd, peer, peer_len, buf,
                 ngtcp2_crypto_write_connection_close(
                     buf, sizeof(buf), hd->version, &hd->scid, &hd->dcid,
                     NGTCP2_INVALID_TOKEN, NULL, 0));

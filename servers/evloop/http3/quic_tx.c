@@ -18,10 +18,9 @@ void tx_begin(quic_tx *t, uint8_t *buf, size_t cap, size_t pkt_max, int fd,
                    .peer = peer, .peer_len = peer_len, .gso_off = gso_off};
 }
 
-/* UDP: a full socket buffer drops the datagram, and QUIC's loss recovery
- * sends its contents again; nothing waits on the socket being writable. */
-static void send_one(const quic_tx *t, const uint8_t *p, size_t n) {
-    while (sendto(t->fd, p, n, 0, t->peer, t->peer_len) < 0 && errno == EINTR) {
+void tx_send_one(int fd, const struct sockaddr *peer, socklen_t peer_len,
+                 const uint8_t *p, ssize_t n) {
+    while (n > 0 && sendto(fd, p, (size_t)n, 0, peer, peer_len) < 0 && errno == EINTR) {
     }
 }
 
@@ -56,7 +55,8 @@ void tx_flush(quic_tx *t) {
         *t->gso_off = 1;
     }
     for (size_t at = 0; at < t->off; at += t->seg)
-        send_one(t, t->buf + at, t->off - at < t->seg ? t->off - at : t->seg);
+        tx_send_one(t->fd, t->peer, t->peer_len, t->buf + at,
+                    (ssize_t)(t->off - at < t->seg ? t->off - at : t->seg));
     t->off = t->nseg = 0;
 }
 

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 typedef struct quic_tx {
     uint8_t *buf;
@@ -23,6 +24,12 @@ typedef struct quic_tx {
     socklen_t peer_len;
     int *gso_off;       /* shared by the endpoint: set once GSO failed */
 } quic_tx;
+
+/* One datagram of n bytes (n <= 0: none, so a writer's error return can be
+ * passed straight in). UDP: a full socket buffer drops it, and QUIC's loss
+ * recovery sends its contents again; nothing waits on the socket. */
+void tx_send_one(int fd, const struct sockaddr *peer, socklen_t peer_len,
+                 const uint8_t *p, ssize_t n);
 
 void tx_begin(quic_tx *t, uint8_t *buf, size_t cap, size_t pkt_max, int fd,
               const struct sockaddr *peer, socklen_t peer_len, int *gso_off);
