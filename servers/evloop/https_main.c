@@ -43,7 +43,9 @@ int main(int argc, char **argv) {
         .bind_addr = a.cfg.bind_addr,
         .lim = {
             .h3 = {.max_body = a.cfg.conn.max_body, .max_streams = H3_MAX_STREAMS,
-                   .conn_memory = a.cfg.conn.h2_conn_memory},
+                   .conn_memory = a.cfg.conn.h2_conn_memory,
+                   .body_timeout_ms = a.cfg.conn.body_timeout_ms,
+                   .body_min_rate = a.cfg.conn.body_min_rate},
             .stream_window = H3_STREAM_WINDOW, .conn_window = H3_CONN_WINDOW,
             .idle_timeout_ms = a.cfg.conn.idle_timeout_ms,
             .handshake_timeout_ms = a.cfg.conn.handshake_timeout_ms,

@@ -13,7 +13,8 @@ from aioquic.h3.connection import H3Connection
 from aioquic.h3.events import DataReceived, HeadersReceived
 from aioquic.quic.configuration import QuicConfiguration
 from aioquic.quic.connection import QuicConnection
-from aioquic.quic.events import ConnectionTerminated, HandshakeCompleted, QuicEvent, StreamReset
+from aioquic.quic.events import (ConnectionTerminated, HandshakeCompleted, QuicEvent, StopSendingReceived,
+                                  StreamReset)
 
 
 @dataclass
@@ -22,6 +23,7 @@ class Response:
     body: bytes = b""
     ended: bool = False
     reset_code: int | None = None
+    stop_sending_code: int | None = None   # the server asked us to stop sending the request
 
 
 @dataclass
@@ -56,6 +58,8 @@ class RawH3:
             self.terminated = ev
         elif isinstance(ev, StreamReset):
             self.responses.setdefault(ev.stream_id, Response()).reset_code = ev.error_code
+        elif isinstance(ev, StopSendingReceived):
+            self.responses.setdefault(ev.stream_id, Response()).stop_sending_code = ev.error_code
         for h in self.h3.handle_event(ev) if not self.terminated else ():
             r = self.responses.setdefault(getattr(h, "stream_id", -1), Response())
             if isinstance(h, HeadersReceived):

@@ -133,3 +133,45 @@ def test_uploads_that_never_end_hold_at_most_the_budget(cert):  # noqa: F811
         c.close()
     finally:
         finish(s)
+
+
+def _post_head(c: RawH3) -> int:
+    sid = c.quic.get_next_available_stream_id()
+    c.h3.send_headers(sid, [(b":method", b"POST"), (b":scheme", b"https"), (b":authority", b"localhost"),
+                            (b":path", b"/echo")])
+    return sid
+
+
+def test_a_request_body_too_slow_to_arrive_is_answered_408(cert):  # noqa: F811
+    """--body-timeout 1000 --body-min-rate 1024, per request stream as over HTTP/2: a body that
+    stops after 10 bytes, and one that trickles a byte every 200 ms, are both answered 408 within
+    about a second of their head, and the client is asked to stop sending (STOP_SENDING
+    H3_NO_ERROR, a response before the request's end: RFC 9114 4.1); a body that keeps up the
+    rate is answered 200 whole; the connection serves on after the 408s."""
+    s = start(cert, "--body-timeout", "1000", "--body-min-rate", "1024")
+    try:
+        c = RawH3(s.port)
+        stalled, trickle, steady = _post_head(c), _post_head(c), _post_head(c)
+        c.h3.send_data(stalled, b"0123456789", end_stream=False)
+        body = b""
+        for i in range(10):                   # 2 s at 10 KB/s, well above 1024 B/s
+            chunk = bytes([i]) * 2000
+            body += chunk
+            c.h3.send_data(steady, chunk, end_stream=i == 9)
+            if trickle not in c.responses:    # (until its answer comes)
+                c.h3.send_data(trickle, b"x", end_stream=False)
+            c.pump(until=lambda: False, timeout=0.2)
+        c.pump(until=lambda: all(c.responses.get(x) and c.responses[x].ended for x in (stalled, trickle, steady)),
+               timeout=3)
+        for sid in (stalled, trickle):
+            r = c.responses.get(sid)
+            assert r is not None and r.status == 408 and r.ended, (sid, r)
+            assert r.stop_sending_code == ErrorCode.H3_NO_ERROR, r
+        ok = c.responses[steady]
+        assert ok.status == 200 and ok.body == body
+        assert c.terminated is None
+        assert c.get("/ping").body == b"pong"
+        c.close()
+        assert s.alive(), s.stderr()
+    finally:
+        finish(s)

@@ -7,6 +7,7 @@
 #include "http/http_status.h"
 #include "http/routes.h"
 #include "http/sbuf.h"
+#include "net/conn.h"
 #include "net/date_cache.h"
 
 /* :method and :path are kept (the route needs them); other fields are read
@@ -22,6 +23,9 @@ typedef struct h3_stream {
     char head[H3_HEAD_MAX]; /* method, then path */
     size_t method_len, path_len;
     int error;    /* a status chosen before the route (413, 414, 400) */
+    int ended;    /* the request is complete (or was answered early) */
+    long long t_open, t_recv; /* ms: its head began; its last body byte */
+    uint64_t received;        /* body bytes received, kept or not */
     sbuf body;    /* the request body */
     size_t owed;  /* body bytes taken in whose credit is withheld */
     route_scratch scratch;
@@ -41,7 +45,11 @@ struct h3_app {
     h3_stream *live; /* open ones, freed with the connection */
     size_t pooled;
     uint64_t held;   /* request-body bytes the live streams hold */
+    uint64_t now;        /* ns: h3_app_clock */
+    uint64_t next_check; /* ns: no request is late before this */
 };
+
+#define NS_PER_MS 1000000ULL
 
 /* A stream from the pool (or a new one while the pool is empty). */
 static h3_stream *stream_get(h3_app *a, int64_t id) {
@@ -55,6 +63,9 @@ static h3_stream *stream_get(h3_app *a, int64_t id) {
     st->id = id;
     st->method_len = st->path_len = 0;
     st->error = 0;
+    st->ended = 0;
+    st->t_open = st->t_recv = (long long)(a->now / NS_PER_MS);
+    st->received = 0;
     st->out = NULL;
     st->out_len = 0;
     st->sent = 0;
@@ -137,6 +148,8 @@ static int on_begin_headers(nghttp3_conn *c, int64_t id, void *ud,
     h3_stream *st = stream_get(a, id);
     if (!st) return NGHTTP3_ERR_CALLBACK_FAILURE;
     nghttp3_conn_set_stream_user_data(c, id, st);
+    uint64_t late = a->now + (uint64_t)a->lim.body_timeout_ms * NS_PER_MS;
+    if (late < a->next_check) a->next_check = late;
     return 0;
 }
 
@@ -172,6 +185,10 @@ static int on_data(nghttp3_conn *c, int64_t id, const uint8_t *data,
     (void)c;
     h3_app *a = ud;
     h3_stream *st = sud;
+    if (st) {
+        st->received += len;
+        st->t_recv = (long long)(a->now / NS_PER_MS);
+    }
     if (!st || st->error) {
         consumed(a, id, len); /* read and dropped */
         return 0;
@@ -244,7 +261,8 @@ static int on_end_stream(nghttp3_conn *c, int64_t id, void *ud, void *sud) {
     (void)c, (void)id;
     h3_app *a = ud;
     h3_stream *st = sud;
-    if (!st) return 0;
+    if (!st || st->ended) return 0;
+    st->ended = 1;
     if (st->error) return respond_error(a, st, st->error) ? NGHTTP3_ERR_CALLBACK_FAILURE : 0;
     if (!st->method_len || !st->path_len) return respond_error(a, st, 400) ? NGHTTP3_ERR_CALLBACK_FAILURE : 0;
     const char *path = st->head + st->method_len;
@@ -283,6 +301,45 @@ static int on_reset_stream(nghttp3_conn *c, int64_t id, uint64_t code,
     return ngtcp2_conn_shutdown_stream_write(a->qc, id, code) ? NGHTTP3_ERR_CALLBACK_FAILURE : 0;
 }
 
+/* A request too slow to arrive: 408, its body dropped, and the client asked
+ * to stop sending (a server may answer before the request is complete and
+ * then STOP_SENDING with H3_NO_ERROR: RFC 9114 section 4.1). */
+static int time_out(h3_app *a, h3_stream *st) {
+    st->ended = 1;
+    st->error = 408;
+    release_body(a, st);
+    sbuf_reset(&st->body, H3_KEEP);
+    int rv = respond_error(a, st, 408);
+    if (rv) return rv;
+    rv = nghttp3_conn_shutdown_stream_read(a->h3, st->id);
+    if (rv) return rv;
+    ngtcp2_conn_shutdown_stream_read(a->qc, st->id, NGHTTP3_H3_NO_ERROR);
+    return 0;
+}
+
+void h3_app_clock(h3_app *a, uint64_t now) { a->now = now; }
+
+uint64_t h3_app_deadline(const h3_app *a) { return a->next_check; }
+
+int h3_app_expire(h3_app *a, uint64_t now) {
+    if (now < a->next_check) return 0;
+    long long now_ms = (long long)(now / NS_PER_MS);
+    uint64_t next = UINT64_MAX;
+    for (h3_stream *st = a->live; st; st = st->next) {
+        if (st->ended) continue;
+        long long at = body_deadline(a->lim.body_timeout_ms, a->lim.body_min_rate,
+                                     st->t_open, st->received, st->t_recv);
+        if (at <= now_ms) {
+            int rv = time_out(a, st);
+            if (rv) return rv;
+        } else if ((uint64_t)at * NS_PER_MS < next) {
+            next = (uint64_t)at * NS_PER_MS;
+        }
+    }
+    a->next_check = next;
+    return 0;
+}
+
 h3_app *h3_app_new(ngtcp2_conn *qc, const h3_limits *lim) {
     static const nghttp3_callbacks cb = {
         .acked_stream_data = on_acked,
@@ -301,6 +358,7 @@ h3_app *h3_app_new(ngtcp2_conn *qc, const h3_limits *lim) {
     if (!a) return NULL;
     a->qc = qc;
     a->lim = *lim;
+    a->next_check = UINT64_MAX;
     nghttp3_settings_default(&s);
     /* QPACK's dynamic table: as h2o and nginx offer, 4 KiB; streams that may
      * wait on it: every request stream at once. */

@@ -32,6 +32,7 @@ struct quic_conn {
     socklen_t peer_len;
     ngtcp2_connection_close_error ccerr;
     int app_error; /* ccerr holds an HTTP/3 error to close with */
+    uint64_t now;  /* of the datagram being read (ns) */
 };
 
 quic_conn *quic_conn_of(heap_node *node) {
@@ -114,6 +115,7 @@ static int recv_stream_data(ngtcp2_conn *c, uint32_t flags, int64_t id,
     (void)off, (void)sud;
     quic_conn *qc = ud;
     if (start_app(qc)) return NGTCP2_ERR_CALLBACK_FAILURE;
+    h3_app_clock(qc->app, qc->now);
     nghttp3_ssize n = nghttp3_conn_read_stream(
         h3_app_conn(qc->app), id, data, len, flags & NGTCP2_STREAM_DATA_FLAG_FIN);
     if (n < 0) return h3_failed(qc, (int)n);
@@ -286,7 +288,10 @@ static int write_loop(quic_conn *qc, quic_tx *tx, uint64_t now) {
         }
     }
     ngtcp2_conn_update_pkt_tx_time(qc->conn, now);
-    set_timer(qc, ngtcp2_conn_get_expiry(qc->conn));
+    /* the next of ngtcp2's timers and the requests' (h3_app_deadline) */
+    uint64_t at = ngtcp2_conn_get_expiry(qc->conn);
+    if (qc->app && h3_app_deadline(qc->app) < at) at = h3_app_deadline(qc->app);
+    set_timer(qc, at);
     return 0;
 }
 
@@ -317,6 +322,7 @@ int quic_conn_read(quic_conn *qc, const struct sockaddr *peer,
     path.remote.addr = (ngtcp2_sockaddr *)peer;
     path.remote.addrlen = peer_len;
     ngtcp2_pkt_info pi = {0};
+    qc->now = now;
     int rv = ngtcp2_conn_read_pkt(qc->conn, &path, &pi, data, len, now);
     if (rv != 0) {
         close_conn(qc, rv, now);
@@ -352,6 +358,10 @@ void quic_env_flush(quic_env *env, uint64_t now) {
 
 int quic_conn_expire(quic_conn *qc, uint64_t now) {
     int rv = ngtcp2_conn_handle_expiry(qc->conn, now);
+    if (rv == 0 && qc->app) {
+        int e = h3_app_expire(qc->app, now);
+        if (e) rv = h3_failed(qc, e);
+    }
     if (rv == 0) rv = write_pkts(qc, now);
     if (rv != 0) {
         close_conn(qc, rv, now);

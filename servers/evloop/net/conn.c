@@ -230,19 +230,23 @@ void conn_set_deadline(conn *c, conn_phase phase, long long at) {
     c->deadline = at;
 }
 
+long long body_deadline(long long timeout_ms, uint64_t min_rate,
+                        long long start, uint64_t received, long long last) {
+    long long at = start + timeout_ms;
+    /* Each min_rate bytes buy one more second: a client must keep up the
+     * rate on average, so one byte a second cannot hold a request. */
+    if (min_rate)
+        at += (long long)(received / min_rate) * 1000 +
+              (long long)(received % min_rate * 1000 / min_rate);
+    /* ... and credit earned early does not cover a long pause later. */
+    long long pause = last + timeout_ms;
+    return at < pause ? at : pause;
+}
+
 long long conn_body_deadline(const conn *c, long long start,
                              uint64_t received, long long last) {
-    const conn_config *cfg = c->cfg;
-    long long at = start + cfg->body_timeout_ms;
-    /* Each --body-min-rate bytes buy one more second: a client must keep up
-     * the rate on average, so one byte a second cannot hold a connection. */
-    if (cfg->body_min_rate)
-        at += (long long)(received / cfg->body_min_rate) * 1000 +
-              (long long)(received % cfg->body_min_rate * 1000 /
-                          cfg->body_min_rate);
-    /* ... and credit earned early does not cover a long pause later. */
-    long long pause = last + cfg->body_timeout_ms;
-    return at < pause ? at : pause;
+    return body_deadline(c->cfg->body_timeout_ms, c->cfg->body_min_rate,
+                         start, received, last);
 }
 
 long long conn_now(const conn *c) { return aeNowMs(c->set->el); }

@@ -274,8 +274,11 @@ void conn_set_phase(conn *c, conn_phase phase);
 /* Enters a phase with an explicit deadline (loop ms). */
 void conn_set_deadline(conn *c, conn_phase phase, long long at);
 /* When a body that began at `start`, has `received` bytes so far and last
- * moved at `last` is late: --body-timeout plus a second per --body-min-rate
- * bytes from its start, and at most --body-timeout after its last byte. */
+ * moved at `last` is late: timeout_ms plus a second per min_rate bytes from
+ * its start, and at most timeout_ms after its last byte (ms, any clock). */
+long long body_deadline(long long timeout_ms, uint64_t min_rate,
+                        long long start, uint64_t received, long long last);
+/* body_deadline with the connection's --body-timeout and --body-min-rate. */
 long long conn_body_deadline(const conn *c, long long start,
                              uint64_t received, long long last);
 /* The loop's cached time, for handlers that keep their own clocks. */
