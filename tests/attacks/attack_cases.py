@@ -39,7 +39,7 @@ class Case:
     evloop_args: tuple = ()            # flags for the test's server
     rss_growth_mib: float = 64.0       # bound on peak RSS above the baseline
     cpu_s: float = 8.0                 # bound on server CPU during the case
-    protocol: str = "h2"               # h1 or h2 (which servers it applies to)
+    protocol: str = "h2"               # h1, h2 or h3 (which servers it applies to)
     prlimit_nofile: int | None = None  # start the server with this fd limit
 
 

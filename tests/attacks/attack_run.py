@@ -22,10 +22,12 @@ import time
 from dataclasses import asdict, dataclass
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from attack_cases import CASES, Case, Outcome  # noqa: E402
+from attack_cases import CASES as TCP_CASES, Case, Outcome  # noqa: E402
+from attack_quic import CASES as QUIC_CASES, big_certificate  # noqa: E402
 from attack_watch import LegitProcess, ProcWatch  # noqa: E402
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
+CASES = TCP_CASES + QUIC_CASES
 SANITIZER_MARKERS = ("ERROR: AddressSanitizer", "runtime error:",
                      "ERROR: LeakSanitizer")
 # ASan keeps freed memory in a quarantine (256 MiB by default), which would make
@@ -144,7 +146,7 @@ def _wait_port(port: int, seconds: float) -> None:
 def run_case(case: Case, srv: ServerProcess, server: str = "evloop",
              settle_s: float = 0.5) -> Result:
     pid = srv.pid          # its whole process tree is watched
-    legit = LegitProcess(srv.port).start()
+    legit = LegitProcess(srv.port, h3=case.protocol == "h3").start()
     time.sleep(settle_s)               # the legit client's first answers
     watch = ProcWatch(pid)
     try:
@@ -165,9 +167,14 @@ def run_case(case: Case, srv: ServerProcess, server: str = "evloop",
 
 def evloop_argv(binary: pathlib.Path, case: Case) -> list[str]:
     """The C server's command line for a case; EVLOOP_LOOP=NAME adds `--loop NAME` (the test
-    command runs the attacks on each event-loop backend)."""
+    command runs the attacks on each event-loop backend). A QUIC case runs the TLS build of the
+    same name (https_bench_server) with HTTP/3 on and a large certificate (attack_quic.py)."""
     loop = os.environ.get("EVLOOP_LOOP")
-    return [str(binary), "0", *case.evloop_args, *(("--loop", loop) if loop else ())]
+    lead: tuple[str, ...] = ()
+    if case.protocol == "h3":
+        binary = binary.with_name(binary.name.replace("http_", "https_"))
+        lead = (*big_certificate(), "--h3", "yes")
+    return [str(binary), "0", *lead, *case.evloop_args, *(("--loop", loop) if loop else ())]
 
 
 def serve_argv(name: str, mode: str) -> list[str]:

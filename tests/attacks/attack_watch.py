@@ -180,17 +180,61 @@ class LegitClient:
             self._stop.wait(max(0.0, due - time.monotonic()))
 
 
+class LegitH3Client(LegitClient):
+    """The same client over HTTP/3 (one QUIC connection, made again when the
+    server closes it), for the QUIC cases: GET /ping every `interval` s."""
+
+    def __init__(self, port: int, interval: float = 0.02, timeout: float = 2.0):
+        super().__init__(port, interval=interval, timeout=timeout)
+        self.h3 = None
+
+    def _run(self) -> None:
+        # aioquic, only for the QUIC cases (attack_quic.py put tests/integration on the path)
+        from quic_client import RawH3
+        due = time.monotonic()
+        while not self._stop.is_set():
+            t0 = due
+            try:
+                if self.h3 is None or self.h3.terminated is not None:
+                    if self.h3 is not None:
+                        self.h3.close()
+                        self.stats.reconnects += 1
+                    self.h3 = RawH3(self.addr[1])
+                r = self.h3.get("/ping", timeout=self.timeout)
+                status = r.status
+            except (OSError, AssertionError) as e:
+                self.stats.failures.append((time.monotonic(), repr(e)))
+                self.h3 = None
+                status = None
+            now = time.monotonic()
+            if status is None:
+                self.stats.failures.append((now, "no answer"))
+            else:
+                self.stats.latencies_ms.append((now - t0) * 1e3)
+                if status != 200:
+                    self.stats.failures.append((now, f"status {status}"))
+            due = max(due + self.interval, now)
+            self._stop.wait(max(0.0, due - time.monotonic()))
+
+    def stop(self) -> LegitStats:
+        self._stop.set()
+        self._t.join(self.timeout + 2)
+        if self.h3 is not None:
+            self.h3.close()
+        return self.stats
+
+
 class LegitProcess:
     """The legitimate client in a process of its own, so that the attack
     clients' threads (and Python's GIL) cannot delay it: what it measures is
-    then the server's latency, not ours."""
+    then the server's latency, not ours. `h3`: over HTTP/3 (LegitH3Client)."""
 
-    def __init__(self, port: int):
+    def __init__(self, port: int, h3: bool = False):
         import multiprocessing as mp
         ctx = mp.get_context("fork")
         self._stop = ctx.Event()
         self._rx, tx = ctx.Pipe(duplex=False)
-        self._p = ctx.Process(target=_legit_main, args=(port, self._stop, tx),
+        self._p = ctx.Process(target=_legit_main, args=(port, h3, self._stop, tx),
                               daemon=True)
 
     def start(self) -> "LegitProcess":
@@ -207,8 +251,8 @@ class LegitProcess:
         return stats
 
 
-def _legit_main(port: int, stop, tx) -> None:
-    client = LegitClient(port).start()
+def _legit_main(port: int, h3: bool, stop, tx) -> None:
+    client = (LegitH3Client(port) if h3 else LegitClient(port)).start()
     stop.wait()
     tx.send(client.stop())
 

@@ -11,8 +11,7 @@ import pathlib
 
 import pytest
 
-from attack_cases import CASES
-from attack_run import ServerProcess, evloop_argv, run_case
+from attack_run import CASES, ServerProcess, evloop_argv, run_case
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 BIN = pathlib.Path(os.environ.get("EVLOOP_BIN",
