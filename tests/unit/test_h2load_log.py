@@ -123,9 +123,13 @@ def test_cli_as_module(tmp_path):
 
 
 def test_speed_one_million_lines(tmp_path):
-    """~5 M lines must take well under 10 s; 1 M here must be well under 2 s of CPU. CPU time, not the
-    wall clock: the cost is the parser's, and the test command runs the unit tests beside the fuzzers
-    (scripts/test.sh), where the wall clock also counts the neighbours' share of the core."""
+    """~5 M lines must take well under 10 s: 1 M here costs about 1.3 s of CPU on the two-core lab
+    machine. Measured as a ratio to a reference on the same file in the same process (the file
+    split into tokens and read as integers by numpy, about 0.35 s there): under the test command
+    the unit tests share both cores with the fuzzers and the smoke runs, and even CPU time grows
+    with the neighbours (shared caches, the host's frequency); once, 2.05 s against an absolute
+    line of 2.0. The parser's cost is what the test guards: about 3.5-4x the reference, so a
+    parser twice as slow (8x) fails and a busy machine does not."""
     import time
     rng = np.random.default_rng(0)
     n = 1_000_000
@@ -137,5 +141,8 @@ def test_speed_one_million_lines(tmp_path):
     t0 = time.process_time()
     log = compact_log(p)
     took = time.process_time() - t0
-    assert log.requests == n and int(log.hist_counts.sum()) == n
-    assert took < 2.0, f"{took:.2f} s of CPU for 1 M lines"
+    t0 = time.process_time()
+    tokens = np.array(p.read_bytes().split(), dtype=np.int64)
+    reference = time.process_time() - t0
+    assert log.requests == n and int(log.hist_counts.sum()) == n and tokens.size == 3 * n
+    assert took < 6.0 * reference, f"{took:.2f} s of CPU for 1 M lines, {took / reference:.1f}x the reference's {reference:.2f} s"
