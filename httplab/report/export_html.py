@@ -1,6 +1,6 @@
 """A report's HTML export with nbconvert's CSS in one shared stylesheet, not inlined in every page.
 
-    python -m httplab export-html page NOTEBOOK OUT_DIR --reports-root REPORTS_ROOT
+    python -m httplab export-html page NOTEBOOK OUT_DIR --reports-root REPORTS_ROOT [--markdown]
     python -m httplab export-html convert REPORTS_ROOT
 
 nbconvert's `lab` template inlines about 260 KB of CSS in each page (Pygments' highlighting,
@@ -11,6 +11,10 @@ through a template that links REPORTS_ROOT/assets/report.css by a relative href 
 writes that stylesheet: the CSS the stock template would have inlined, taken from a stock export
 of an empty notebook, so it follows the installed nbconvert. The stylesheet's rules are the
 page's first <style> elements, in their order and at their place, so the page looks the same.
+
+`--markdown` also writes OUT_DIR/<stem>.md, exactly as `jupyter nbconvert --to markdown --no-input`
+with the `alt_markdown` template does (its figures into the same <stem>_files/), in this process:
+a second process would load nbconvert again, about 4 s of CPU per report.
 
 `convert` does the same to pages exported before (a one-off for the committed reports): in each
 REPORTS_ROOT/**/*.html whose inlined CSS is byte-identical to the stylesheet, that CSS is replaced
@@ -27,6 +31,7 @@ from pathlib import Path
 STYLESHEET = "assets/report.css"            # relative to the reports root
 TEMPLATES = Path(__file__).resolve().parents[2] / "notebooks" / "templates"
 BASE_TEMPLATE = "alt_lab"                   # notebooks/templates/alt_lab: lab + the figures' alt text
+MARKDOWN_TEMPLATE = "alt_markdown"          # notebooks/templates/alt_markdown: markdown + alt text
 # The base template with its CSS block (index.css, the theme and its own rules) replaced by the
 # link. Pygments' CSS, which lab writes before that block from resources.inlining, is left out by
 # disabling CSSHTMLHeaderPreprocessor, the preprocessor that fills resources.inlining.
@@ -87,6 +92,19 @@ def _exporter(linked: bool, templates: Path = TEMPLATES):
     return HTMLExporter(config=c, template_name=BASE_TEMPLATE, raw_template=LINKED_SOURCE)  # a template as a string
 
 
+def _markdown_exporter(templates: Path = TEMPLATES):
+    """The exporter `jupyter nbconvert --to markdown --no-input --template alt_markdown` makes:
+    --no-input's three settings; the markdown exporter extracts figures by default."""
+    from nbconvert import MarkdownExporter
+    from traitlets.config import Config
+    c = Config()
+    c.TemplateExporter.extra_template_basedirs = [str(templates)]
+    c.TemplateExporter.exclude_input = True
+    c.TemplateExporter.exclude_input_prompt = True
+    c.TemplateExporter.exclude_output_prompt = True
+    return MarkdownExporter(config=c, template_name=MARKDOWN_TEMPLATE)
+
+
 def _resources(stem: str, **extra: str) -> dict:
     from jupyter_core.paths import jupyter_config_dir
     return {"config_dir": jupyter_config_dir(), "unique_key": stem, "output_files_dir": f"{stem}_files", **extra}
@@ -130,6 +148,15 @@ def export_page(notebook: Path, out_dir: Path, reports_root: Path, templates: Pa
     return Path(FilesWriter(build_directory=str(out_dir)).write(body, res, notebook_name=stem))
 
 
+def export_markdown(notebook: Path, out_dir: Path, templates: Path = TEMPLATES) -> Path:
+    """OUT_DIR/<stem>.md (figures in <stem>_files/, the names the HTML export gives them)."""
+    from nbconvert.writers import FilesWriter
+    notebook, out_dir = Path(notebook), Path(out_dir)
+    stem = notebook.stem
+    body, res = _markdown_exporter(templates).from_filename(str(notebook), _resources(stem))
+    return Path(FilesWriter(build_directory=str(out_dir)).write(body, res, notebook_name=stem))
+
+
 def convert_reports(reports_root: Path, css: str) -> tuple[list[Path], list[Path]]:
     """Link the stylesheet from every page under reports_root whose inlined CSS is css (the pages'
     own bytes otherwise untouched); returns (converted, left as they were because their CSS differs).
@@ -159,12 +186,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("out_dir", type=Path)
     p.add_argument("--reports-root", type=Path, required=True, help="where assets/report.css is written")
     p.add_argument("--templates", type=Path, default=TEMPLATES, help="the alt_lab template's folder")
+    p.add_argument("--markdown", action="store_true", help="also OUT_DIR/<stem>.md (alt_markdown, no code)")
     c = sub.add_parser("convert", help="link the stylesheet from pages that inline the identical CSS")
     c.add_argument("reports_root", type=Path)
     c.add_argument("--templates", type=Path, default=TEMPLATES)
     args = ap.parse_args(argv)
     if args.cmd == "page":
         print(export_page(args.notebook, args.out_dir, args.reports_root, args.templates))
+        if args.markdown:
+            print(export_markdown(args.notebook, args.out_dir, args.templates))
         return 0
     converted, differing = convert_reports(args.reports_root, stylesheet_css(args.templates))
     for path in converted:

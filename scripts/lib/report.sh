@@ -8,14 +8,12 @@
 # emptied first so that no figure of an earlier export is left behind. The HTML links nbconvert's CSS
 # as one stylesheet, $REPORTS_ROOT/assets/report.css (written there by httplab.report.export_html),
 # instead of inlining the same 260 KB in every page.
+# Both exports in one process (httplab.report.export_html --markdown, which writes what `jupyter
+# nbconvert --to markdown --no-input --template alt_markdown` writes): nbconvert is loaded once.
 export_report() {
-    local nb=$1 out=$2 jupyter stem
-    jupyter=$(dirname "$(lab_python)")/jupyter
+    local nb=$1 out=$2 stem
     stem=$(basename "$nb" .ipynb)
     rm -rf "${out:?}/${stem}_files"
     "$(lab_python)" -m httplab export-html page "$nb" "$out" --reports-root "$REPORTS_ROOT" \
-        --templates "$LAB_ROOT/notebooks/templates" >/dev/null
-    "$jupyter" nbconvert --log-level WARN --to markdown --no-input \
-        --TemplateExporter.extra_template_basedirs="$LAB_ROOT/notebooks/templates" --template alt_markdown \
-        "$nb" --output-dir "$out"
+        --templates "$LAB_ROOT/notebooks/templates" --markdown >/dev/null
 }

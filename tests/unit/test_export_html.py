@@ -87,6 +87,25 @@ def exported(tmp_path_factory):
     return root, linked, stock_dir / "demo.html"
 
 
+def test_markdown_export_is_the_stock_commands(tmp_path):
+    """export_markdown writes what the stock command report.sh ran before writes, byte for byte,
+    figures included."""
+    pytest.importorskip("nbconvert")
+    nb = _notebook(tmp_path / "ours" / "demo.ipynb")
+    md = X.export_markdown(nb, tmp_path / "ours")
+    stock_dir = tmp_path / "stock"
+    subprocess.run([str(Path(sys.executable).parent / "jupyter"), "nbconvert", "--log-level", "WARN", "--to",
+                    "markdown", "--no-input", f"--TemplateExporter.extra_template_basedirs={X.TEMPLATES}",
+                    "--template", "alt_markdown", str(nb), "--output-dir", str(stock_dir)], check=True)
+    assert md == tmp_path / "ours" / "demo.md"
+    assert md.read_bytes() == (stock_dir / "demo.md").read_bytes()
+    assert "A line chart of nothing" in md.read_text(encoding="utf-8")
+    ours = sorted(p.name for p in (tmp_path / "ours" / "demo_files").iterdir())
+    assert ours and ours == sorted(p.name for p in (stock_dir / "demo_files").iterdir())
+    for name in ours:
+        assert (tmp_path / "ours" / "demo_files" / name).read_bytes() == (stock_dir / "demo_files" / name).read_bytes()
+
+
 def test_export_links_the_shared_stylesheet(exported):
     root, linked, _ = exported
     page = linked.read_text(encoding="utf-8")
