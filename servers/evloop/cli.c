@@ -50,6 +50,8 @@ static const num_flag num_flags[] = {
     {"--h2-flood-rate", 0, NUM_U32, CFG(conn.h2_flood_rate), 0, 1U << 30},
     {"--handshake-timeout", 1, NUM_MS, CFG(conn.handshake_timeout_ms), 1, DAY_MS},
     {"--h3-max-handshakes", 1, NUM_U32, CFG(h3_max_handshakes), 0, 1U << 24},
+    /* (below 256 KiB a connection's handshake and first streams may not fit) */
+    {"--h3-conn-memory", 1, NUM_U64, CFG(h3_conn_memory), 262144, 1ULL << 40},
 };
 #define N_NUM_FLAGS (sizeof(num_flags) / sizeof(num_flags[0]))
 
@@ -120,6 +122,7 @@ void cli_defaults(server_config *cfg) {
     cfg->conn.body_min_rate = 1024;
     cfg->max_conns = 8192;
     cfg->h3_max_handshakes = 256;
+    cfg->h3_conn_memory = 8u << 20;
     cfg->workers = 1;
     cfg->conn.h2_conn_memory = 0; /* = max_body, see cli_parse */
     cfg->conn.h2_max_header_list = 16384;

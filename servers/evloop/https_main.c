@@ -51,6 +51,7 @@ int main(int argc, char **argv) {
             .handshake_timeout_ms = a.cfg.conn.handshake_timeout_ms,
             .max_conns = a.cfg.max_conns,
             .max_handshakes = a.cfg.h3_max_handshakes,
+            .conn_memory = (size_t)a.cfg.h3_conn_memory,
         },
     };
     if (a.h3) a.cfg.extra = (server_extra){h3_start, h3_stop, &h3};

@@ -340,7 +340,8 @@ int h3_app_expire(h3_app *a, uint64_t now) {
     return 0;
 }
 
-h3_app *h3_app_new(ngtcp2_conn *qc, const h3_limits *lim) {
+h3_app *h3_app_new(ngtcp2_conn *qc, const h3_limits *lim,
+                   const nghttp3_mem *mem) {
     static const nghttp3_callbacks cb = {
         .acked_stream_data = on_acked,
         .stream_close = on_stream_close,
@@ -365,7 +366,7 @@ h3_app *h3_app_new(ngtcp2_conn *qc, const h3_limits *lim) {
     s.qpack_max_dtable_capacity = 4096;
     s.qpack_blocked_streams = lim->max_streams;
     s.max_field_section_size = 16384;
-    if (nghttp3_conn_server_new(&a->h3, &cb, &s, NULL, a) != 0) {
+    if (nghttp3_conn_server_new(&a->h3, &cb, &s, mem, a) != 0) {
         free(a);
         return NULL;
     }

@@ -35,8 +35,10 @@ typedef struct h3_limits {
 typedef struct h3_app h3_app;
 
 /* Opens the server's control and QPACK streams on qc and binds nghttp3 to
- * them. NULL on failure (the connection is then closed). */
-h3_app *h3_app_new(ngtcp2_conn *qc, const h3_limits *lim);
+ * them; nghttp3 allocates through mem (the connection's, quic_mem.h). NULL
+ * on failure (the connection is then closed). */
+h3_app *h3_app_new(ngtcp2_conn *qc, const h3_limits *lim,
+                   const nghttp3_mem *mem);
 void h3_app_free(h3_app *a);
 nghttp3_conn *h3_app_conn(h3_app *a);
 /* The time (ns, the QUIC side's clock) of the data about to be fed in: the

@@ -1,5 +1,6 @@
 #include "http3/quic_conn.h"
 
+#include "http3/quic_mem.h"
 #include "http3/quic_tx.h"
 
 #include <errno.h>
@@ -33,6 +34,7 @@ struct quic_conn {
     ngtcp2_connection_close_error ccerr;
     int app_error; /* ccerr holds an HTTP/3 error to close with */
     uint64_t now;  /* of the datagram being read (ns) */
+    quic_mem mem;  /* what ngtcp2 and nghttp3 hold for it, capped */
 };
 
 quic_conn *quic_conn_of(heap_node *node) {
@@ -83,10 +85,17 @@ static int remove_cid(ngtcp2_conn *c, const ngtcp2_cid *cid, void *ud) {
     return 0;
 }
 
+/* HTTP/3 on a connection whose handshake is done (or whose first stream
+ * data came with it). Failing (no memory, or the connection's cap reached:
+ * quic_mem.h), it closes with H3_INTERNAL_ERROR. */
 static int start_app(quic_conn *qc) {
     if (qc->app) return 0;
-    qc->app = h3_app_new(qc->conn, &qc->env->lim.h3);
-    return qc->app ? 0 : -1;
+    qc->app = h3_app_new(qc->conn, &qc->env->lim.h3, &qc->mem.h3);
+    if (qc->app) return 0;
+    ngtcp2_connection_close_error_set_application_error(
+        &qc->ccerr, NGHTTP3_H3_INTERNAL_ERROR, NULL, 0);
+    qc->app_error = 1;
+    return -1;
 }
 
 static void handshake_over(quic_conn *qc) {
@@ -299,6 +308,9 @@ static int write_loop(quic_conn *qc, quic_tx *tx, uint64_t now) {
  * error is ours to report, then it is gone (a closing period that answers
  * late packets with the close again is left to the peer's timers). */
 static void close_conn(quic_conn *qc, int rv, uint64_t now) {
+    /* the cap (quic_mem.h) has done its work: the close itself must not
+     * fail for want of memory */
+    qc->mem.cap = 0;
     if (rv != NGTCP2_ERR_DRAINING && rv != NGTCP2_ERR_IDLE_CLOSE &&
         rv != NGTCP2_ERR_DROP_CONN && rv != NGTCP2_ERR_HANDSHAKE_TIMEOUT &&
         !ngtcp2_conn_is_in_closing_period(qc->conn) &&
@@ -379,6 +391,7 @@ quic_conn *quic_conn_accept(quic_env *env, const ngtcp2_pkt_hd *hd,
     quic_conn *qc = calloc(1, sizeof(*qc));
     if (!qc) return NULL;
     qc->env = env;
+    quic_mem_init(&qc->mem, env->lim.conn_memory);
     qc->timer.index = HEAP_NONE;
     qc->timer.at = UINT64_MAX;
     memcpy(&qc->peer, peer, peer_len);
@@ -417,7 +430,7 @@ quic_conn *quic_conn_accept(quic_env *env, const ngtcp2_pkt_hd *hd,
     if (random_bytes(scid.data, scid.datalen) < 0 ||
         random_bytes(params.stateless_reset_token, NGTCP2_STATELESS_RESET_TOKENLEN) < 0 ||
         ngtcp2_conn_server_new(&qc->conn, &hd->scid, &scid, &path, hd->version,
-                               &callbacks, &settings, &params, NULL, qc) != 0) {
+                               &callbacks, &settings, &params, &qc->mem.ng, qc) != 0) {
         free(qc);
         return NULL;
     }

@@ -25,6 +25,7 @@ typedef struct quic_limits {
     long long idle_timeout_ms, handshake_timeout_ms;
     size_t max_conns;
     size_t max_handshakes; /* in progress before new clients must Retry */
+    size_t conn_memory;    /* ngtcp2's and nghttp3's bytes per connection */
 } quic_limits;
 
 typedef struct quic_conn quic_conn;

@@ -39,6 +39,9 @@ typedef struct server_config {
     /* HTTP/3 (https_bench_server --h3 yes): QUIC handshakes in progress
      * before a new client must prove its address with a Retry. */
     uint32_t h3_max_handshakes;
+    /* HTTP/3: what ngtcp2 and nghttp3 may hold for one connection (bytes;
+     * http3/quic_mem.h); past it that connection is closed. */
+    uint64_t h3_conn_memory;
     /* What every connection gets: limits, timeouts, the transport. */
     conn_config conn;
     server_extra extra; /* start NULL: none */

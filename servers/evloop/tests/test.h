@@ -41,5 +41,6 @@ void test_h2_settings(void);
 void test_conn_h1(void);
 void test_conn_h2(void);
 void test_quic_table(void);
+void test_quic_mem(void);
 
 #endif

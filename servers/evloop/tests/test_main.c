@@ -20,6 +20,7 @@ int main(void) {
     test_h2_wire();
     test_gather();
     test_quic_table();
+    test_quic_mem();
     test_tls();
     test_query();
     test_json();
