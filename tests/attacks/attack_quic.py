@@ -16,13 +16,15 @@ import tempfile
 import time
 from pathlib import Path
 
+from aioquic.buffer import encode_uint_var
+from aioquic.h3.connection import FrameType
 from aioquic.quic.configuration import QuicConfiguration
 from aioquic.quic.connection import QuicConnection
 
 from attack_cases import Case, Outcome, parallel
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
-from quic_client import RawH3  # noqa: E402
+from quic_client import RawH3, qpack_int  # noqa: E402
 
 HOST = "127.0.0.1"
 INITIAL, HANDSHAKE, RETRY = 0, 2, 3          # long-header packet types of QUIC v1
@@ -204,15 +206,39 @@ def garbage_flood(port: int, sources: int = 16, rate: int = 20_000, seconds: flo
                    cut_off=replies == 0, detail={"sent": sent, "replies": replies})
 
 
-def _post_heads(c: RawH3, streams: int, body: int) -> list[int]:
-    sids = []
-    for _ in range(streams):
-        sid = c.quic.get_next_available_stream_id()
-        c.h3.send_headers(sid, [(b":method", b"POST"), (b":scheme", b"https"), (b":authority", b"localhost"),
-                                (b":path", b"/echo")])
-        c.h3.send_data(sid, bytes(body), end_stream=False)
-        sids.append(sid)
-    return sids
+def _await_answers(c: RawH3, sids: list[int], seconds: float, ping_id: int) -> float | None:
+    """Keeps the connection alive (a PING each round: only the requests stall) until every stream
+    in sids has its whole answer; seconds that took, or None."""
+    t0 = time.monotonic()
+    done = lambda: all(c.responses.get(s) and c.responses[s].ended for s in sids)  # noqa: E731
+    while time.monotonic() - t0 < seconds:
+        c.quic.send_ping(ping_id)
+        c.pump(until=done, timeout=0.3)
+        if done():
+            return time.monotonic() - t0
+    return None
+
+
+def _stalled_outcome(res: list[dict], conns: int, streams: int, what: str) -> Outcome:
+    errors = [r["error"] for r in res if "error" in r]
+    timeouts = sum(r.get("timeouts", 0) for r in res)
+    cuts = [r["closed"] for r in res if r.get("closed") is not None]
+    total = conns * streams
+    return Outcome(f"{total} {what} on {conns} connections: {timeouts} answered 408"
+                   + (f", slowest connection's last at {max(cuts):.1f} s" if cuts else "")
+                   + (f"; client errors: {errors[:2]}" if errors else ""),
+                   cut_off=timeouts == total and not errors,
+                   seconds_to_cut=max(cuts) if len(cuts) == conns else None,
+                   detail={"timeouts": timeouts, "total": total})
+
+
+def _stalled(port: int, i: int, open_stream, streams: int, seconds: float) -> dict:
+    c = RawH3(port)
+    sids = [open_stream(c) for _ in range(streams)]
+    cut = _await_answers(c, sids, seconds, i)
+    codes = [c.responses[s].status if s in c.responses else None for s in sids]
+    c.close()
+    return {"closed": cut, "timeouts": codes.count(408)}
 
 
 def stalled_uploads(port: int, conns: int = 10, streams: int = 100, body: int = 8192,
@@ -221,31 +247,31 @@ def stalled_uploads(port: int, conns: int = 10, streams: int = 100, body: int = 
     and then send nothing more, while keeping their connections alive: 1,000 stream slots and
     8 MB of uploads held. The connection budget (--h2-conn-memory, 256 KiB) withholds credit past
     it, and --body-timeout answers every stalled request 408 and stops its upload."""
-    def one(i: int) -> dict:
-        c = RawH3(port)
-        sids = _post_heads(c, streams, body)
-        t0 = time.monotonic()
-        cut: float | None = None
-        while time.monotonic() - t0 < seconds:
-            c.quic.send_ping(i)               # alive: only the requests stall
-            c.pump(until=lambda: all(c.responses.get(s) and c.responses[s].ended for s in sids), timeout=0.3)
-            if all(c.responses.get(s) and c.responses[s].ended for s in sids):
-                cut = time.monotonic() - t0
-                break
-        codes = [c.responses[s].status if s in c.responses else None for s in sids]
-        c.close()
-        return {"closed": cut, "timeouts": codes.count(408), "other": len(codes) - codes.count(408)}
-    res = parallel(conns, one)
-    errors = [r["error"] for r in res if "error" in r]
-    timeouts = sum(r.get("timeouts", 0) for r in res)
-    cuts = [r["closed"] for r in res if r.get("closed") is not None]
-    total = conns * streams
-    return Outcome(f"{total} stalled uploads on {conns} connections: {timeouts} answered 408"
-                   + (f", slowest connection's last at {max(cuts):.1f} s" if cuts else "")
-                   + (f"; client errors: {errors[:2]}" if errors else ""),
-                   cut_off=timeouts == total and not errors,
-                   seconds_to_cut=max(cuts) if len(cuts) == conns else None,
-                   detail={"timeouts": timeouts, "total": total})
+    def upload(c: RawH3) -> int:
+        sid = c.quic.get_next_available_stream_id()
+        c.h3.send_headers(sid, [(b":method", b"POST"), (b":scheme", b"https"), (b":authority", b"localhost"),
+                                (b":path", b"/echo")])
+        c.h3.send_data(sid, bytes(body), end_stream=False)
+        return sid
+    res = parallel(conns, lambda i: _stalled(port, i, upload, streams, seconds))
+    return _stalled_outcome(res, conns, streams, "stalled uploads")
+
+
+def held_headers(port: int, conns: int = 10, streams: int = 100, seconds: float = 8.0) -> Outcome:
+    """10 connections open 100 request streams each and send 13,000 bytes of a 14,000-byte header
+    field on each, then nothing more: nghttp3 keeps every partial header block (about 1.6 MB a
+    connection, counted under --h3-conn-memory), and --body-timeout, which counts from a request's
+    first header byte, answers each 408 and stops it."""
+    name = b"x-pad"
+    block = b"\x00\x00" + qpack_int(len(name), 3, 0x20) + name + qpack_int(14_000, 7, 0x00)
+    frame = encode_uint_var(FrameType.HEADERS) + encode_uint_var(len(block) + 14_000) + block + bytes(13_000)
+
+    def partial(c: RawH3) -> int:
+        sid = c.quic.get_next_available_stream_id()
+        c.send_raw(sid, frame)
+        return sid
+    res = parallel(conns, lambda i: _stalled(port, i, partial, streams, seconds))
+    return _stalled_outcome(res, conns, streams, "partial header blocks")
 
 
 def no_read(port: int, conns: int = 8, streams: int = 50, idle_s: float = 2.0) -> Outcome:
@@ -297,6 +323,9 @@ CASES = [
          evloop_args=("--body-timeout", "2000", "--max-body", str(_mib(1) // 4),
                       "--h2-conn-memory", str(_mib(1) // 4)),
          protocol="h3", rss_growth_mib=80, cpu_s=8),
+    Case("h3_held_headers", "10 connections x 100 request streams hold a partial 13 KB header field each",
+         "--h3-conn-memory (what nghttp3 keeps, counted), --body-timeout (408 per stream)", held_headers,
+         evloop_args=("--body-timeout", "2000"), protocol="h3", rss_growth_mib=80, cpu_s=8),
     Case("h3_no_read", "8 connections ask 50 x 1 MiB and never read or acknowledge",
          "congestion window (nothing copied), --idle-timeout (connection dropped)", no_read,
          evloop_args=("--idle-timeout", "2000"), protocol="h3", rss_growth_mib=48, cpu_s=5),

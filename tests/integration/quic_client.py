@@ -17,6 +17,19 @@ from aioquic.quic.events import (ConnectionTerminated, HandshakeCompleted, QuicE
                                   StreamReset)
 
 
+def qpack_int(value: int, bits: int, first: int) -> bytes:
+    """QPACK's prefixed integer (RFC 7541 5.1, as RFC 9204 uses it): `bits` low bits of the
+    first byte (`first` holds the pattern above them), then 7 bits a byte."""
+    top = (1 << bits) - 1
+    if value < top:
+        return bytes([first | value])
+    out, value = bytearray([first | top]), value - top
+    while value >= 128:
+        out.append((value & 127) | 128)
+        value >>= 7
+    return bytes(out + bytes([value]))
+
+
 @dataclass
 class Response:
     status: int | None = None

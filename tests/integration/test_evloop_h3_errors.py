@@ -9,7 +9,7 @@ import pytest
 from aioquic.buffer import encode_uint_var
 from aioquic.h3.connection import ErrorCode, FrameType, StreamType, encode_frame
 from evloop_process import finish
-from quic_client import RawH3
+from quic_client import RawH3, qpack_int
 from test_evloop_h3 import cert, start  # noqa: F401 (the certificate fixture)
 
 
@@ -177,18 +177,6 @@ def test_a_request_body_too_slow_to_arrive_is_answered_408(cert):  # noqa: F811
         finish(s)
 
 
-def _prefixed_int(value: int, bits: int, first: int) -> bytes:
-    """QPACK's prefixed integer (RFC 7541 5.1): `bits` low bits of the first byte, then 7 a byte."""
-    top = (1 << bits) - 1
-    if value < top:
-        return bytes([first | value])
-    out, value = bytearray([first | top]), value - top
-    while value >= 128:
-        out.append((value & 127) | 128)
-        value >>= 7
-    return bytes(out + bytes([value]))
-
-
 def test_held_header_blocks_past_the_connection_memory_close_that_connection_only(cert):  # noqa: F811
     """100 request streams each send 13,000 bytes of a 14,000-byte header field and stop: nghttp3
     keeps each partial block (1.6 MB for the connection without a cap), so at --h3-conn-memory
@@ -200,7 +188,7 @@ def test_held_header_blocks_past_the_connection_memory_close_that_connection_onl
         assert before.get("/ping").status == 200
         c = RawH3(s.port)
         name = b"x-pad"
-        block = b"\x00\x00" + _prefixed_int(len(name), 3, 0x20) + name + _prefixed_int(14_000, 7, 0x00)
+        block = b"\x00\x00" + qpack_int(len(name), 3, 0x20) + name + qpack_int(14_000, 7, 0x00)
         for _ in range(100):
             sid = c.quic.get_next_available_stream_id()
             c.send_raw(sid, encode_uint_var(FrameType.HEADERS) + encode_uint_var(len(block) + 14_000)
