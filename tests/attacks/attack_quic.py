@@ -161,12 +161,17 @@ def amplification(port: int, clients: int = 40, listen_s: float = 3.0) -> Outcom
                    detail={"max_bytes": max(got), "max_ratio": ratio})
 
 
+RESET_RATE, RESET_BURST, RESET_MAX_BYTES = 100, 100, 41   # servers/evloop/http3/quic_reset.h
+
+
 def garbage_flood(port: int, sources: int = 16, rate: int = 20_000, seconds: float = 3.0) -> Outcome:
     """20,000 datagrams a second for 3 s that name no connection: short headers with unknown
     connection IDs, Initials too short to be one (under 1200 bytes), Initials of 1200 bytes whose
     payload cannot be decrypted, and random bytes after a short header's first bit (a long header
     of a version the server does not speak is rightly answered with Version Negotiation, which the
-    integration tests check). None may be answered or make state."""
+    integration tests check). None may make state; the short headers may be answered with
+    Stateless Resets (at most 41 bytes, smaller than what they answer), no more than the server's
+    bucket allows (100, then 100 a second); nothing else may be answered."""
     rnd = random.Random(7)
     socks = [udp_socket() for _ in range(sources)]
     for s in socks:
@@ -185,7 +190,7 @@ def garbage_flood(port: int, sources: int = 16, rate: int = 20_000, seconds: flo
         return bytes([0x40 | junk[0] & 0x3F]) + junk[1:]       # (a short header's form bit)
     pool = [datagram(i % 4) for i in range(2000)]
     t0 = time.monotonic()
-    sent = replies = 0
+    sent = resets = others = 0
     while (elapsed := time.monotonic() - t0) < seconds:
         while sent < elapsed * rate:
             try:
@@ -195,15 +200,21 @@ def garbage_flood(port: int, sources: int = 16, rate: int = 20_000, seconds: flo
             sent += 1
         for s in socks:
             try:
-                while s.recv(65536):
-                    replies += 1
+                while d := s.recv(65536):
+                    if not d[0] & 0x80 and len(d) <= RESET_MAX_BYTES:
+                        resets += 1
+                    else:
+                        others += 1
             except BlockingIOError:
                 pass
         time.sleep(0.002)
     for s in socks:
         s.close()
-    return Outcome(f"{sent} datagrams naming no connection in {seconds:.0f} s: {replies} answered",
-                   cut_off=replies == 0, detail={"sent": sent, "replies": replies})
+    allowed = RESET_BURST + RESET_RATE * seconds * 1.1
+    return Outcome(f"{sent} datagrams naming no connection in {seconds:.0f} s: {resets} Stateless Resets "
+                   f"(the bucket allows {allowed:.0f}), {others} other answers",
+                   cut_off=others == 0 and resets <= allowed,
+                   detail={"sent": sent, "resets": resets, "others": others})
 
 
 def _await_answers(c: RawH3, sids: list[int], seconds: float, ping_id: int) -> float | None:
@@ -289,18 +300,22 @@ def no_read(port: int, conns: int = 8, streams: int = 50, idle_s: float = 2.0) -
         c.flush()
         clients.append(c)
     time.sleep(idle_s + 1.5)                  # nothing read, nothing acknowledged
-    answered = 0
+    answered = told = 0
     for i, c in enumerate(clients):
         drain(c.sock, 0.05, lambda d: None)   # what the kernel kept meanwhile
+        tokens = {c.quic._peer_cid.stateless_reset_token} | {p.stateless_reset_token for p in c.quic._peer_cid_available}
         c.quic.send_ping(i)
         c.flush()
         got: list[bytes] = []
         drain(c.sock, 1.0, got.append)
-        answered += bool(got)
+        resets = [d for d in got if d[-16:] in tokens]
+        told += bool(resets)
+        answered += len(got) > len(resets)    # a packet of the connection: it is still held
         c.close()
     return Outcome(f"{conns} connections with {streams} 1 MiB responses each, never read: "
-                   f"{conns - answered} dropped by the server at its idle timeout, {answered} still answer",
-                   cut_off=answered == 0, detail={"still_answering": answered})
+                   f"{conns - answered} dropped by the server at its idle timeout ({told} told so by a "
+                   f"Stateless Reset when they spoke again), {answered} still answer",
+                   cut_off=answered == 0, detail={"still_answering": answered, "reset": told})
 
 
 def _mib(n: int) -> int:

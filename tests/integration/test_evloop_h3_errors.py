@@ -4,6 +4,10 @@ as RFC 9114 / RFC 9204 say, by closing the connection with the named error (or, 
 request, failing that request only), and the server then serves the next client as before."""
 from __future__ import annotations
 
+import os
+import socket
+import time
+
 import pytest
 
 from aioquic.buffer import encode_uint_var
@@ -196,6 +200,61 @@ def test_held_header_blocks_past_the_connection_memory_close_that_connection_onl
         assert c.wait_closed(timeout=5) == ErrorCode.H3_INTERNAL_ERROR
         after = RawH3(s.port)
         assert after.get("/ping").body == b"pong" and before.get("/ping").body == b"pong"
+        assert s.alive(), s.stderr()
+        s.check_clean()
+    finally:
+        finish(s)
+
+
+def _drain(sock: socket.socket, seconds: float = 0.05) -> list[bytes]:
+    """The datagrams that arrive within `seconds` (after the last one)."""
+    sock.settimeout(seconds)
+    got = []
+    try:
+        while True:
+            got.append(sock.recv(65536))
+    except socket.timeout:
+        return got
+
+
+def test_a_connection_the_server_dropped_is_answered_with_a_stateless_reset(cert):  # noqa: F811
+    """--idle-timeout 1000: once the server has dropped an idle connection, the client's next
+    packet is answered with a Stateless Reset (RFC 9000 10.3) that ends in the token the server
+    gave for that connection ID, smaller than the packet that asked for it; short-header packets
+    naming IDs the server never issued get resets too, but no more than its bucket allows (100,
+    then 100 a second), and none answers a packet of 21 bytes or less (a reset is at least 21)."""
+    s = start(cert, "--idle-timeout", "1000")
+    try:
+        c = RawH3(s.port)
+        assert c.get("/ping").status == 200
+        token = c.quic._peer_cid.stateless_reset_token
+        assert token and len(token) == 16
+        time.sleep(1.6)                          # the server's idle timeout passes; ours (60 s) does not
+        _drain(c.sock)                           # what the server sent before it dropped the connection
+        c.quic.send_ping(1)
+        sent = [d for d, _ in c.quic.datagrams_to_send(now=time.time())]
+        for d in sent:
+            c.sock.sendto(d, ("127.0.0.1", s.port))
+        replies = _drain(c.sock, 1.0)
+        assert len(replies) == 1, [r.hex() for r in replies]
+        reset = replies[0]
+        assert reset[-16:] == token and not reset[0] & 0x80, reset.hex()
+        assert 21 <= len(reset) < max(len(d) for d in sent)
+        c.close()
+
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        u.settimeout(0.5)
+        for size in (10, 21):                    # too small to be answered
+            u.sendto(bytes([0x40]) + os.urandom(size - 1), ("127.0.0.1", s.port))
+        with pytest.raises(socket.timeout):
+            u.recv(65536)
+        t0 = time.monotonic()
+        for _ in range(300):
+            u.sendto(bytes([0x40]) + os.urandom(60), ("127.0.0.1", s.port))
+        got = _drain(u, 0.5)
+        assert 0 < len(got) <= 100 + 100 * (time.monotonic() - t0) + 2, len(got)
+        assert all(len(g) < 61 and not g[0] & 0x80 for g in got)
+        u.close()
         assert s.alive(), s.stderr()
         s.check_clean()
     finally:

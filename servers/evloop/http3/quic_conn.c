@@ -1,6 +1,7 @@
 #include "http3/quic_conn.h"
 
 #include "http3/quic_mem.h"
+#include "http3/quic_reset.h"
 #include "http3/quic_tx.h"
 
 #include <errno.h>
@@ -72,7 +73,7 @@ static int new_cid(ngtcp2_conn *c, ngtcp2_cid *cid, uint8_t *token,
     quic_conn *qc = ud;
     cid->datalen = cidlen;
     if (random_bytes(cid->data, cidlen) < 0 ||
-        random_bytes(token, NGTCP2_STATELESS_RESET_TOKENLEN) < 0 ||
+        quic_reset_token(qc->env, cid->data, cidlen, token) < 0 ||
         cid_map_put(&qc->env->cids, cid->data, cidlen, qc) < 0)
         return NGTCP2_ERR_CALLBACK_FAILURE;
     return 0;
@@ -428,7 +429,7 @@ quic_conn *quic_conn_accept(quic_env *env, const ngtcp2_pkt_hd *hd,
     ngtcp2_path path = path_of(qc);
 
     if (random_bytes(scid.data, scid.datalen) < 0 ||
-        random_bytes(params.stateless_reset_token, NGTCP2_STATELESS_RESET_TOKENLEN) < 0 ||
+        quic_reset_token(env, scid.data, scid.datalen, params.stateless_reset_token) < 0 ||
         ngtcp2_conn_server_new(&qc->conn, &hd->scid, &scid, &path, hd->version,
                                &callbacks, &settings, &params, &qc->mem.ng, qc) != 0) {
         free(qc);

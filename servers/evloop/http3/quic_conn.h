@@ -49,6 +49,9 @@ typedef struct quic_env {
     int gso_off;        /* the kernel refused UDP GSO once */
     size_t handshaking; /* connections whose handshake is not done */
     uint8_t retry_key[32]; /* seals Retry tokens (quic_retry.c) */
+    uint8_t reset_key[32]; /* makes Stateless Reset tokens (quic_reset.c) */
+    uint32_t reset_tokens; /* the resets' bucket */
+    uint64_t reset_at;     /* when it was last filled (ns) */
 } quic_env;
 
 /* A connection for a client's first Initial (hd from ngtcp2_accept), which

@@ -1,5 +1,6 @@
 #include "http3/quic_ep.h"
 
+#include "http3/quic_reset.h"
 #include "http3/quic_retry.h"
 #include "http3/quic_tx.h"
 
@@ -66,9 +67,14 @@ static void dispatch(quic_ep *ep, const struct sockaddr *peer,
         quic_conn_read(qc, peer, peer_len, data, len, now);
         return;
     }
-    /* Not a connection of ours: only a client's first Initial makes one
-     * (anything else -- a late packet of a closed connection, a stray
-     * short header -- is dropped). */
+    /* Not a connection of ours: only a client's first Initial makes one. A
+     * short header naming an ID of our length is a connection we no longer
+     * hold, told so by a Stateless Reset; anything else is dropped. */
+    if (!(data[0] & 0x80)) {
+        if (vc.dcidlen == QUIC_SCID_LEN)
+            quic_reset_send(&ep->env, vc.dcid, len, peer, peer_len, now);
+        return;
+    }
     ngtcp2_pkt_hd hd;
     ngtcp2_cid odcid;
     int retried;
@@ -214,6 +220,8 @@ quic_ep *quic_ep_start(aeEventLoop *el, const h3_config *cfg) {
     ep->env.tx_cap = 64000;
     if (getrandom(ep->env.retry_key, sizeof(ep->env.retry_key), 0) !=
             (ssize_t)sizeof(ep->env.retry_key) ||
+        getrandom(ep->env.reset_key, sizeof(ep->env.reset_key), 0) !=
+            (ssize_t)sizeof(ep->env.reset_key) ||
         !(ep->env.tx = malloc(ep->env.tx_cap)) ||
         cid_map_init(&ep->env.cids, 4096) < 0 ||
         !(ep->env.tls = quic_tls_new(cfg->cert_file, cfg->key_file)) ||
