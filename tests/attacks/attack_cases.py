@@ -41,6 +41,9 @@ class Case:
     cpu_s: float = 8.0                 # bound on server CPU during the case
     protocol: str = "h2"               # h1, h2 or h3 (which servers it applies to)
     prlimit_nofile: int | None = None  # start the server with this fd limit
+    # work the attack client does before the server is watched (attack_run.run_case), so that its
+    # own CPU is not a neighbour of the legitimate client's measurement
+    setup: Callable[[], None] | None = None
 
 
 # ---- helpers ----------------------------------------------------------------

@@ -146,6 +146,8 @@ def _wait_port(port: int, seconds: float) -> None:
 def run_case(case: Case, srv: ServerProcess, server: str = "evloop",
              settle_s: float = 0.5) -> Result:
     pid = srv.pid          # its whole process tree is watched
+    if case.setup:
+        case.setup()
     legit = LegitProcess(srv.port, h3=case.protocol == "h3").start()
     time.sleep(settle_s)               # the legit client's first answers
     watch = ProcWatch(pid)
