@@ -13,6 +13,7 @@
 #include "h2_conn.h"
 #include "h2_frame.h"
 #include "h2_wire.h"
+#include "net/bucket.h"
 
 /* What a handler tells the frame loop. */
 enum { IN_OK = 0, IN_STOP = 1, IN_ABORT = -1 };
@@ -23,24 +24,12 @@ static int conn_error(h2_conn *h, uint32_t code) {
 
 static int ok_or_abort(int rv) { return rv < 0 ? IN_ABORT : IN_OK; }
 
-/* Token buckets (burst, refilled at rate per second). 0 while a token is
- * left, -1 when the peer has used them all. */
-static int take(double *tokens, long long *at, long long now, uint32_t burst,
-                uint32_t rate) {
-    *tokens += (double)(now - *at) * rate / 1e3;
-    if (*tokens > burst) *tokens = burst;
-    *at = now;
-    if (*tokens < 1) return -1;
-    *tokens -= 1;
-    return 0;
-}
-
 /* Frames that make us work but carry no request: PING, SETTINGS, PRIORITY,
  * empty DATA. The output queue's high-water mark bounds a peer that does
  * not read our acks; this bounds one that reads them as fast as it floods. */
 static int flood(h2_conn *h) {
     const conn_config *cfg = h->c->cfg;
-    return take(&h->flood_tokens, &h->flood_at, conn_now(h->c),
+    return bucket_take(&h->flood_tokens, &h->flood_at, conn_now(h->c),
                 cfg->h2_flood_burst, cfg->h2_flood_rate);
 }
 
@@ -361,7 +350,7 @@ static int on_rst_stream(h2_conn *h, const h2_frame_hd *hd) {
     if (is_idle(h, hd->stream_id)) return conn_error(h, H2E_PROTOCOL_ERROR);
     /* Rapid reset (CVE-2023-44487): every reset counts, also one that
      * arrives after we answered -- answering is the work it makes us do. */
-    if (take(&h->reset_tokens, &h->reset_at, conn_now(h->c),
+    if (bucket_take(&h->reset_tokens, &h->reset_at, conn_now(h->c),
              cfg->h2_reset_burst, cfg->h2_reset_rate) < 0)
         return conn_error(h, H2E_ENHANCE_YOUR_CALM);
     h2_stream *st = h2_stream_find(h, hd->stream_id);

@@ -50,8 +50,8 @@ typedef struct quic_env {
     size_t handshaking; /* connections whose handshake is not done */
     uint8_t retry_key[32]; /* seals Retry tokens (quic_retry.c) */
     uint8_t reset_key[32]; /* makes Stateless Reset tokens (quic_reset.c) */
-    uint32_t reset_tokens; /* the resets' bucket */
-    uint64_t reset_at;     /* when it was last filled (ns) */
+    double reset_tokens;   /* the resets' bucket (net/bucket.h) */
+    long long reset_at;    /* when it was last refilled (ms) */
 } quic_env;
 
 /* A connection for a client's first Initial (hd from ngtcp2_accept), which

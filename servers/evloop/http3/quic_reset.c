@@ -6,6 +6,7 @@
 #include <ngtcp2/ngtcp2_crypto.h>
 
 #include "http3/quic_tx.h"
+#include "net/bucket.h"
 
 /* A reset is random bytes (the first made to look like a short header's)
  * then the token; at most this many random bytes, so that it is as long as a
@@ -23,30 +24,14 @@ int quic_reset_token(const quic_env *env, const uint8_t *cid, size_t cidlen,
                token, env->reset_key, sizeof(env->reset_key), &id) ? -1 : 0;
 }
 
-/* The bucket: RESET_RATE a second, at most RESET_BURST saved up. */
-static int take_one(quic_env *env, uint64_t now) {
-    uint64_t per = 1000000000ULL / RESET_RATE;
-    if (env->reset_at == 0 || now - env->reset_at >= per * RESET_BURST) {
-        env->reset_tokens = RESET_BURST;
-        env->reset_at = now;
-    } else {
-        uint64_t earned = (now - env->reset_at) / per;
-        if (earned) {
-            env->reset_tokens = env->reset_tokens + earned > RESET_BURST
-                                    ? RESET_BURST : env->reset_tokens + (uint32_t)earned;
-            env->reset_at += earned * per;
-        }
-    }
-    if (!env->reset_tokens) return 0;
-    env->reset_tokens--;
-    return 1;
-}
-
 void quic_reset_send(quic_env *env, const uint8_t *dcid, size_t len,
                      const struct sockaddr *peer, socklen_t peer_len,
                      uint64_t now) {
     /* smaller than what came, and never below the smallest a reset can be */
-    if (len <= RESET_MIN || !take_one(env, now)) return;
+    if (len <= RESET_MIN ||
+        bucket_take(&env->reset_tokens, &env->reset_at, (long long)(now / 1000000),
+                    RESET_BURST, RESET_RATE) < 0)
+        return;
     size_t out = len - 1;
     if (out > RESET_RAND_MAX + NGTCP2_STATELESS_RESET_TOKENLEN)
         out = RESET_RAND_MAX + NGTCP2_STATELESS_RESET_TOKENLEN;
