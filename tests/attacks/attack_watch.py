@@ -114,9 +114,12 @@ class LegitClient:
     def stop(self) -> LegitStats:
         self._stop.set()
         self._t.join(self.timeout + 2)
+        self._close()
+        return self.stats
+
+    def _close(self) -> None:
         if self.sock:
             self.sock.close()
-        return self.stats
 
     def _connect(self) -> socket.socket:
         s = socket.create_connection(self.addr, timeout=self.timeout)
@@ -150,27 +153,7 @@ class LegitClient:
         due = time.monotonic()
         while not self._stop.is_set():
             t0 = due
-            status = None
-            for attempt in range(2):   # a keep-alive close gets one retry
-                try:
-                    if self.sock is None:
-                        self.sock = self._connect()
-                        if attempt or self.stats.latencies_ms:
-                            self.stats.reconnects += 1
-                    status = self._exchange(self.sock)
-                    break
-                except _Close as c:
-                    status = c.status
-                    self.sock.close()
-                    self.sock = None
-                    break
-                except (OSError, ConnectionError, ValueError) as e:
-                    if self.sock:
-                        self.sock.close()
-                    self.sock = None
-                    if attempt or isinstance(e, socket.timeout):
-                        self.stats.failures.append((time.monotonic(), repr(e)))
-                        break
+            status = self._ask()
             now = time.monotonic()
             if status is not None:
                 self.stats.latencies_ms.append((now - t0) * 1e3)
@@ -178,6 +161,31 @@ class LegitClient:
                     self.stats.failures.append((now, f"status {status}"))
             due = max(due + self.interval, now)
             self._stop.wait(max(0.0, due - time.monotonic()))
+
+    def _ask(self) -> int | None:
+        """One GET /ping: its status, or None (the failure recorded)."""
+        status = None
+        for attempt in range(2):   # a keep-alive close gets one retry
+            try:
+                if self.sock is None:
+                    self.sock = self._connect()
+                    if attempt or self.stats.latencies_ms:
+                        self.stats.reconnects += 1
+                status = self._exchange(self.sock)
+                break
+            except _Close as c:
+                status = c.status
+                self.sock.close()
+                self.sock = None
+                break
+            except (OSError, ConnectionError, ValueError) as e:
+                if self.sock:
+                    self.sock.close()
+                self.sock = None
+                if attempt or isinstance(e, socket.timeout):
+                    self.stats.failures.append((time.monotonic(), repr(e)))
+                    break
+        return status
 
 
 class LegitH3Client(LegitClient):
@@ -188,40 +196,27 @@ class LegitH3Client(LegitClient):
         super().__init__(port, interval=interval, timeout=timeout)
         self.h3 = None
 
-    def _run(self) -> None:
+    def _ask(self) -> int | None:
         # aioquic, only for the QUIC cases (attack_quic.py put tests/integration on the path)
         from quic_client import RawH3
-        due = time.monotonic()
-        while not self._stop.is_set():
-            t0 = due
-            try:
-                if self.h3 is None or self.h3.terminated is not None:
-                    if self.h3 is not None:
-                        self.h3.close()
-                        self.stats.reconnects += 1
-                    self.h3 = RawH3(self.addr[1])
-                r = self.h3.get("/ping", timeout=self.timeout)
-                status = r.status
-            except (OSError, AssertionError) as e:
-                self.stats.failures.append((time.monotonic(), repr(e)))
-                self.h3 = None
-                status = None
-            now = time.monotonic()
-            if status is None:
-                self.stats.failures.append((now, "no answer"))
-            else:
-                self.stats.latencies_ms.append((now - t0) * 1e3)
-                if status != 200:
-                    self.stats.failures.append((now, f"status {status}"))
-            due = max(due + self.interval, now)
-            self._stop.wait(max(0.0, due - time.monotonic()))
+        try:
+            if self.h3 is None or self.h3.terminated is not None:
+                if self.h3 is not None:
+                    self.h3.close()
+                    self.stats.reconnects += 1
+                self.h3 = RawH3(self.addr[1])
+            status = self.h3.get("/ping", timeout=self.timeout).status
+        except (OSError, AssertionError) as e:
+            self.stats.failures.append((time.monotonic(), repr(e)))
+            self.h3 = None
+            return None
+        if status is None:
+            self.stats.failures.append((time.monotonic(), "no answer"))
+        return status
 
-    def stop(self) -> LegitStats:
-        self._stop.set()
-        self._t.join(self.timeout + 2)
+    def _close(self) -> None:
         if self.h3 is not None:
             self.h3.close()
-        return self.stats
 
 
 class LegitProcess:
