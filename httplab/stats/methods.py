@@ -33,7 +33,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
+
+from ._scipy import sps
 
 MIN_RUNS = 5
 NEEDS_RUNS = f"CI needs ≥ {MIN_RUNS} runs"

@@ -16,8 +16,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from scipy import optimize
-from scipy import stats as sps
+from ._scipy import optimize, sps
 
 POWER = 0.80
 
