@@ -32,6 +32,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "coverage": ("stats.coverage", "simulate the intervals' coverage again and rewrite its table"),
     "design": ("stats.design", "rep designs by power: a run's half-widths, and its design simulated at other numbers of reps"),
     # reports (httplab.report)
+    "reports": ("report.execute", "execute and export a run's suite reports (papermill, then HTML and Markdown)"),
     "export-html": ("report.export_html", "export an executed notebook as HTML linking the shared stylesheet"),
     "index": ("report.index", "write reports/index.html"),
     "compare": ("report.compare", "run against run: check, build and summarise a comparison"),

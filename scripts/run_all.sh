@@ -130,29 +130,17 @@ report_jobs() {
     echo "$jobs"
 }
 
-# report_one SUITE OUT: its notebook executed by papermill into OUT/<suite>.ipynb, then exported.
-report_one() {
-    local suite=$1 out=$2 nb py
-    py=$(lab_python)
-    nb=$(suite_notebook "$suite")
-    log "papermill ${nb#"$LAB_ROOT"/} (suite $suite, run $(basename "$RUN_DIR"))"
-    (cd "$LAB_ROOT" && "$(dirname "$py")/papermill" -k httplab --cwd "$LAB_ROOT" \
-        "$nb" "$out/$suite.ipynb" -p suite "$suite" -p run_dir "$RUN_DIR" -p out_dir "$DATA_ROOT/$(basename "$RUN_DIR")" >/dev/null) ||
-        { log "error: the $suite report failed (papermill, above)"; return 1; }
-    export_report "$out/$suite.ipynb" "$out" || { log "error: exporting the $suite report failed (above)"; return 1; }
-}
-
 # make_reports: one executed notebook per suite whose parts the run has (reports/<run>/<suite>.ipynb,
-# not committed), exported without code to Markdown and HTML (export_report, lib/report.sh).
-# The notebooks read only data/ and write only their own files, so REPORT_JOBS of them (default: the
-# machine's cores, at most 4) run at once: a notebook is one Python process, mostly its kernel's
-# start and imports, and on two cores the five reports of a run take about half as long.
+# not committed), exported without code to Markdown and HTML. The notebooks read only data/ and
+# write only their own files, so REPORT_JOBS of them (default: the machine's cores, at most 4) run
+# at once, all driven by one process (python -m httplab reports: papermill and nbconvert imported
+# once, not once per report); on two cores the nine reports of a quick run take about half as long.
 make_reports() {
-    local part suite out py run_id done_suites=" " jobs running=0 failed=0
+    local part suite out py run_id done_suites=" " reports=() jobs
     py=$(lab_python)
+    jobs=$(report_jobs)
     run_id=$(basename "$RUN_DIR")
     out=$REPORTS_ROOT/$run_id
-    jobs=$(report_jobs)
     mkdir -p "$out"
     # The one build step: raw/<run_id>/ → data/<run_id>/ (the tidy and statistics frames and the
     # run's facts); the notebooks read only that. A statistics error stops here, before any report.
@@ -164,12 +152,14 @@ make_reports() {
         [[ -n $suite ]] || { log "note: part $part of run $run_id belongs to no suite of suites/; not reported"; continue; }
         [[ $done_suites == *" $suite "* ]] && continue   # a suite of several parts is reported once
         done_suites+="$suite "
-        if (( running >= jobs )); then wait -n || failed=1; running=$(( running - 1 )); fi
-        report_one "$suite" "$out" &
-        running=$(( running + 1 ))
+        reports+=("$suite=$(suite_notebook "$suite")")
     done
-    while (( running > 0 )); do wait -n || failed=1; running=$(( running - 1 )); done
-    (( failed == 0 )) || die "a report of run $run_id failed (above); the others are in $out/"
+    if (( ${#reports[@]} )); then
+        (cd "$LAB_ROOT" && "$py" -m httplab reports "${reports[@]}" --run-dir "$RUN_DIR" \
+            --data-dir "$DATA_ROOT/$run_id" --out "$out" --reports-root "$REPORTS_ROOT" \
+            --templates "$LAB_ROOT/notebooks/templates" --cwd "$LAB_ROOT" --jobs "$jobs") ||
+            die "a report of run $run_id failed (above); the others are in $out/"
+    fi
     "$py" -m httplab index "$REPORTS_ROOT" --raw "$RAW_ROOT"
     log "reports: $out/ and $REPORTS_ROOT/index.html"
 }
