@@ -6,7 +6,9 @@
 #      manifests themselves (every field checked, every start command built);
 #   3. the C server's libFuzzer targets (scripts/fuzz.sh: every committed input replayed, then
 #      each target fuzzed for 6 s, about a minute in all);
-#   4. the Python unit tests (parsers on captured tool output, tidy frames, statistics);
+#   4. the Python unit tests (parsers on captured tool output, tidy frames, statistics), which
+#      time nothing: they start right after the build in the idle scheduling class (SCHED_IDLE,
+#      chrt), beside steps 2, 5 and the attacks, on the CPU time those leave unused;
 #   5. integration tests: those that time nothing (harness faults, scripts, archives), two at a
 #      time; then, one at a time, those against the live sanitized C server on loopback (HTTP/1.1,
 #      h2c, h2spec's conformance suite) and the language servers' routes; the C server's
@@ -17,15 +19,16 @@
 #   6. the pipeline smoke runs: first, alone, the latency suites (oha's open model: capacity,
 #      fractions of it, a shared rate) on two servers; then the main run (run_all.sh with tiny
 #      durations on a few scenarios of the seed suites, into a scratch raw/, data/ and reports/) with,
-#      beside it in the background, the work that times nothing: step 3; step 4 then step 5's
-#      integration tests that time nothing; and the side runs one after the other: the backends
+#      beside it in the background, the work that times nothing: step 3; step 5's integration
+#      tests that time nothing; and the side runs one after the other: the backends
 #      suite (epoll against io_uring) on the C server's two loops and both floors, the scaling suite
 #      on the C server and Go (n = 1 on two cores), the HTTP/3 suite on its four servers (h3load),
 #      the http1 and h2c suites in the netns host mode
 #      (a server and two client namespaces); then, alone, the http1 and h2c suites in the inventory
 #      host mode (Ansible over ssh to stand-in hosts: scripts/inventory_netns.sh);
 #      then checks of every run's data and exported reports (without the smoke stage, steps 3 and
-#      4 run beside each other and step 5 in full at its place);
+#      5 run in full at their places; without the idle class, step 4 runs beside the main run
+#      before step 5's concurrent part, or beside step 3 without a smoke stage);
 #   7. that run's index and reports opened in headless Chromium (tests/browser: images,
 #      legible figures, no horizontal scroll, TOC links, empty sections, missing-value cells);
 #      full-page screenshots are kept in build/screenshots/smoke/;
@@ -225,6 +228,17 @@ SMOKE_COMPANIONS=()
 # in_turn FUNCTION...: each in turn, stopping at the first that fails.
 in_turn() { local f; for f in "$@"; do "$f"; done; }
 
+# The idle scheduling class (SCHED_IDLE) runs a process only on CPU time that no other process
+# wants: a runnable task of the normal class preempts it at once on wake-up. The unit tests time
+# nothing (their one speed check compares CPU times in one process), so they run in that class
+# from the start, beside the stages that run alone (the servers' own tests, the integration tests
+# that time the server, the attacks), which leave much of the two cores idle while they wait on
+# protocol timeouts and paced clients; those stages keep the CPU whenever they ask for it.
+# idle_class_works: whether this machine lets us use the class (a container may not).
+idle_class_works() { chrt --idle 0 true 2>/dev/null; }
+# idle_class FUNCTION...: the functions in the idle class, with every process they start.
+idle_class() { chrt --idle -p 0 "$BASHPID" >/dev/null && in_turn "$@"; }
+
 # the pipeline smoke runs, their checks and the browser check of their reports
 stage_smoke() {
     local companion
@@ -233,6 +247,8 @@ stage_smoke() {
     # The latency suites first, alone: an open-model point is a fraction of the capacity measured just
     # before it, which a neighbour that comes or goes in between makes meaningless (tried: beside the
     # side runs, the C server's 80 % points saturated and its knee had no data).
+    # (the unit tests' idle-class lane, when it has not ended yet, ends first: alone means alone)
+    lane_join_all
     step "pipeline smoke run: the latency suites (alone)"
     smoke_latency "$SCRATCH"
     # Then the rest at once. A smoke run checks the pipeline, not the figures, and its points take
@@ -292,29 +308,40 @@ main() {
     done
     selected() { [[ -z $only || ",$only," == *",$1,"* ]]; }
     trap lanes_end EXIT
-    # The fuzzers' 6 s per target are wall-clock seconds, and the unit tests and the concurrent
-    # integration tests time nothing a neighbour could disturb: with the smoke stage, they run beside
-    # its main run (stage_smoke), the fuzzers in one lane and the unit tests then the concurrent
-    # integration tests in another; without it, the fuzzers run beside the unit tests.
+    # The unit tests run from here on in a lane of the idle class (idle_class, above), beside the
+    # stages that follow, when the machine allows it; the smoke stage joins the lane before its
+    # first run (so does the end of the tests without a smoke stage).
+    local unit_lane=false
+    if selected unit && idle_class_works; then
+        unit_lane=true
+        lane_start unit "the Python unit tests (idle scheduling class)" idle_class stage_unit
+    fi
+    # The fuzzers' 6 s per target are wall-clock seconds, and the concurrent integration tests time
+    # nothing a neighbour could disturb: with the smoke stage, they run beside its main run
+    # (stage_smoke), each in a lane of its own (with the unit tests before the integration tests
+    # when those could not run in the idle class); without it, the fuzzers run beside the unit
+    # tests when those run in the foreground.
     if selected smoke; then
         selected fuzz && SMOKE_COMPANIONS+=(stage_fuzz)
-        local lane=()                        # the unit tests, then the concurrent integration tests
-        selected unit && lane+=(stage_unit)
+        local lane=()
+        selected unit && ! $unit_lane && lane+=(stage_unit)
         selected integration && lane+=(integration_concurrent)
         (( ${#lane[@]} == 0 )) || SMOKE_COMPANIONS+=("${lane[*]}")
     fi
     for stage in "${STAGES[@]}"; do
         selected "$stage" || continue
+        [[ $stage == unit ]] && $unit_lane && continue         # in the idle-class lane
         if selected smoke; then
             case $stage in
                 fuzz|unit)   continue ;;                       # in the smoke stage's lanes
                 integration) integration_alone; continue ;;    # its concurrent part is too
             esac
         fi
-        if [[ $stage == fuzz ]] && selected unit; then lane_start fuzz "the fuzzers" stage_fuzz; continue; fi
+        if [[ $stage == fuzz ]] && selected unit && ! $unit_lane; then lane_start fuzz "the fuzzers" stage_fuzz; continue; fi
         "stage_$stage"
         if [[ $stage == unit ]]; then lane_join_all; fi
     done
+    lane_join_all
 
     step "no process left behind (servers, load tools, fuzzers)"
     local left; left=$(leftover_processes)
