@@ -240,6 +240,7 @@ PLAN_OHA_S=0.25         # an oha point, per second of its run: its request datab
 PLAN_TLS_S=0.05         # a TLS point: the negotiated-TLS probe (openssl s_client)
 PLAN_SERVER_S=0.4       # every server start: start, readiness polls, the verify gate, stop
 PLAN_PART_S=2.5         # every part: bench.sh, the host state at start and end (0.5 s each), order
+PLAN_CANARY_S=0.8       # every canary, beyond its three parts' seconds: the programs' and the floor's start
 
 # suite_plan: "POINTS SECONDS": the number of points suite_run would measure now and their
 # estimated time, the part's fixed costs included ("0 0" for a complete suite or none selected).
@@ -259,12 +260,27 @@ suite_plan() {
         done
     done
     (( ${#tools[@]} )) || { echo "0 0"; return 0; }
+    # the machine's canary: at the start, halfway and at the end (canary_moments), three parts each
+    local canaries=0
+    [[ ${LAB_CANARY:-1} == 1 ]] && canaries=$(canary_moments | wc -w)
     printf '%s\n' "${tools[@]}" | awk -v d="$DURATION" -v w="$WARMUP" -v lat="$(lat_duration)" -v lw="$LAT_WARMUP_S" -v tls="$TLS" \
         -v k="$starts" -v p="$PLAN_POINT_S" -v h2="$PLAN_H2LOG_S" -v oha="$PLAN_OHA_S" -v t="$PLAN_TLS_S" \
-        -v srv="$PLAN_SERVER_S" -v part="$PLAN_PART_S" '
+        -v srv="$PLAN_SERVER_S" -v part="$PLAN_PART_S" -v cn="$canaries" -v cs="$(canary_seconds)" -v co="$PLAN_CANARY_S" '
         { n++; s += d + w + p + (tls == "true" ? t : 0) + ($1 == "h2load" ? lat + lw + h2 : 0) + ($1 == "oha" ? oha * (d + w) : 0) }
-        END { printf "%d %d\n", n, s + k * srv + part + 0.5 }'
+        END { printf "%d %d\n", n, s + k * srv + part + cn * (3 * cs + co) + 0.5 }'
 }
+
+# canary_moments: when a suite measures the machine's canary (scripts/lib/canary.sh): at the start;
+# halfway (after the middle rep) in every profile but the quick one, with more than one rep; at the
+# end, but in the quick profile with one rep, whose suite lasts seconds, over which a drift says
+# nothing.
+canary_moments() {
+    local m=start
+    (( REPS > 1 )) && [[ ${PROFILE:-full} != quick ]] && m+=" mid"
+    (( REPS > 1 )) || [[ ${PROFILE:-full} != quick ]] && m+=" end"
+    echo "$m"
+}
+canary_at() { [[ " $(canary_moments) " == *" $1 "* ]]; }
 
 # plan_text SECONDS: "about 4 min" (under 2 min: "about 75 s").
 plan_text() {
@@ -431,14 +447,13 @@ suite_run() {
         done
         TODO_BLOCK=
         # (not in the quick profile, which checks the pipeline: the start and the end say it works)
-        if (( REPS > 1 && rep == (REPS + 1) / 2 )) && [[ ${PROFILE:-full} != quick ]]; then
+        if (( rep == (REPS + 1) / 2 )) && canary_at mid; then
             SUITE_AT="the canary halfway through the suite"
             canary mid
         fi
     done
-    # (the quick profile with one rep has none: its suite lasts seconds, over which a drift says
-    # nothing, and the start's figures already show the machine; with more reps it has one)
-    if (( REPS > 1 )) || [[ ${PROFILE:-full} != quick ]]; then
+    # (the quick profile with one rep has none: the start's figures already show the machine)
+    if canary_at end; then
         SUITE_AT="the canary at the end of the suite"
         canary end
     fi
