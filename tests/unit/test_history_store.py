@@ -137,3 +137,19 @@ def test_a_flat_history_flags_nothing(tmp_path):
     hist = page.build(data)
     assert hist.flags == [] and hist.tested == 2
     assert "No change point flagged" in page.index_html(hist)
+
+
+def test_a_run_built_into_two_folders_counts_once(history_data, tmp_path, capsys):
+    """A copy of a run's data/ folder beside the original (data/backup/) is one run, read from the
+    folder named after it and the copy named on stderr; the page is drawn as without the copy
+    (the index crashed on the duplicate run id)."""
+    import shutil
+    data, ids = history_data
+    shutil.copytree(data / ids[3], data / "0-backup")
+    assert store.run_folders(data) == sorted(data / i for i in ids)
+    assert f"{data / '0-backup'} holds run {ids[3]} as {data / ids[3]} does; left out" in capsys.readouterr().err
+    assert list(store.identity(data)["run_id"]) == ids
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    hist = page.write_history_page(reports, None, data)
+    assert [(f.server, f.run_id) for f in hist.flags] == [("evloop", ids[7])]

@@ -23,6 +23,7 @@ new identity column is one entry of IDENTITY: every view picks it up.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -97,9 +98,28 @@ IDENTITY: dict[str, Callable[[dict], Any]] = {
 }
 
 
+def _run_doc(folder: Path) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """(run_id, run.json, its meta) of a data/<run_id>/ folder."""
+    doc = json.loads((folder / "run.json").read_text(encoding="utf-8"))
+    meta = doc.get("meta") if isinstance(doc.get("meta"), dict) else {}
+    return str(doc.get("run_id") or meta.get("run_id") or folder.name), doc, meta
+
+
 def run_folders(data_root: Path) -> list[Path]:
-    """data/<run_id>/ folders with a run.json (the build step's output), by name."""
-    return sorted(p.parent for p in Path(data_root).glob("*/run.json"))
+    """data/<run_id>/ folders with a run.json (the build step's output), by name, one per run: a run
+    built into two folders (a copy kept beside the original, say) counts once, from the folder
+    named after it (else the first by name); the others are named on stderr and left out, since the
+    same figures twice would read as two runs."""
+    chosen: dict[str, Path] = {}
+    for folder in sorted(p.parent for p in Path(data_root).glob("*/run.json")):
+        run_id = _run_doc(folder)[0]
+        kept = chosen.get(run_id)
+        if kept is None or (folder.name == run_id and kept.name != run_id):
+            chosen[run_id] = folder
+            kept, folder = folder, kept
+        if folder is not None:
+            print(f"history: {folder} holds run {run_id} as {kept} does; left out", file=sys.stderr)
+    return sorted(chosen.values())
 
 
 def identity(data_root: Path, reports_dir: Path | None = None, raw_root: Path | None = None) -> pd.DataFrame:
@@ -111,9 +131,7 @@ def identity(data_root: Path, reports_dir: Path | None = None, raw_root: Path | 
     ref = ref_file.read_text(encoding="utf-8").strip() if ref_file is not None and ref_file.is_file() else ""
     rows = []
     for d in run_folders(data_root):
-        doc = json.loads((d / "run.json").read_text(encoding="utf-8"))
-        meta = doc.get("meta") if isinstance(doc.get("meta"), dict) else {}
-        run_id = str(doc.get("run_id") or meta.get("run_id") or d.name)
+        run_id, _, meta = _run_doc(d)
         row: dict[str, Any] = {"run_id": run_id}
         row.update({col: read(meta) for col, read in IDENTITY.items()})
         st = statuses.get(run_id)
