@@ -268,6 +268,9 @@ main() {
     # Only the servers the run will start: a server that is being edited and does not build
     # stops no run that leaves it out.
     $skip_build || "$LAB_ROOT/scripts/build.sh" "${BUILD_FLAGS[@]}"
+    # the manifests, read once for every part (load_servers)
+    load_servers
+    export LAB_SERVERS_DECL
     default_cpu_sets
 
     if [[ -n $run_id ]]; then RUN_DIR=$RAW_ROOT/$run_id
