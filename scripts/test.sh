@@ -6,9 +6,9 @@
 #      manifests themselves (every field checked, every start command built);
 #   3. the C server's libFuzzer targets (scripts/fuzz.sh: every committed input replayed, then
 #      each target fuzzed for 6 s, about a minute in all);
-#   4. the Python unit tests (parsers on captured tool output, tidy frames, statistics), which
-#      time nothing: they start right after the build in the idle scheduling class (SCHED_IDLE,
-#      chrt), beside steps 2, 5 and the attacks, on the CPU time those leave unused;
+#   4. the Python unit tests (parsers on captured tool output, tidy frames, statistics);
+#      steps 4 then 3 time nothing: they run after step 2 in the idle scheduling class
+#      (SCHED_IDLE, chrt), beside step 5 and the attacks, on the CPU time those leave unused;
 #   5. integration tests: those that time nothing (harness faults, scripts, archives), two at a
 #      time; then, one at a time, those against the live sanitized C server on loopback (HTTP/1.1,
 #      h2c, h2spec's conformance suite) and the language servers' routes; the C server's
@@ -19,7 +19,7 @@
 #   6. the pipeline smoke runs: first, alone, the latency suites (oha's open model: capacity,
 #      fractions of it, a shared rate) on two servers; then the main run (run_all.sh with tiny
 #      durations on a few scenarios of the seed suites, into a scratch raw/, data/ and reports/) with,
-#      beside it in the background, the work that times nothing: step 3; step 5's integration
+#      beside it in the background, the work that times nothing: step 5's integration
 #      tests that time nothing; and the side runs one after the other: the backends
 #      suite (epoll against io_uring) on the C server's two loops and both floors, the scaling suite
 #      on the C server and Go (n = 1 on two cores), the HTTP/3 suite on its four servers (h3load),
@@ -27,8 +27,8 @@
 #      (a server and two client namespaces); then, alone, the http1 and h2c suites in the inventory
 #      host mode (Ansible over ssh to stand-in hosts: scripts/inventory_netns.sh);
 #      then checks of every run's data and exported reports (without the smoke stage, steps 3 and
-#      5 run in full at their places; without the idle class, step 4 runs beside the main run
-#      before step 5's concurrent part, or beside step 3 without a smoke stage);
+#      5 run in full at their places; without the idle class, steps 3 and 4 run beside the main
+#      run, or step 3 beside step 4 without a smoke stage);
 #   7. that run's index and reports opened in headless Chromium (tests/browser: images,
 #      legible figures, no horizontal scroll, TOC links, empty sections, missing-value cells);
 #      full-page screenshots are kept in build/screenshots/smoke/;
@@ -308,36 +308,43 @@ main() {
     done
     selected() { [[ -z $only || ",$only," == *",$1,"* ]]; }
     trap lanes_end EXIT
-    # The unit tests run from here on in a lane of the idle class (idle_class, above), beside the
-    # stages that follow, when the machine allows it; the smoke stage joins the lane before its
-    # first run (so does the end of the tests without a smoke stage).
-    local unit_lane=false
-    if selected unit && idle_class_works; then
-        unit_lane=true
-        lane_start unit "the Python unit tests (idle scheduling class)" idle_class stage_unit
+    # The unit tests and the fuzzers time nothing a neighbour could disturb (the fuzzers' 6 s per
+    # target are wall-clock seconds: they explore less on a busy machine, and replay every committed
+    # input whatever the load): when the machine allows it, they run one after the other in a lane
+    # of the idle class (idle_class, above) beside the stages that follow the servers' own tests
+    # (those build the C server in its tree, as the fuzzers do: two makes never share a tree). The
+    # smoke stage joins the lane before its first run; so does the end of the tests without one.
+    local idle=() idle_started=false
+    if idle_class_works; then
+        selected unit && idle+=(stage_unit)
+        selected fuzz && idle+=(stage_fuzz)
     fi
-    # The fuzzers' 6 s per target are wall-clock seconds, and the concurrent integration tests time
-    # nothing a neighbour could disturb: with the smoke stage, they run beside its main run
-    # (stage_smoke), each in a lane of its own (with the unit tests before the integration tests
-    # when those could not run in the idle class); without it, the fuzzers run beside the unit
-    # tests when those run in the foreground.
+    in_idle() { [[ " ${idle[*]} " == *" stage_$1 "* ]]; }
+    # Without the idle class, the concurrent integration tests, the unit tests before them and the
+    # fuzzers run beside the smoke stage's main run, each lane on its own; without a smoke stage
+    # either, the fuzzers run beside the unit tests.
     if selected smoke; then
-        selected fuzz && SMOKE_COMPANIONS+=(stage_fuzz)
+        selected fuzz && ! in_idle fuzz && SMOKE_COMPANIONS+=(stage_fuzz)
         local lane=()
-        selected unit && ! $unit_lane && lane+=(stage_unit)
+        selected unit && ! in_idle unit && lane+=(stage_unit)
         selected integration && lane+=(integration_concurrent)
         (( ${#lane[@]} == 0 )) || SMOKE_COMPANIONS+=("${lane[*]}")
     fi
     for stage in "${STAGES[@]}"; do
         selected "$stage" || continue
-        [[ $stage == unit ]] && $unit_lane && continue         # in the idle-class lane
+        if [[ $stage != servers ]] && ! $idle_started && (( ${#idle[@]} )); then
+            idle_started=true
+            lane_start idle "$(printf '%s' "${idle[*]}" | sed 's/stage_//g; s/ / then /') (idle scheduling class)" \
+                idle_class "${idle[@]}"
+        fi
+        in_idle "$stage" && continue
         if selected smoke; then
             case $stage in
                 fuzz|unit)   continue ;;                       # in the smoke stage's lanes
                 integration) integration_alone; continue ;;    # its concurrent part is too
             esac
         fi
-        if [[ $stage == fuzz ]] && selected unit && ! $unit_lane; then lane_start fuzz "the fuzzers" stage_fuzz; continue; fi
+        if [[ $stage == fuzz ]] && selected unit && ! in_idle unit; then lane_start fuzz "the fuzzers" stage_fuzz; continue; fi
         "stage_$stage"
         if [[ $stage == unit ]]; then lane_join_all; fi
     done
