@@ -12,6 +12,7 @@ import pytest
 
 from aioquic.buffer import encode_uint_var
 from aioquic.h3.connection import ErrorCode, FrameType, StreamType, encode_frame
+from aioquic.quic.packet import QuicErrorCode
 from evloop_process import finish
 from quic_client import RawH3, qpack_int
 from test_evloop_h3 import cert, start  # noqa: F401 (the certificate fixture)
@@ -184,8 +185,11 @@ def test_a_request_body_too_slow_to_arrive_is_answered_408(cert):  # noqa: F811
 def test_held_header_blocks_past_the_connection_memory_close_that_connection_only(cert):  # noqa: F811
     """100 request streams each send 13,000 bytes of a 14,000-byte header field and stop: nghttp3
     keeps each partial block (1.6 MB for the connection without a cap), so at --h3-conn-memory
-    512 KiB an allocation is refused and that connection is closed with H3_INTERNAL_ERROR; a
-    connection made before it and one made after it are served, and the server lives on."""
+    512 KiB an allocation is refused and that connection is closed: with H3_INTERNAL_ERROR when
+    nghttp3's allocation was the one refused, with the transport's INTERNAL_ERROR when ngtcp2's was
+    (it buffers the same streams' data; which of the two crosses the cap first depends on how the
+    packets arrived, and a test-command run saw each). A connection made before it and one made
+    after it are served, and the server lives on."""
     s = start(cert, "--h3-conn-memory", str(512 << 10))
     try:
         before = RawH3(s.port)
@@ -197,7 +201,7 @@ def test_held_header_blocks_past_the_connection_memory_close_that_connection_onl
             sid = c.quic.get_next_available_stream_id()
             c.send_raw(sid, encode_uint_var(FrameType.HEADERS) + encode_uint_var(len(block) + 14_000)
                        + block + bytes(13_000))
-        assert c.wait_closed(timeout=5) == ErrorCode.H3_INTERNAL_ERROR
+        assert c.wait_closed(timeout=5) in (ErrorCode.H3_INTERNAL_ERROR, QuicErrorCode.INTERNAL_ERROR)
         after = RawH3(s.port)
         assert after.get("/ping").body == b"pong" and before.get("/ping").body == b"pong"
         assert s.alive(), s.stderr()
