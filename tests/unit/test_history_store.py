@@ -151,5 +151,7 @@ def test_a_run_built_into_two_folders_counts_once(history_data, tmp_path, capsys
     assert list(store.identity(data)["run_id"]) == ids
     reports = tmp_path / "reports"
     reports.mkdir()
+    capsys.readouterr()
     hist = page.write_history_page(reports, None, data)
     assert [(f.server, f.run_id) for f in hist.flags] == [("evloop", ids[7])]
+    assert capsys.readouterr().err.count("0-backup") == 1   # named once per page, not per reader

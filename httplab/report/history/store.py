@@ -122,15 +122,16 @@ def run_folders(data_root: Path) -> list[Path]:
     return sorted(chosen.values())
 
 
-def identity(data_root: Path, reports_dir: Path | None = None, raw_root: Path | None = None) -> pd.DataFrame:
+def identity(data_root: Path, reports_dir: Path | None = None, raw_root: Path | None = None,
+             folders: list[Path] | None = None) -> pd.DataFrame:
     """One row per run in data_root: run_id, IDENTITY's columns, and — when the reports folder (its
     runs.toml) and the raw root (its REFERENCE) are given — status (current or superseded) and
-    reference."""
+    reference. `folders`: run_folders(data_root), when the caller has it already."""
     statuses = read_run_status(reports_dir / RUNS_FILE) if reports_dir is not None else {}
     ref_file = raw_root / "REFERENCE" if raw_root is not None else None
     ref = ref_file.read_text(encoding="utf-8").strip() if ref_file is not None and ref_file.is_file() else ""
     rows = []
-    for d in run_folders(data_root):
+    for d in run_folders(data_root) if folders is None else folders:
         run_id, _, meta = _run_doc(d)
         row: dict[str, Any] = {"run_id": run_id}
         row.update({col: read(meta) for col, read in IDENTITY.items()})
@@ -158,7 +159,10 @@ def connect(data_root: str | Path = "data", reports_dir: str | Path | None = Non
     import duckdb
 
     data_root = Path(data_root)
-    ident = identity(data_root, Path(reports_dir) if reports_dir else None, Path(raw_root) if raw_root else None)
+    # (the folders once: a run built into two of them is named on stderr once)
+    folders = run_folders(data_root)
+    ident = identity(data_root, Path(reports_dir) if reports_dir else None, Path(raw_root) if raw_root else None,
+                     folders)
     if ident.empty:
         raise ValueError(f"{data_root}: no built run (data/<run_id>/run.json); "
                          "build one with python -m httplab build raw/<run_id>")
@@ -166,7 +170,6 @@ def connect(data_root: str | Path = "data", reports_dir: str | Path | None = Non
     con.register("_identity", ident)
     con.execute("CREATE OR REPLACE TABLE run_identity AS SELECT * FROM _identity")
     con.unregister("_identity")
-    folders = run_folders(data_root)
     for frame in FRAMES:
         files = [d / f"{frame}.parquet" for d in folders if (d / f"{frame}.parquet").is_file()]
         if files:
