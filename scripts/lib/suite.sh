@@ -446,7 +446,7 @@ suite_run() {
             done
         done
         TODO_BLOCK=
-        # (not in the quick profile, which checks the pipeline: the start and the end say it works)
+        # (not in the quick profile, which checks the pipeline: canary_moments)
         if (( rep == (REPS + 1) / 2 )) && canary_at mid; then
             SUITE_AT="the canary halfway through the suite"
             canary mid
