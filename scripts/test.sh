@@ -230,9 +230,9 @@ in_turn() { local f; for f in "$@"; do "$f"; done; }
 
 # The idle scheduling class (SCHED_IDLE) runs a process only on CPU time that no other process
 # wants: a runnable task of the normal class preempts it at once on wake-up. The unit tests time
-# nothing (their one speed check compares CPU times in one process), so they run in that class
-# from the start, beside the stages that run alone (the servers' own tests, the integration tests
-# that time the server, the attacks), which leave much of the two cores idle while they wait on
+# nothing (their one speed check compares CPU times in one process), nor do the fuzzers, so they
+# run in that class (main, below) beside the stages that run alone (the integration tests that
+# time the server, the attacks), which leave much of the two cores idle while they wait on
 # protocol timeouts and paced clients; those stages keep the CPU whenever they ask for it.
 # idle_class_works: whether this machine lets us use the class (a container may not).
 idle_class_works() { chrt --idle 0 true 2>/dev/null; }
@@ -247,7 +247,8 @@ stage_smoke() {
     # The latency suites first, alone: an open-model point is a fraction of the capacity measured just
     # before it, which a neighbour that comes or goes in between makes meaningless (tried: beside the
     # side runs, the C server's 80 % points saturated and its knee had no data).
-    # (the unit tests' idle-class lane, when it has not ended yet, ends first: alone means alone)
+    # (the idle-class lane of the unit tests and the fuzzers, when it has not ended yet, ends
+    # first: alone means alone)
     lane_join_all
     step "pipeline smoke run: the latency suites (alone)"
     smoke_latency "$SCRATCH"
