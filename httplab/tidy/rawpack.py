@@ -55,7 +55,20 @@ from .rawhist import HIST_MEMBER, LEGACY_PLACEHOLDERS, PLACEHOLDER  # noqa: F401
 ARCHIVE_SUFFIX = ".tar.xz"
 # Half-written files of an interrupted point (see .gitignore): never archived.
 SCRATCH_FILE = re.compile(r"\.r.*\..*|.*\.tmp")
-XZ_FILTERS = [{"id": lzma.FILTER_LZMA2, "preset": 9 | lzma.PRESET_EXTREME}]
+XZ_PRESET = 9 | lzma.PRESET_EXTREME
+# Preset 9's dictionary is 64 MiB, and the encoder sets up its match finder for all of it whatever
+# the input: 60 ms for each of a quick run's archives of a few KiB (a tenth of the run's packing
+# time), against under a millisecond with a dictionary the input's size. A match never reaches
+# further back than the input's start, so the compressed data are the same (only the header's
+# dictionary size differs): same archive size, same decoder output, and less memory to read it.
+XZ_MIN_DICT = 1 << 12
+
+
+def xz_filters(size: int) -> list[dict[str, int]]:
+    """Preset 9e's LZMA2 filter with its dictionary cut to the smallest power of two ≥ size
+    (at least 4 KiB, at most the preset's own 64 MiB)."""
+    dict_size = min(max(XZ_MIN_DICT, 1 << max(size - 1, 0).bit_length()), 1 << 26)
+    return [{"id": lzma.FILTER_LZMA2, "preset": XZ_PRESET, "dict_size": dict_size}]
 MTIME, FILE_MODE, DIR_MODE = 0, 0o644, 0o755
 VIEW_MARKER = ".rawview.json"
 
@@ -123,7 +136,9 @@ def archive_bytes(dirs: Iterable[str], contents: dict[str, bytes], server: str) 
                 tar.addfile(_tarinfo(name, None))
             else:
                 tar.addfile(_tarinfo(name, len(data)), io.BytesIO(data))
-    return lzma.compress(buf.getvalue(), format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64, filters=XZ_FILTERS)
+    tar_bytes = buf.getvalue()
+    return lzma.compress(tar_bytes, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64,
+                         filters=xz_filters(len(tar_bytes)))
 
 
 @dataclass(frozen=True)
