@@ -39,6 +39,17 @@ def drift(frame: pd.DataFrame, column: str, when: str) -> float:
     return float(other.iloc[0]) / float(start.iloc[0]) - 1
 
 
+def _lengths(row: pd.Series) -> str:
+    """'3 s each', or, where the programs ran shorter than the floor (the quick profile),
+    'the floor 1 s, the CPU loop and the ping-pong 0.25 s'. (Frames built before the column
+    existed have no probe_seconds: one length.)"""
+    s = float(row["seconds"])
+    p = float(row.get("probe_seconds", s))
+    if math.isnan(p) or p == s:
+        return f"{s:g} s each"
+    return f"the floor {s:g} s, the CPU loop and the ping-pong {p:g} s"
+
+
 def part_text(frame: pd.DataFrame) -> str:
     """One part's canary: its start figures, then each later moment's change."""
     start = frame[frame["when"] == "start"]
@@ -46,7 +57,7 @@ def part_text(frame: pd.DataFrame) -> str:
         start = frame.iloc[:1]
     first = start.iloc[0]
     figures = [f"{label} {_fmt(float(first[c]), unit)}" for c, label, unit in PARTS if not math.isnan(float(first[c]))]
-    text = (", ".join(figures) or "no part ran") + f" at the {first['when']} ({float(first['seconds']):g} s each, one run)"
+    text = (", ".join(figures) or "no part ran") + f" at the {first['when']} ({_lengths(first)}, one run)"
     for when in ("mid", "end"):
         moves = [f"{label} {_pct(d)}" for c, label, _ in PARTS if not math.isnan(d := drift(frame, c, when))]
         if moves:

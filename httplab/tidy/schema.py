@@ -165,7 +165,8 @@ run_id            | str   |             | the run: raw/<run_id>/
 suite             | str   |             | the part the canary ran in (as in runs)
 when              | str   |             | start, mid (after the middle rep) or end of the part
 utc               | str   |             | when the canary finished (ISO 8601)
-seconds           | float | s           | the length of each of its three measurements
+seconds           | float | s           | the floor's run length
+probe_seconds     | float | s           | the CPU loop's and the ping-pong's length: seconds, but 0.25 in the quick profile
 server_cpu        | str   |             | the CPU the CPU loop, the ping-pong's echo and the floor responder ran on
 cpu_mops_per_s    | float | 1/µs        | the fixed integer loop's speed, millions of operations per second (NaN when it did not run)
 pingpong_rt_per_s | float | 1/s         | one-byte loopback TCP round trips per second, echo on the server CPU, sender on the first client CPU (NaN when it did not run)

@@ -2,7 +2,8 @@
 # and the end of every suite, so that a run says how fast its machine was while it ran, whether
 # that moved, and so that two runs (two machines) can be compared through it (docs/method.md#canary).
 #
-# Three parts, each LAB_CANARY_SECONDS long (default: the suite's run duration, 1 to 3 s):
+# Three parts, each LAB_CANARY_SECONDS long (default: the suite's run duration, 1 to 3 s), but for
+# the two programs in the quick profile (canary_probe_seconds):
 #   cpu       build/bench/canary cpu: a fixed integer loop on the first server CPU (Mops/s)
 #   pingpong  build/bench/canary pingpong: one byte back and forth over loopback TCP, echoed on the
 #             first server CPU, sent from the first client CPU (round trips/s)
@@ -13,7 +14,7 @@
 # A part that cannot run (a host without build/bench/canary, the inventory mode's remote load) is
 # recorded with its reason; the canary never stops a suite.
 
-# canary_seconds: one part's length.
+# canary_seconds: the floor's run length (and the two programs', outside the quick profile).
 canary_seconds() {
     local s=${LAB_CANARY_SECONDS:-$DURATION}
     (( s < 1 )) && s=1
@@ -21,22 +22,31 @@ canary_seconds() {
     echo "$s"
 }
 
+# canary_probe_seconds: the CPU loop's and the ping-pong's length: canary_seconds, but a quarter of a
+# second in the quick profile (unless LAB_CANARY_SECONDS is set), which checks the pipeline, not the
+# machine: a quick part is seconds long, and its canary had been a fifth of it. A quarter second
+# still holds 5·10^7 loop operations and thousands of round trips here, and the programs time
+# themselves. The floor keeps its second: wrk's shortest run.
+canary_probe_seconds() {
+    if [[ ${PROFILE:-full} == quick && -z ${LAB_CANARY_SECONDS:-} ]]; then echo 0.25; else canary_seconds; fi
+}
+
 # canary_first_cpu LIST: the first CPU a taskset list names ("4-7,9" -> 4).
 canary_first_cpu() { local l=${1%%,*}; echo "${l%%-*}"; }
 
 # canary WHEN: the canary at WHEN (start, mid or end) of the suite, once.
 canary() {
-    local when=$1 dir=$RUN_DIR/$SUITE/canary.$1 s scpu ccpu host bin=$BUILD_DIR/bench/canary
+    local when=$1 dir=$RUN_DIR/$SUITE/canary.$1 s ps scpu ccpu host bin=$BUILD_DIR/bench/canary
     [[ ${LAB_CANARY:-1} == 1 ]] || return 0
     [[ -f $dir/canary.json ]] && return 0
     mkdir -p "$dir"
-    s=$(canary_seconds) scpu=$(canary_first_cpu "$SUITE_SERVER_CPUS") ccpu=$(canary_first_cpu "$CLIENT_CPUS")
+    s=$(canary_seconds) ps=$(canary_probe_seconds) scpu=$(canary_first_cpu "$SUITE_SERVER_CPUS") ccpu=$(canary_first_cpu "$CLIENT_CPUS")
     read -ra host <<<"$(server_host_prefix)"
     local problems=()
     if [[ -x $bin ]]; then
-        "${host[@]}" taskset -c "$scpu" "$bin" cpu "$s" >"$dir/cpu.json.tmp" 2>"$dir/cpu.err" &&
+        "${host[@]}" taskset -c "$scpu" "$bin" cpu "$ps" >"$dir/cpu.json.tmp" 2>"$dir/cpu.err" &&
             mv "$dir/cpu.json.tmp" "$dir/cpu.json" || problems+=("cpu: $(tail -n 1 "$dir/cpu.err")")
-        "${host[@]}" "$bin" pingpong "$s" "$scpu" "$ccpu" >"$dir/pingpong.json.tmp" 2>"$dir/pingpong.err" &&
+        "${host[@]}" "$bin" pingpong "$ps" "$scpu" "$ccpu" >"$dir/pingpong.json.tmp" 2>"$dir/pingpong.err" &&
             mv "$dir/pingpong.json.tmp" "$dir/pingpong.json" || problems+=("pingpong: $(tail -n 1 "$dir/pingpong.err")")
         rm -f "$dir"/*.tmp
         [[ -s $dir/cpu.err ]] || rm -f "$dir/cpu.err"
@@ -52,8 +62,9 @@ canary() {
     local reasons='[]' p
     for p in "${problems[@]}"; do reasons=$(jq --arg p "$p" '. + [$p]' <<<"$reasons"); done
     write_json_once "$dir/canary.json" "$(jq -n --arg when "$when" --arg t "$(utc_now)" --argjson s "$s" \
-        --arg scpu "$scpu" --arg ccpu "$ccpu" --arg cthreads "$CLIENT_THREADS" --argjson problems "$reasons" \
-        '{when: $when, utc: $t, seconds: $s, server_cpu: $scpu, client_cpus: env.CLIENT_CPUS,
+        --argjson ps "$ps" --arg scpu "$scpu" --arg ccpu "$ccpu" --arg cthreads "$CLIENT_THREADS" \
+        --argjson problems "$reasons" \
+        '{when: $when, utc: $t, seconds: $s, probe_seconds: $ps, server_cpu: $scpu, client_cpus: env.CLIENT_CPUS,
           client_threads: ($cthreads | tonumber), send_cpu: $ccpu, problems: $problems}')"
     (( ${#problems[@]} == 0 )) || log "note: canary ($when) of suite $SUITE: ${problems[*]}"
 }

@@ -98,7 +98,9 @@ def test_a_toy_suite_is_one_folder(toy_suite, tmp_path: Path) -> None:
     canary = pd.read_parquet(tmp_path / "data" / run_dir.name / "canary.parquet")
     assert list(canary["when"]) == ["start"] and (canary["problems"] == "").all(), canary.to_dict("records")
     assert (canary[["cpu_mops_per_s", "pingpong_rt_per_s", "floor_req_per_s"]] > 0).all().all()
-    assert "| Canary | CPU loop " in md and "at the start (1 s each, one run)" in md and "at the end:" not in md
+    # the quick profile's programs run a quarter second, its floor wrk's one second
+    assert list(canary["probe_seconds"]) == [0.25] and list(canary["seconds"]) == [1.0]
+    assert "| Canary | CPU loop " in md and "at the start (the floor 1 s, the CPU loop and the ping-pong 0.25 s, one run)" in md and "at the end:" not in md
     # nothing outside the suite's folder changed in the working tree
     after = _status() - before
     assert all(p.startswith(f"suites/{name}/") for p in after), sorted(after)

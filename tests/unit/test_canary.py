@@ -31,7 +31,7 @@ Transfer/sec:      5.52MB
 
 
 def write_canary(run: Path, part: str, when: str, cpu: float | None, rt: float | None, wrk: str | None,
-                 problems: tuple[str, ...] = ()) -> None:
+                 problems: tuple[str, ...] = (), probe_seconds: float | None = None) -> None:
     d = run / part / f"canary.{when}"
     d.mkdir(parents=True)
     if cpu is not None:
@@ -42,9 +42,11 @@ def write_canary(run: Path, part: str, when: str, cpu: float | None, rt: float |
                                                      "round_trips_per_s": rt, "echo_cpu": 0, "send_cpu": 1}) + "\n")
     if wrk is not None:
         (d / "floor.stdout.txt").write_text(wrk)
-    (d / "canary.json").write_text(json.dumps({"when": when, "utc": "2026-11-26T05:00:00Z", "seconds": 1,
-                                               "server_cpu": "0", "client_cpus": "1", "client_threads": 1,
-                                               "send_cpu": "1", "problems": list(problems)}) + "\n")
+    doc = {"when": when, "utc": "2026-11-26T05:00:00Z", "seconds": 1, "server_cpu": "0", "client_cpus": "1",
+           "client_threads": 1, "send_cpu": "1", "problems": list(problems)}
+    if probe_seconds is not None:
+        doc["probe_seconds"] = probe_seconds
+    (d / "canary.json").write_text(json.dumps(doc) + "\n")
 
 
 def test_a_part_with_its_three_moments(tmp_path):
@@ -62,6 +64,21 @@ def test_a_part_with_its_three_moments(tmp_path):
     assert text.startswith("CPU loop 160.0 Mops/s, loopback ping-pong 24,000 round trips/s, floor 75,188 req/s at the start")
     assert "at the end: CPU loop −6.2 %" in text and "floor −20.2 %" in text
     assert canary_warnings(df, ["http1"]) == ["the canary's floor fell 20.2 % from the start to the end of `http1`"]
+
+
+def test_the_quick_profiles_shorter_programs_are_said(tmp_path):
+    """probe_seconds (the CPU loop's and the ping-pong's length) is read where canary.json has it,
+    else it is the one length of the canaries written before it; the header names both lengths."""
+    run = tmp_path / "r1"
+    write_canary(run, "http1", "start", 160.0, 24000.0, WRK, probe_seconds=0.25)
+    write_canary(run, "h2c", "start", 160.0, 24000.0, WRK)
+    df = load_canary(run, ["http1", "h2c"], {"run_id": "r1"})
+    schema.validate(df, "canary")
+    assert list(df["probe_seconds"]) == [0.25, 1.0] and list(df["seconds"]) == [1.0, 1.0]
+    assert "at the start (the floor 1 s, the CPU loop and the ping-pong 0.25 s, one run)" in canary_text(df, ["http1"])
+    assert "at the start (1 s each, one run)" in canary_text(df, ["h2c"])
+    # a frame built before the column existed reads as one length
+    assert "(1 s each, one run)" in canary_text(df.drop(columns="probe_seconds"), ["h2c"])
 
 
 def test_a_floor_run_with_errors_is_failed_not_a_figure(tmp_path):
