@@ -56,11 +56,11 @@ count_points() {
 }
 
 # PLAN_REPORT_S, PLAN_NOTEBOOK_S: the planned duration's figures for what follows the points:
-# packing, the build step and the index (about 20 s), then one notebook with its two exports per
-# suite (about 7 s each), measured on the two-core lab machine with quick runs; they run
+# packing, the build step and the index (about 13 s), then one notebook with its two exports per
+# suite (about 4 s each), measured on the two-core lab machine with quick runs; they run
 # REPORT_JOBS at a time (make_reports), which is counted as that many rounds fewer.
-PLAN_REPORT_S=20
-PLAN_NOTEBOOK_S=7
+PLAN_REPORT_S=13
+PLAN_NOTEBOOK_S=4
 
 # A suite that stops (a server died, a tool hung, the disk is full) leaves the run to go on with
 # the next suite, then to pack and report what was finished. A signal (Ctrl-C, SIGTERM) stops the

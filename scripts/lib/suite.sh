@@ -77,9 +77,14 @@ suite_order() {
 host_state() {
     local file=$RUN_DIR/$SUITE/host.$1.json
     [[ -f $file ]] && return 0
-    on_client "$(lab_python)" -m httplab host-state --exclude-pid $$ >"$file.tmp" 2>/dev/null &&
+    on_client "$(lab_python)" -m httplab host-state --exclude-pid $$ --sample "$(host_sample_seconds)" >"$file.tmp" 2>/dev/null &&
         mv "$file.tmp" "$file" || { rm -f "$file.tmp"; log "note: host state ($1) could not be read"; }
 }
+
+# host_sample_seconds: how long host_state watches the other processes' CPU time: half a second,
+# a fifth in the quick profile, whose parts last seconds (a neighbour busy enough to matter shows
+# in a fifth of a second as well; each point's window records the foreign CPU time besides).
+host_sample_seconds() { if [[ ${PROFILE:-full} == quick ]]; then echo 0.2; else echo 0.5; fi; }
 
 # scenario_selected: --scenarios takes a comma-separated list of globs; a glob written SUITE:GLOB
 # applies to that suite only (one run_all line can pick different scenarios in two suites whose ids
@@ -234,13 +239,13 @@ suite_exit() {
 # timestamps of scripts/bench.sh quick runs; docs/running.md, "What a run costs"). An estimate: a
 # busy machine, slow-starting servers, or the netns and inventory host modes take longer.
 PLAN_POINT_S=0.35       # every point: the tools' start and exit, the window's reads, the check, raw files
-PLAN_H2LOG_S=0.45       # an h2load point: its per-request log compacted (python -m httplab h2log)
+PLAN_H2LOG_S=0.15       # an h2load point: its per-request log compacted (python -m httplab h2log)
 PLAN_OHA_S=0.25         # an oha point, per second of its run: its request database read into a histogram
                         # (0.25 s for a quick point; 1 s at 3 s + 1 s, as the full latency run took)
 PLAN_TLS_S=0.05         # a TLS point: the negotiated-TLS probe (openssl s_client)
 PLAN_SERVER_S=0.4       # every server start: start, readiness polls, the verify gate, stop
-PLAN_PART_S=2.5         # every part: bench.sh, the host state at start and end (0.5 s each), order
-PLAN_CANARY_S=0.8       # every canary, beyond its three parts' seconds: the programs' and the floor's start
+PLAN_PART_S=0.6         # every part: bench.sh, the order, the host state's two starts; plus its two samples
+PLAN_CANARY_S=0.5       # every canary, beyond its three parts' seconds: the programs' and the floor's start
 
 # suite_plan: "POINTS SECONDS": the number of points suite_run would measure now and their
 # estimated time, the part's fixed costs included ("0 0" for a complete suite or none selected).
@@ -265,9 +270,9 @@ suite_plan() {
     [[ ${LAB_CANARY:-1} == 1 ]] && canaries=$(canary_moments | wc -w)
     printf '%s\n' "${tools[@]}" | awk -v d="$DURATION" -v w="$WARMUP" -v lat="$(lat_duration)" -v lw="$LAT_WARMUP_S" -v tls="$TLS" \
         -v k="$starts" -v p="$PLAN_POINT_S" -v h2="$PLAN_H2LOG_S" -v oha="$PLAN_OHA_S" -v t="$PLAN_TLS_S" \
-        -v srv="$PLAN_SERVER_S" -v part="$PLAN_PART_S" -v cn="$canaries" -v cs="$(canary_seconds)" -v co="$PLAN_CANARY_S" '
+        -v srv="$PLAN_SERVER_S" -v part="$(awk -v b="$PLAN_PART_S" -v h="$(host_sample_seconds)" 'BEGIN { print b + 2 * h }')" -v cn="$canaries" -v cs="$(canary_seconds)" -v cp="$(canary_probe_seconds)" -v co="$PLAN_CANARY_S" '
         { n++; s += d + w + p + (tls == "true" ? t : 0) + ($1 == "h2load" ? lat + lw + h2 : 0) + ($1 == "oha" ? oha * (d + w) : 0) }
-        END { printf "%d %d\n", n, s + k * srv + part + cn * (3 * cs + co) + 0.5 }'
+        END { printf "%d %d\n", n, s + k * srv + part + cn * (cs + 2 * cp + co) + 0.5 }'
 }
 
 # canary_moments: when a suite measures the machine's canary (scripts/lib/canary.sh): at the start;
