@@ -48,6 +48,7 @@ def run_one(job: Job, run_dir: Path, data_dir: Path, out: Path, reports_root: Pa
     import papermill
 
     executed = out / f"{job.suite}.ipynb"
+    t0 = time.monotonic()
     log(f"papermill {job.notebook} (suite {job.suite}, run {run_dir.name})")
     try:
         papermill.execute_notebook(str(job.notebook), str(executed), kernel_name=KERNEL, cwd=str(cwd),
@@ -62,6 +63,7 @@ def run_one(job: Job, run_dir: Path, data_dir: Path, out: Path, reports_root: Pa
         export_html.export_markdown(executed, out, templates)
     except Exception as exc:
         return f"exporting the {job.suite} report failed: {exc!r}"
+    log(f"report {job.suite}: executed and exported in {time.monotonic() - t0:.1f} s")
     return None
 
 
