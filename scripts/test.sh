@@ -24,7 +24,8 @@
 #      suite (epoll against io_uring) on the C server's two loops and both floors, the scaling suite
 #      on the C server and Go (n = 1 on two cores), the HTTP/3 suite on its four servers (h3load),
 #      the http1 and h2c suites in the netns host mode
-#      (a server and two client namespaces); then, alone, the http1 and h2c suites in the inventory
+#      (a server and two client namespaces), the versus suites (their /ping points, five reps with
+#      the A/A copy, as the main run measures the seed suites); then, alone, the http1 and h2c suites in the inventory
 #      host mode (Ansible over ssh to stand-in hosts: scripts/inventory_netns.sh);
 #      then checks of every run's data and exported reports (without the smoke stage, steps 3 and
 #      5 run in full at their places; without the idle class, steps 3 and 4 run beside the main
@@ -140,12 +141,24 @@ smoke_main() {
     # their epoll twins (in the http1 suite they would add a fifth of its points and test nothing new).
     RAW_ROOT=$dir/raw DATA_ROOT=$dir/data REPORTS_ROOT=$dir/reports \
         "$LAB_ROOT/scripts/run_all.sh" --skip-setup --skip-build --new --quick --aa --reps 5 --duration 1 --warmup 0 \
-        --suites http1,h2c,https,languages,versus --servers "$(manifest_tool list | awk '$1 !~ /_uring$/ { print $1 }' | paste -sd,)" \
+        --suites http1,h2c,https,languages --servers "$(smoke_servers)" \
         --scenarios 'get_ping_c100,post_echo_b4096_c100,get_ping_pipe16_c100,h1_get_ping_c100,h2_get_ping_c100,get_root_c100'
-    # (each suite runs those of these scenario ids it has: all six suites get some; the versus
-    # suites their /ping points)
+    # (each suite runs those of these scenario ids it has: all four get some)
     # The machine's canary (scripts/lib/canary.sh) runs in this run, in each of its parts; the other
     # smoke runs leave it out (LAB_CANARY=0), which saves a minute of the test command.
+}
+
+# smoke_servers: every server but the io_uring variants, comma-separated.
+smoke_servers() { manifest_tool list | awk '$1 !~ /_uring$/ { print $1 }' | paste -sd,; }
+
+# smoke_versus DIR: the versus suites (h2c and TLS) on their /ping points, as the main run measures
+# the seed suites (five reps, the A/A copy), into DIR/versus. Their own run, in the side lane: in
+# the main run they were its last 75 points, three minutes of the test command's longest lane.
+smoke_versus() {
+    local dir=$1
+    LAB_CANARY=0 RAW_ROOT=$dir/versus/raw DATA_ROOT=$dir/versus/data REPORTS_ROOT=$dir/versus/reports \
+        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --skip-build --new --quick --aa --reps 5 --duration 1 --warmup 0 \
+        --suites versus --servers "$(smoke_servers)" --scenarios 'get_ping_c100,h1_get_ping_c100,h2_get_ping_c100'
 }
 
 # smoke_latency DIR: the latency suites (oha, open model) on their own: every kind of point (the
@@ -188,6 +201,10 @@ smoke_side() {
         "$LAB_ROOT/scripts/run_all.sh" --skip-setup --skip-build --new --quick --hosts netns --clients 2 --suites http1,h2c \
         --servers evloop,go --scenarios get_ping_c100,get_ping_pipe16_c100,post_echo_b4096_c100 \
         --reps 1 --duration 1 --warmup 0
+    # The versus suites last: by then the concurrent integration tests have ended, and the main run
+    # is the one neighbour of their TLS points (h2load hangs against a TLS server when a handshake
+    # outlasts its window: docs/architecture.md, "Tried and left").
+    smoke_versus "$dir"
 }
 
 # Lanes: stages run in the background beside another, each with its output in a file of its own
@@ -259,7 +276,7 @@ stage_smoke() {
     # flag is for, and the checks below read the flags, not the figures. (The side runs beside it
     # once made h2load's latency run hang, when a client was still in its TLS handshake as its window
     # ended; that run now opens its window after a warm-up: scripts/lib/measure.sh.)
-    lane_start side "the side smoke runs (backends, scaling, h3, netns)" smoke_side "$SCRATCH"
+    lane_start side "the side smoke runs (backends, scaling, h3, netns, versus)" smoke_side "$SCRATCH"
     for companion in "${SMOKE_COMPANIONS[@]}"; do
         # shellcheck disable=SC2086  # a list of function names
         lane_start "${companion%% *}" "${companion// / then }" in_turn $companion
@@ -274,7 +291,7 @@ stage_smoke() {
     # (limit 100 ms), as it should.
     step "pipeline smoke run: the inventory host mode (alone)"
     inventory_smoke "$SCRATCH/inventory"
-    (cd "$LAB_ROOT" && LAB_SMOKE_DIR=$SCRATCH LAB_LATENCY_SMOKE_DIR=$SCRATCH/latency \
+    (cd "$LAB_ROOT" && LAB_SMOKE_DIR=$SCRATCH LAB_VERSUS_SMOKE_DIR=$SCRATCH/versus LAB_LATENCY_SMOKE_DIR=$SCRATCH/latency \
         LAB_BACKENDS_SMOKE_DIR=$SCRATCH/backends LAB_SCALING_SMOKE_DIR=$SCRATCH/scaling LAB_H3_SMOKE_DIR=$SCRATCH/h3 \
         LAB_NETNS_SMOKE_DIR=$SCRATCH/netns \
         LAB_INVENTORY_SMOKE_DIR=$SCRATCH/inventory "$py" -m pytest -q tests/smoke)
@@ -282,12 +299,13 @@ stage_smoke() {
     step "the smoke run's reports in a browser (headless Chromium)"
     local browser_rc=0
     local dir
-    for dir in "$SCRATCH" "$SCRATCH/latency"; do
+    for dir in "$SCRATCH" "$SCRATCH/latency" "$SCRATCH/versus"; do
         (cd "$LAB_ROOT" && LAB_SMOKE_DIR=$dir LAB_REQUIRE_BROWSER=1 "$py" -m pytest -q tests/browser) || browser_rc=$?
     done
     # The screenshots outlive the scratch dir, so a person can look at them.
     local shots
-    for shots in "$SCRATCH/screenshots:smoke" "$SCRATCH/latency/screenshots:smoke-latency"; do
+    for shots in "$SCRATCH/screenshots:smoke" "$SCRATCH/latency/screenshots:smoke-latency" \
+                 "$SCRATCH/versus/screenshots:smoke-versus"; do
         [[ -d ${shots%%:*} ]] || continue
         rm -rf "$BUILD_DIR/screenshots/${shots##*:}"; mkdir -p "$BUILD_DIR/screenshots"
         cp -r "${shots%%:*}" "$BUILD_DIR/screenshots/${shots##*:}"

@@ -168,31 +168,44 @@ def test_tidy_frame_has_one_ok_row_per_finished_point(run_id: str, report: str) 
     assert latency["count"].sum() > 0
 
 
-def test_every_delta_of_the_smoke_reports_is_a_comparisons_row(run_id: str) -> None:
+# The audits run over the main run's reports and over those of the versus suites' run beside it
+# (LAB_VERSUS_SMOKE_DIR, scripts/test.sh smoke_side).
+@pytest.fixture(scope="module", params=["LAB_SMOKE_DIR", "LAB_VERSUS_SMOKE_DIR"])
+def audited(request: pytest.FixtureRequest) -> tuple[Path, Path]:
+    """(reports/<run_id>/, data/<run_id>/) of one smoke run."""
+    if not os.environ.get(request.param):
+        pytest.skip(f"{request.param} not set (scripts/test.sh sets it)")
+    folder = Path(os.environ[request.param])
+    runs = sorted(p.name for p in (folder / "raw").iterdir() if p.is_dir())
+    assert len(runs) == 1, f"expected one smoke run in {folder}, found {runs}"
+    return folder / "reports" / runs[0], folder / "data" / runs[0]
+
+
+def test_every_delta_of_the_smoke_reports_is_a_comparisons_row(audited: tuple[Path, Path]) -> None:
     """The smoke run's reports print only Δs that are rows of its statistics frames."""
     from httplab.report.audit import unmatched_deltas
 
-    checked, bad = unmatched_deltas(Path(SMOKE) / "reports" / run_id, Path(SMOKE) / "data" / run_id)
+    checked, bad = unmatched_deltas(*audited)
     assert checked > 0, "the smoke reports print no Δ with an interval"
     assert not bad, "\n".join(bad[:20])
 
 
-def test_every_delta_of_the_smoke_reports_carries_its_verdict_and_no_sentence_overstates(run_id: str) -> None:
+def test_every_delta_of_the_smoke_reports_carries_its_verdict_and_no_sentence_overstates(
+        audited: tuple[Path, Path]) -> None:
     """The smoke run's reports: every comparison Δ with its verdict, and no client-bound or A/A
     sentence that the run's data do not support (httplab.report.audit)."""
     from httplab.report.audit import unsupported_sentences, unverdicted_deltas
 
-    reports, data = Path(SMOKE) / "reports" / run_id, Path(SMOKE) / "data" / run_id
-    checked, bare = unverdicted_deltas(reports, data)
+    checked, bare = unverdicted_deltas(*audited)
     assert checked > 0 and not bare, "\n".join(bare[:20])
-    wrong = unsupported_sentences(reports, data)
+    wrong = unsupported_sentences(*audited)
     assert not wrong, "\n".join(wrong[:20])
 
 
-def test_every_measured_figure_of_the_smoke_reports_has_its_interval_or_reason(run_id: str) -> None:
+def test_every_measured_figure_of_the_smoke_reports_has_its_interval_or_reason(audited: tuple[Path, Path]) -> None:
     """The smoke run's tables: no req/s, latency, CPU or RSS figure without its interval or the
     stated reason it has none (httplab.report.audit.unstated_figures)."""
     from httplab.report.audit import unstated_figures
 
-    checked, bad = unstated_figures(Path(SMOKE) / "reports" / run_id)
+    checked, bad = unstated_figures(audited[0])
     assert checked > 0 and not bad, "\n".join(bad[:20])
