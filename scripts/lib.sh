@@ -4,7 +4,7 @@
 # (the registry read from the manifests, starting and stopping servers), proc.sh
 # (/proc accounting), gate.sh (the verify gate), run.sh (the raw run directory and
 # its TLS material), measure.sh (one measured point, wrk and h2load), tool_oha.sh (the
-# open-model tool oha), tool_h3load.sh (the HTTP/3 tool, the lab's h3load), suite.sh (the suite driver, flags and profiles), suites.sh (the
+# open-model tool oha), tool_h3load.sh (the HTTP/3 tool, the lab's h3load), suite.sh (the suite driver, flags and profiles), plan.sh (the planned duration), suites.sh (the
 # suite registry: suites/<name>/ folders and their parts) and report.sh (exporting an
 # executed notebook). A suite's part (suites/<name>/<part>.sh) only declares its scenario
 # matrix; scripts/bench.sh runs it.
@@ -114,5 +114,5 @@ in_client_host() {
 
 # ---------------------------------------------------------------- the rest, by concern
 
-for _lib in servers proc gate run measure fanout tool_oha tool_h3load hosts canary suite suites report; do source "$LAB_ROOT/scripts/lib/$_lib.sh"; done
+for _lib in servers proc gate run measure fanout tool_oha tool_h3load hosts canary suite plan suites report; do source "$LAB_ROOT/scripts/lib/$_lib.sh"; done
 unset _lib

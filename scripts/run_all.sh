@@ -42,7 +42,7 @@ newest_unfinished() {
 
 # count_points: how many points the run's suites have left and their estimated seconds, summed
 # ("POINTS SECONDS"; each bench script counts its own with LAB_COUNT_POINTS=1, touching nothing:
-# suite_plan in lib/suite.sh, which says where its per-point overheads come from), for the planned
+# suite_plan in lib/plan.sh, which says where its per-point overheads come from), for the planned
 # duration and the run-wide progress line.
 count_points() {
     local suite total=0 secs=0 n s

@@ -87,3 +87,15 @@ canary_floor() {
     SERVER_CPUS=$saved_cpus SERVER_LOG=$saved_log
     if (( rc != 0 )); then CANARY_FLOOR_PROBLEM="wrk ended with $TOOL_END (see $dir/floor.stderr.txt)"; return 1; fi
 }
+
+# canary_moments: when a suite measures the machine's canary (canary, above): at the start;
+# halfway (after the middle rep) in every profile but the quick one, with more than one rep; at the
+# end, but in the quick profile with one rep, whose suite lasts seconds, over which a drift says
+# nothing.
+canary_moments() {
+    local m=start
+    (( REPS > 1 )) && [[ ${PROFILE:-full} != quick ]] && m+=" mid"
+    (( REPS > 1 )) || [[ ${PROFILE:-full} != quick ]] && m+=" end"
+    echo "$m"
+}
+canary_at() { [[ " $(canary_moments) " == *" $1 "* ]]; }

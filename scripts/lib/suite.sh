@@ -233,65 +233,6 @@ suite_exit() {
     fi
 }
 
-# What a part costs, for the planned duration run_all.sh prints before it starts (suite_plan):
-# each point's tool time from the profile (warm-up, measured run, h2load's latency run) plus the
-# overheads below, in seconds, measured in the local host mode on the two-core lab machine (bash -x
-# timestamps of scripts/bench.sh quick runs; docs/running.md, "What a run costs"). An estimate: a
-# busy machine, slow-starting servers, or the netns and inventory host modes take longer.
-PLAN_POINT_S=0.35       # every point: the tools' start and exit, the window's reads, the check, raw files
-PLAN_H2LOG_S=0.15       # an h2load point: its per-request log compacted (python -m httplab h2log)
-PLAN_OHA_S=0.25         # an oha point, per second of its run: its request database read into a histogram
-                        # (0.25 s for a quick point; 1 s at 3 s + 1 s, as the full latency run took)
-PLAN_TLS_S=0.05         # a TLS point: the negotiated-TLS probe (openssl s_client)
-PLAN_SERVER_S=0.4       # every server start: start, readiness polls, the verify gate, stop
-PLAN_PART_S=0.6         # every part: bench.sh, the order, the host state's two starts; plus its two samples
-PLAN_CANARY_S=0.5       # every canary, beyond its three parts' seconds: the programs' and the floor's start
-
-# suite_plan: "POINTS SECONDS": the number of points suite_run would measure now and their
-# estimated time, the part's fixed costs included ("0 0" for a complete suite or none selected).
-suite_plan() {
-    local rep server line starts=0 todo tools=()
-    [[ -f $RUN_DIR/$SUITE/suite.json ]] && { echo "0 0"; return 0; }
-    local blocks block
-    mapfile -t blocks < <(suite_blocks)
-    for (( rep = 1; rep <= REPS; rep++ )); do
-        for block in "${blocks[@]}"; do
-            for server in "${SUITE_SERVERS[@]}"; do
-                mapfile -t todo < <(TODO_BLOCK=$block todo_for "$server" "$rep")
-                (( ${#todo[@]} )) || continue
-                starts=$(( starts + 1 ))
-                for line in "${todo[@]}"; do parse_scenario "$line"; tools+=("$SC_TOOL"); done
-            done
-        done
-    done
-    (( ${#tools[@]} )) || { echo "0 0"; return 0; }
-    # the machine's canary: at the start, halfway and at the end (canary_moments), three parts each
-    local canaries=0
-    [[ ${LAB_CANARY:-1} == 1 ]] && canaries=$(canary_moments | wc -w)
-    printf '%s\n' "${tools[@]}" | awk -v d="$DURATION" -v w="$WARMUP" -v lat="$(lat_duration)" -v lw="$LAT_WARMUP_S" -v tls="$TLS" \
-        -v k="$starts" -v p="$PLAN_POINT_S" -v h2="$PLAN_H2LOG_S" -v oha="$PLAN_OHA_S" -v t="$PLAN_TLS_S" \
-        -v srv="$PLAN_SERVER_S" -v part="$(awk -v b="$PLAN_PART_S" -v h="$(host_sample_seconds)" 'BEGIN { print b + 2 * h }')" -v cn="$canaries" -v cs="$(canary_seconds)" -v cp="$(canary_probe_seconds)" -v co="$PLAN_CANARY_S" '
-        { n++; s += d + w + p + (tls == "true" ? t : 0) + ($1 == "h2load" ? lat + lw + h2 : 0) + ($1 == "oha" ? oha * (d + w) : 0) }
-        END { printf "%d %d\n", n, s + k * srv + part + cn * (cs + 2 * cp + co) + 0.5 }'
-}
-
-# canary_moments: when a suite measures the machine's canary (scripts/lib/canary.sh): at the start;
-# halfway (after the middle rep) in every profile but the quick one, with more than one rep; at the
-# end, but in the quick profile with one rep, whose suite lasts seconds, over which a drift says
-# nothing.
-canary_moments() {
-    local m=start
-    (( REPS > 1 )) && [[ ${PROFILE:-full} != quick ]] && m+=" mid"
-    (( REPS > 1 )) || [[ ${PROFILE:-full} != quick ]] && m+=" end"
-    echo "$m"
-}
-canary_at() { [[ " $(canary_moments) " == *" $1 "* ]]; }
-
-# plan_text SECONDS: "about 4 min" (under 2 min: "about 75 s").
-plan_text() {
-    if (( $1 < 120 )); then echo "about $1 s"; else echo "about $(( ($1 + 30) / 60 )) min"; fi
-}
-
 # suite_blocks: the blocks of a rep, one per line, in the order they run; in each block every server
 # of the rep's order starts, is gated, serves the block's points and stops (BLOCKS, --blocks):
 #   server    one block holding every point (printed as an empty line): a server starts once per
