@@ -10,6 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from smoke_runs import the_run
+
 SMOKE = os.environ.get("LAB_SMOKE_DIR")
 pytestmark = pytest.mark.skipif(not SMOKE, reason="LAB_SMOKE_DIR not set (scripts/test.sh sets it)")
 
@@ -176,9 +178,8 @@ def audited(request: pytest.FixtureRequest) -> tuple[Path, Path]:
     if not os.environ.get(request.param):
         pytest.skip(f"{request.param} not set (scripts/test.sh sets it)")
     folder = Path(os.environ[request.param])
-    runs = sorted(p.name for p in (folder / "raw").iterdir() if p.is_dir())
-    assert len(runs) == 1, f"expected one smoke run in {folder}, found {runs}"
-    return folder / "reports" / runs[0], folder / "data" / runs[0]
+    run_id = the_run(folder).name
+    return folder / "reports" / run_id, folder / "data" / run_id
 
 
 def test_every_delta_of_the_smoke_reports_is_a_comparisons_row(audited: tuple[Path, Path]) -> None:
