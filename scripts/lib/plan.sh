@@ -39,9 +39,9 @@ suite_plan() {
     [[ ${LAB_CANARY:-1} == 1 ]] && canaries=$(canary_moments | wc -w)
     printf '%s\n' "${tools[@]}" | awk -v d="$DURATION" -v w="$WARMUP" -v lat="$(lat_duration)" -v lw="$LAT_WARMUP_S" -v tls="$TLS" \
         -v k="$starts" -v p="$PLAN_POINT_S" -v h2="$PLAN_H2LOG_S" -v oha="$PLAN_OHA_S" -v t="$PLAN_TLS_S" \
-        -v srv="$PLAN_SERVER_S" -v part="$(awk -v b="$PLAN_PART_S" -v h="$(host_sample_seconds)" 'BEGIN { print b + 2 * h }')" -v cn="$canaries" -v cs="$(canary_seconds)" -v cp="$(canary_probe_seconds)" -v co="$PLAN_CANARY_S" '
+        -v srv="$PLAN_SERVER_S" -v part="$PLAN_PART_S" -v hs="$(host_sample_seconds)" -v cn="$canaries" -v cs="$(canary_seconds)" -v cp="$(canary_probe_seconds)" -v co="$PLAN_CANARY_S" '
         { n++; s += d + w + p + (tls == "true" ? t : 0) + ($1 == "h2load" ? lat + lw + h2 : 0) + ($1 == "oha" ? oha * (d + w) : 0) }
-        END { printf "%d %d\n", n, s + k * srv + part + cn * (cs + 2 * cp + co) + 0.5 }'
+        END { printf "%d %d\n", n, s + k * srv + part + 2 * hs + cn * (cs + 2 * cp + co) + 0.5 }'
 }
 
 # plan_text SECONDS: "about 4 min" (under 2 min: "about 75 s").
