@@ -68,7 +68,7 @@ def canary_rows(run_dir: Path, part: str, run_id: str) -> list[dict[str, Any]]:
             "run_id": run_id, "suite": part, "when": when, "utc": str(require(doc, "utc", path, str)),
             "seconds": _number(doc, "seconds", path),
             # (written since the quick profile's programs run shorter than its floor; before, one length)
-            "probe_seconds": _number(doc, "probe_seconds", path) if "probe_seconds" in doc else _number(doc, "seconds", path),
+            "probe_seconds": _number(doc, "probe_seconds" if "probe_seconds" in doc else "seconds", path),
             "server_cpu": str(require(doc, "server_cpu", path, str)),
             "cpu_mops_per_s": _part_figure(folder, "cpu", "mops_per_s"),
             "pingpong_rt_per_s": _part_figure(folder, "pingpong", "round_trips_per_s"),
