@@ -20,6 +20,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "schedule": ("lab.schedule", "each rep's balanced random order of a suite's servers (order.json)"),
     "host-state": ("lab.hoststate", "the host's state as JSON (CPU, governor, SMT, load, busy processes)"),
     "idle-client": ("lab.idle_client", "the idle-connection memory measurement's client"),
+    "slice": ("lab.slicer", "load tools given the client CPUs in turn, in slices (interleaved runs)"),
     "cores": ("lab.cores", "which CPUs the servers and the load tools get (the scaling and seed-conditions plans)"),
     # raw tool output (httplab.parse)
     "h2log": ("parse.h2log", "compact an h2load per-request log into a latency histogram"),
@@ -48,7 +49,8 @@ VERBS: dict[str, tuple[str, str]] = {
 # library, so that a benchmark host needs no more than python3 (scripts/offline.sh;
 # tests/unit/test_runtime_stdlib.py). `pack` runs once the suites are done: on the standard library
 # too, so a benchmark host packs its own run.
-RUNTIME_VERBS: tuple[str, ...] = ("manifest", "suites", "schedule", "host-state", "h2log", "oha-hist", "cores", "pack")
+RUNTIME_VERBS: tuple[str, ...] = ("manifest", "suites", "schedule", "host-state", "slice", "h2log", "oha-hist", "cores",
+                                  "pack")
 
 
 def usage() -> str:

@@ -1,0 +1,230 @@
+"""Interleaved slices: several load tools, each against its own server, given the client CPUs in
+turn so that every server is measured inside the same seconds (docs/method.md, "Interleaved
+slices": a pair's spread falls 2.7-fold against contiguous runs of the same length).
+
+    python -m httplab slice SPEC.json --record SLICES.json
+
+SPEC.json (written by the harness):
+
+    {"slice_s": 0.25, "active_s": 1.0, "grace_s": 10,
+     "tools": [{"name": "evloop", "argv": ["wrk", ...], "stdout": "PATH", "stderr": "PATH",
+                "end": "sigint"}, ...]}
+
+Every tool starts stopped: a shell in a session of its own stops itself (SIGSTOP) before it execs
+the tool, so no tool has sent a byte before its first slice. Then, in the order given, each tool's
+process group is continued (SIGCONT) for slice_s seconds and stopped again, cycle after cycle, until
+each has had active_s seconds; the slices run on an absolute clock, so a late wake-up shortens the
+next wait instead of shifting the schedule. A tool's time is what it was let run, measured from each
+SIGCONT to its SIGSTOP, plus its tail: how a tool ends is `end`:
+
+- "sigint": SIGINT to the tool's main thread (tgkill), then SIGCONT, then the time until it exits.
+  wrk ends its run when the sleep of its main thread is interrupted; a process-directed SIGINT may
+  be taken by a worker thread instead, which stops loading while main sleeps on to the end of -d.
+- "deadline": the tool ends on its own clock, window_s seconds after its first slice (h2load's
+  -D, oha's -z: wall-clock timers, which run on while the tool is stopped). Its last slice must end
+  before then; after the cycles it is continued once its window is over and runs until it exits.
+
+The tools run one at a time: while one runs the others are stopped, with their requests in flight
+(the server answers them; the tool reads the answers when it next runs). A rate is then a tool's
+requests over its seconds, and the tools' latency figures hold the stopped time of the requests in
+flight at each stop: not a latency measurement. A tool still running grace_s after its end is
+killed and its record says so; one that exits during the cycles gets no more slices.
+
+The record (raw data) gives per tool: ran_s (slices and tail), slices, tail_s, exit, fault, and the
+wall-clock times of its first and last slice. Standard library only (it runs on a benchmark host).
+"""
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TOOL_VERSION = 1
+SYS_TGKILL = {"x86_64": 234, "aarch64": 131}
+ENDS = ("sigint", "deadline")
+# how long a tool may take to reach its self-stop before the first slice
+START_WAIT_S = 5.0
+
+
+class SpecError(ValueError):
+    """A slicing spec the slicer cannot run: names the file and what is wrong."""
+
+
+@dataclass
+class Tool:
+    name: str
+    argv: list[str]
+    stdout: str
+    stderr: str
+    end: str
+    window_s: float | None = None
+    proc: subprocess.Popen | None = None
+    ran_s: float = 0.0
+    slices: int = 0
+    tail_s: float = 0.0
+    first_cont: float | None = None
+    first_utc: float | None = None
+    last_utc: float | None = None
+    fault: str | None = None
+    exit: int | None = None
+    files: list = field(default_factory=list)
+
+
+def read_spec(path: Path) -> tuple[float, float, float, list[Tool]]:
+    try:
+        spec = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise SpecError(f"{path}: {e}") from e
+    try:
+        slice_s, active_s = float(spec["slice_s"]), float(spec["active_s"])
+        grace_s = float(spec.get("grace_s", 10))
+        tools = [Tool(t["name"], list(t["argv"]), t["stdout"], t["stderr"], t.get("end", "sigint"),
+                      t.get("window_s")) for t in spec["tools"]]
+    except (KeyError, TypeError, ValueError) as e:
+        raise SpecError(f"{path}: a field is missing or of the wrong type ({e!r})") from e
+    if not 0 < slice_s <= active_s:
+        raise SpecError(f"{path}: slice_s {slice_s} must be above 0 and at most active_s {active_s}")
+    if not tools or len({t.name for t in tools}) != len(tools):
+        raise SpecError(f"{path}: the tools must be at least one, with names of their own")
+    cycles = round(active_s / slice_s)
+    for i, t in enumerate(tools):
+        if t.end not in ENDS:
+            raise SpecError(f"{path}: tool {t.name}: end {t.end!r} is not one of {', '.join(ENDS)}")
+        if not t.argv:
+            raise SpecError(f"{path}: tool {t.name}: an empty argv")
+        if t.end == "deadline":
+            # its first slice starts i slices in, its last ends (cycles-1) cycles later
+            last_end = (cycles - 1) * len(tools) * slice_s + slice_s
+            if t.window_s is None or float(t.window_s) <= last_end:
+                raise SpecError(f"{path}: tool {t.name}: window_s {t.window_s} must exceed {last_end:.2f} s, "
+                                f"the end of its last slice counted from its first")
+            t.window_s = float(t.window_s)
+    return slice_s, active_s, grace_s, tools
+
+
+def proc_state(pid: int) -> str:
+    """The process's state letter from /proc (T: stopped); '' once it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1][0]
+    except (OSError, IndexError):
+        return ""
+
+
+def signal_group(tool: Tool, sig: int) -> None:
+    try:
+        os.killpg(tool.proc.pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def start_stopped(tool: Tool) -> None:
+    out = open(tool.stdout, "w")
+    err = out if tool.stderr == tool.stdout else open(tool.stderr, "w")
+    tool.files = [out] if err is out else [out, err]
+    tool.proc = subprocess.Popen(["sh", "-c", 'kill -STOP $$; exec "$@"', "sh", *tool.argv],
+                                 stdout=out, stderr=err, stdin=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + START_WAIT_S
+    while proc_state(tool.proc.pid) != "T":
+        if tool.proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"tool {tool.name} did not reach its stop before its first slice")
+        time.sleep(0.001)
+
+
+def sleep_until(t: float) -> None:
+    while (left := t - time.monotonic()) > 0:
+        time.sleep(left)
+
+
+def run_slice(tool: Tool, until: float) -> None:
+    if tool.proc.poll() is not None:
+        if tool.fault is None:
+            tool.fault = f"exited with {tool.proc.returncode} during the slices"
+        sleep_until(until)
+        return
+    t0 = time.monotonic()
+    if tool.first_cont is None:
+        tool.first_cont, tool.first_utc = t0, time.time()
+    signal_group(tool, signal.SIGCONT)
+    sleep_until(until)
+    signal_group(tool, signal.SIGSTOP)
+    tool.ran_s += time.monotonic() - t0
+    tool.slices += 1
+    tool.last_utc = time.time()
+
+
+def finish(tool: Tool, grace_s: float) -> None:
+    """Let the tool end (see the module's doc) and count its tail as its time."""
+    if tool.proc.poll() is None:
+        if tool.end == "sigint":
+            tgkill = SYS_TGKILL.get(os.uname().machine)
+            if tgkill is None:
+                raise RuntimeError(f"no tgkill number known for {os.uname().machine}")
+            ctypes.CDLL(None, use_errno=True).syscall(tgkill, tool.proc.pid, tool.proc.pid, signal.SIGINT)
+        else:
+            sleep_until(tool.first_cont + tool.window_s)
+        t0 = time.monotonic()
+        signal_group(tool, signal.SIGCONT)
+        try:
+            tool.proc.wait(timeout=grace_s)
+        except subprocess.TimeoutExpired:
+            signal_group(tool, signal.SIGKILL)
+            tool.proc.wait()
+            tool.fault = f"still running {grace_s:g} s after its end; killed"
+        tool.tail_s = time.monotonic() - t0
+        tool.ran_s += tool.tail_s
+    tool.exit = tool.proc.returncode
+    for f in tool.files:
+        f.close()
+
+
+def run(slice_s: float, active_s: float, grace_s: float, tools: list[Tool]) -> dict:
+    cycles = round(active_s / slice_s)
+    try:
+        for t in tools:
+            start_stopped(t)
+        t0 = time.monotonic()
+        k = 0
+        for _ in range(cycles):
+            for t in tools:
+                k += 1
+                run_slice(t, t0 + k * slice_s)
+        for t in tools:
+            finish(t, grace_s)
+    finally:
+        for t in tools:
+            if t.proc is not None and t.proc.poll() is None:
+                signal_group(t, signal.SIGKILL)
+                signal_group(t, signal.SIGCONT)
+                t.proc.wait()
+    return {
+        "tool_version": TOOL_VERSION, "slice_s": slice_s, "active_s": active_s, "cycles": cycles,
+        "order": [t.name for t in tools],
+        "tools": {t.name: {"ran_s": round(t.ran_s, 6), "slices": t.slices, "tail_s": round(t.tail_s, 6),
+                           "end": t.end, "exit": t.exit, "fault": t.fault,
+                           "first_utc": t.first_utc, "last_utc": t.last_utc} for t in tools},
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("spec", type=Path, help="the slicing spec (JSON)")
+    ap.add_argument("--record", type=Path, required=True, help="where the record goes (JSON)")
+    a = ap.parse_args(argv)
+    try:
+        record = run(*read_spec(a.spec))
+    except (SpecError, RuntimeError) as e:
+        print(f"httplab slice: {e}", file=sys.stderr)
+        return 2
+    a.record.write_text(json.dumps(record, indent=1) + "\n")
+    faults = [f"{n}: {t['fault']}" for n, t in record["tools"].items() if t["fault"]]
+    for f in faults:
+        print(f"httplab slice: {f}", file=sys.stderr)
+    return 1 if faults else 0

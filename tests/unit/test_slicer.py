@@ -1,0 +1,139 @@
+"""The slicer (httplab.lab.slicer): tools run one at a time, each for its share, and end as told.
+
+The tools here are a small Python program that notes the monotonic clock (one clock for every
+process) each millisecond while it runs and prints the notes when it ends: on SIGINT to its main
+thread (end "sigint") or after its own wall-clock window (end "deadline"). Two tools whose notes
+interleave finely ran at once; tools that ran in turn switch only at the slices' edges.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from httplab.lab import slicer
+
+FAKE_TOOL = r'''
+import json, signal, sys, time
+window = float(sys.argv[1]) if len(sys.argv) > 1 else None
+notes, stop = [], False
+def on_int(*_):
+    global stop
+    stop = True
+signal.signal(signal.SIGINT, on_int)
+t0 = time.monotonic()
+while not stop and (window is None or time.monotonic() - t0 < window):
+    notes.append(time.monotonic())
+    time.sleep(0.001)
+print(json.dumps(notes))
+'''
+
+
+def spec(tmp_path: Path, tools: list[dict], slice_s: float = 0.05, active_s: float = 0.3) -> Path:
+    prog = tmp_path / "fake_tool.py"
+    prog.write_text(FAKE_TOOL)
+    for t in tools:
+        t.setdefault("argv", [sys.executable, str(prog), *t.pop("args", [])])
+        t.setdefault("stdout", str(tmp_path / f"{t['name']}.out"))
+        t.setdefault("stderr", str(tmp_path / f"{t['name']}.err"))
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps({"slice_s": slice_s, "active_s": active_s, "grace_s": 5, "tools": tools}))
+    return path
+
+
+def notes(tmp_path: Path, name: str) -> list[float]:
+    return json.loads((tmp_path / f"{name}.out").read_text())
+
+
+def switches(tmp_path: Path, names: list[str]) -> int:
+    """How often the running tool changes along the merged notes of all tools."""
+    merged = sorted((t, n) for n in names for t in notes(tmp_path, n))
+    return sum(1 for (_, a), (_, b) in zip(merged, merged[1:]) if a != b)
+
+
+def test_tools_run_in_turn_each_for_its_share(tmp_path: Path) -> None:
+    path = spec(tmp_path, [{"name": "a", "end": "sigint"}, {"name": "b", "end": "sigint"}])
+    record = slicer.run(*slicer.read_spec(path))
+    assert record["order"] == ["a", "b"] and record["cycles"] == 6
+    for name in ("a", "b"):
+        t = record["tools"][name]
+        assert t["slices"] == 6 and t["exit"] == 0 and t["fault"] is None
+        assert 0.28 < t["ran_s"] - t["tail_s"] < 0.36
+        assert t["tail_s"] < 0.2
+        # it ran for about its share: notes every ~1 ms over ~0.3 s (a loaded machine notes fewer)
+        assert 60 < len(notes(tmp_path, name)) < 400
+    # six slices each, in turn: at most 11 changes of the running tool (plus the two tails)
+    assert switches(tmp_path, ["a", "b"]) <= 13
+
+
+def test_without_slicing_the_same_tools_overlap(tmp_path: Path) -> None:
+    """The check above can fail: two fake tools left running together interleave their notes."""
+    import subprocess
+    prog = tmp_path / "fake_tool.py"
+    prog.write_text(FAKE_TOOL)
+    procs = [subprocess.Popen([sys.executable, str(prog), "0.3"], stdout=open(tmp_path / f"{n}.out", "w"))
+             for n in ("a", "b")]
+    for p in procs:
+        p.wait()
+    assert switches(tmp_path, ["a", "b"]) > 30
+
+
+def test_deadline_tools_end_on_their_own_clock(tmp_path: Path) -> None:
+    # two tools, 3 cycles of 0.05 s: a tool's last slice ends 0.25 s after its first began
+    path = spec(tmp_path, [{"name": "a", "end": "deadline", "window_s": 0.4, "args": ["0.4"]},
+                           {"name": "b", "end": "deadline", "window_s": 0.4, "args": ["0.4"]}], active_s=0.15)
+    record = slicer.run(*slicer.read_spec(path))
+    for name in ("a", "b"):
+        t = record["tools"][name]
+        assert t["slices"] == 3 and t["exit"] == 0 and t["fault"] is None
+        assert 0.14 < t["ran_s"] - t["tail_s"] < 0.2
+    assert switches(tmp_path, ["a", "b"]) <= 7
+
+
+def test_a_tool_that_dies_is_a_fault_and_the_others_go_on(tmp_path: Path) -> None:
+    path = spec(tmp_path, [{"name": "dies", "argv": ["sh", "-c", "exit 3"], "end": "sigint"},
+                           {"name": "b", "end": "sigint"}])
+    record = slicer.run(*slicer.read_spec(path))
+    assert record["tools"]["dies"]["exit"] == 3
+    assert "exited with 3" in record["tools"]["dies"]["fault"]
+    assert record["tools"]["b"]["fault"] is None and record["tools"]["b"]["slices"] == 6
+
+
+def test_a_tool_that_will_not_end_is_killed(tmp_path: Path) -> None:
+    path = spec(tmp_path, [{"name": "stubborn", "argv": ["sh", "-c", "trap '' INT; sleep 30"], "end": "sigint"}],
+                active_s=0.1)
+    raw = json.loads(path.read_text())
+    raw["grace_s"] = 0.3
+    path.write_text(json.dumps(raw))
+    record = slicer.run(*slicer.read_spec(path))
+    assert "killed" in record["tools"]["stubborn"]["fault"]
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"end": "later"}, "is not one of"),
+    ({"end": "deadline", "window_s": 0.2}, "must exceed"),
+    ({"argv": []}, "empty argv"),
+])
+def test_a_bad_spec_is_named(tmp_path: Path, change: dict, message: str) -> None:
+    path = spec(tmp_path, [{"name": "a", "end": "sigint", **change}, {"name": "b", "end": "sigint"}])
+    with pytest.raises(slicer.SpecError, match=message):
+        slicer.read_spec(path)
+
+
+def test_names_must_differ_and_slices_fit(tmp_path: Path) -> None:
+    with pytest.raises(slicer.SpecError, match="names of their own"):
+        slicer.read_spec(spec(tmp_path, [{"name": "a", "end": "sigint"}, {"name": "a", "end": "sigint"}]))
+    with pytest.raises(slicer.SpecError, match="at most active_s"):
+        slicer.read_spec(spec(tmp_path, [{"name": "a", "end": "sigint"}], slice_s=0.5, active_s=0.3))
+
+
+def test_the_command_line_writes_the_record(tmp_path: Path) -> None:
+    path = spec(tmp_path, [{"name": "a", "end": "sigint"}], active_s=0.1)
+    assert slicer.main([str(path), "--record", str(tmp_path / "slices.json")]) == 0
+    record = json.loads((tmp_path / "slices.json").read_text())
+    assert record["tool_version"] == slicer.TOOL_VERSION and record["tools"]["a"]["slices"] == 2
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    assert slicer.main([str(bad), "--record", str(tmp_path / "x.json")]) == 2
