@@ -14,7 +14,8 @@ GET /ping) on CPU 1, the servers started once and kept up:
                                         tool's rate is its requests over the seconds it ran
   interleave.py analyse FILE...         the spread of every pair's per-rep log ratio, per design
 
-SERVERS=floor,evloop picks the servers (default: floor, evloop, a second evloop (the A/A copy), Go's
+With the CPU time of each server's threads (schedstat) read around its run or its whole sliced
+window, each line also gives "server.cpu=CPU_us_per_request". SERVERS=floor,evloop picks the servers (default: floor, evloop, a second evloop (the A/A copy), Go's
 net/http server with GOMAXPROCS=1, floor_uring). Lines printed: "DESIGN REP server=req_per_s ...".
 """
 from __future__ import annotations
@@ -69,21 +70,28 @@ def servers_up(names: list[str]) -> tuple[dict[str, int], list[subprocess.Popen]
     return ports, procs
 
 
+def cpu_ns(pid: int) -> int:
+    """The process's CPU time so far, every thread's (schedstat: nanoseconds, not 10 ms ticks)."""
+    return sum(int((task / "schedstat").read_text().split()[0]) for task in Path(f"/proc/{pid}/task").iterdir())
+
+
 def state(pid: int) -> str:
     return Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1][0]
 
 
-def contiguous(ports: dict[str, int]) -> dict[str, float]:
+def contiguous(ports: dict[str, int], pids: dict[str, int]) -> dict[str, float]:
     names = list(ports)
     random.shuffle(names)
     rates = {}
     for name in names:
+        c0 = cpu_ns(pids[name])
         out = subprocess.run(wrk(ports[name], 1), capture_output=True, text=True, check=True).stdout
         rates[name] = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+        rates[f"{name}.cpu"] = (cpu_ns(pids[name]) - c0) / 1000 / int(re.search(r"(\d+) requests in ", out).group(1))
     return rates
 
 
-def sliced(ports: dict[str, int], slice_s: float, active_s: float = 1.0) -> dict[str, float]:
+def sliced(ports: dict[str, int], pids: dict[str, int], slice_s: float, active_s: float = 1.0) -> dict[str, float]:
     """Each tool starts stopped (its shell stops itself before exec), runs only in its slices, and is
     ended by SIGINT to its main thread (wrk's sleep ends the run; a process-directed signal may land on
     the worker thread instead, which then stops loading while main sleeps on)."""
@@ -95,6 +103,7 @@ def sliced(ports: dict[str, int], slice_s: float, active_s: float = 1.0) -> dict
         while state(p.pid) != "T":
             time.sleep(0.002)
     ran = dict.fromkeys(names, 0.0)
+    cpu0 = {n: cpu_ns(pids[n]) for n in names}
     for _ in range(round(active_s / slice_s)):
         for n in names:
             t0 = time.monotonic()
@@ -111,7 +120,9 @@ def sliced(ports: dict[str, int], slice_s: float, active_s: float = 1.0) -> dict
         os.kill(p.pid, signal.SIGCONT)
         out = p.communicate()[0]
         ran[n] += time.monotonic() - t0  # the tail: wrk's worker stops at its next 100 ms tick
-        rates[n] = int(re.search(r"(\d+) requests in ", out).group(1)) / ran[n]
+        requests = int(re.search(r"(\d+) requests in ", out).group(1))
+        rates[n] = requests / ran[n]
+        rates[f"{n}.cpu"] = (cpu_ns(pids[n]) - cpu0[n]) / 1000 / requests
     return rates
 
 
@@ -144,11 +155,17 @@ def analyse(files: list[str]) -> None:
             if len(parts) > 2 and "=" in parts[2]:
                 rows[parts[0]].append({k: math.log(float(v)) for k, v in (p.split("=") for p in parts[2:])})
     for design, reps in rows.items():
-        names = sorted(reps[0])
-        sds = sorted(statistics.stdev(r[a] - r[b] for r in reps) for a, b in itertools.combinations(names, 2))
-        means = " ".join(f"{n} {math.exp(statistics.mean(r[n] for r in reps)) / 1000:.0f}k" for n in names)
-        print(f"{design}: {len(reps)} reps, {len(sds)} pairs; s of a pair's log ratio: median "
-              f"{statistics.median(sds):.3f}, max {sds[-1]:.3f}; geometric means {means}")
+        for metric, unit in (("", "req/s"), (".cpu", "CPU-us per request")):
+            names = sorted(k for k in reps[0] if "." not in k and f"{k}{metric}" in reps[0])
+            if len(names) < 2:
+                continue
+            sds = sorted(statistics.stdev(r[a + metric] - r[b + metric] for r in reps)
+                         for a, b in itertools.combinations(names, 2))
+            scale = 1000 if not metric else 1
+            means = " ".join(f"{n} {math.exp(statistics.mean(r[n + metric] for r in reps)) / scale:.{0 if not metric else 2}f}"
+                             for n in names)
+            print(f"{design}, {unit}: {len(reps)} reps, {len(sds)} pairs; s of a pair's log ratio: median "
+                  f"{statistics.median(sds):.3f}, max {sds[-1]:.3f}; geometric means{' (k)' if not metric else ''} {means}")
 
 
 def main() -> None:
@@ -159,14 +176,16 @@ def main() -> None:
         return series(int(args[0]))
     names = os.environ.get("SERVERS", "floor,evloop,evloop_aa,go,floor_uring").split(",")
     ports, procs = servers_up(names)
+    pids = {n: p.pid for n, p in zip(names, procs)}
     try:
         for rep in range(int(args[0])):
             if mode == "contiguous":
-                rates, label = contiguous(ports), "contiguous"
+                rates, label = contiguous(ports, pids), "contiguous"
             else:
                 slice_s = float(args[1]) if len(args) > 1 else 0.25
-                rates, label = sliced(ports, slice_s), f"sliced-{slice_s}"
-            print(label, rep, " ".join(f"{n}={v:.0f}" for n, v in sorted(rates.items())), flush=True)
+                rates, label = sliced(ports, pids, slice_s), f"sliced-{slice_s}"
+            print(label, rep, " ".join(f"{n}={v:.0f}" if "." not in n else f"{n}={v:.4f}"
+                                       for n, v in sorted(rates.items())), flush=True)
     finally:
         for p in procs:
             p.terminate()
