@@ -48,8 +48,7 @@ inventory_smoke() {
     out=$("$LAB_ROOT/scripts/inventory_netns.sh" up "$dir/hosts" 2) ||
         { "$LAB_ROOT/scripts/inventory_netns.sh" down "$dir/hosts"; die "the stand-in hosts of the inventory smoke run could not be made"; }
     read -ra enter <<<"$out"
-    LAB_CANARY=0 RAW_ROOT=$dir/raw DATA_ROOT=$dir/data REPORTS_ROOT=$dir/reports \
-        "${enter[@]}" "$LAB_ROOT/scripts/run_all.sh" --skip-setup --skip-build --new --quick \
+    LAB_CANARY=0 SMOKE_ENTER="${enter[*]}" smoke_run "$dir" \
         --inventory "$dir/hosts/inventory.ini" --suites http1,h2c --servers evloop \
         --scenarios get_ping_c100,post_echo_b4096_c100 --reps 1 --duration 1 --warmup 0 || rc=$?
     "$LAB_ROOT/scripts/inventory_netns.sh" down "$dir/hosts"
@@ -130,17 +129,31 @@ stage_attacks() {
     (cd "$LAB_ROOT" && EVLOOP_LOOP=uring "$py" -m pytest -q tests/attacks -k "not h3_ or _flood")
 }
 
+# smoke_run ROOT FLAGS...: one quick smoke run of run_all.sh with FLAGS, a new run into ROOT/raw,
+# ROOT/data and ROOT/reports. The smoke runs all skip run_all.sh's setup and build: the test command
+# built everything at its start, and its lanes must not run two makes of one tree at once.
+# LAB_CANARY=0 before the call leaves the machine's canary out; SMOKE_ENTER, a command prefix (the
+# inventory run's way into its stand-in hosts).
+smoke_run() {
+    local root=$1 enter
+    shift
+    read -ra enter <<<"${SMOKE_ENTER:-}"
+    RAW_ROOT=$root/raw DATA_ROOT=$root/data REPORTS_ROOT=$root/reports \
+        "${enter[@]}" "$LAB_ROOT/scripts/run_all.sh" --skip-setup --skip-build --new --quick "$@"
+}
+
+# The seed suites' and the versus suites' smoke design: five reps, the fewest at which a report prints
+# its seed tables' intervals, the A/A noise floor and the verdicts (with three, those sections are
+# left out, and the smoke checks fail), the A/A copy, 1 s points.
+SMOKE_FIVE_REPS=(--aa --reps 5 --duration 1 --warmup 0)
+
 # smoke_main DIR: the main smoke run, the seed suites (every server, with the A/A copy), into DIR/raw,
-# data and reports. (The smoke runs all skip run_all.sh's build: the test command built everything
-# at its start, and its lanes must not run two makes of one tree at once.)
+# data and reports.
 smoke_main() {
     local dir=$1
-    # Five reps: the fewest at which a report prints its seed tables' intervals, the A/A noise floor
-    # and the verdicts (with three, those sections are left out, and the smoke checks fail).
     # Every server but the io_uring variants, which the backends smoke run below measures beside
     # their epoll twins (in the http1 suite they would add a fifth of its points and test nothing new).
-    RAW_ROOT=$dir/raw DATA_ROOT=$dir/data REPORTS_ROOT=$dir/reports \
-        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --skip-build --new --quick --aa --reps 5 --duration 1 --warmup 0 \
+    smoke_run "$dir" "${SMOKE_FIVE_REPS[@]}" \
         --suites http1,h2c,https,languages --servers "$(smoke_servers)" \
         --scenarios 'get_ping_c100,post_echo_b4096_c100,get_ping_pipe16_c100,h1_get_ping_c100,h2_get_ping_c100,get_root_c100'
     # (each suite runs those of these scenario ids it has: all four get some)
@@ -158,8 +171,7 @@ smoke_servers() { manifest_tool list | awk '$1 !~ /_uring$/ { print $1 }' | past
 # With the machine's canary, as there (its report's header reads it; the side lane has the time).
 smoke_versus() {
     local dir=$1
-    RAW_ROOT=$dir/versus/raw DATA_ROOT=$dir/versus/data REPORTS_ROOT=$dir/versus/reports \
-        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --skip-build --new --quick --aa --reps 5 --duration 1 --warmup 0 \
+    smoke_run "$dir/versus" "${SMOKE_FIVE_REPS[@]}" \
         --suites versus --servers "$(smoke_servers)" --scenarios 'get_ping_c100,h1_get_ping_c100,h2_get_ping_c100'
 }
 
@@ -168,8 +180,7 @@ smoke_versus() {
 # three), two servers, two reps, into DIR/latency.
 smoke_latency() {
     local dir=$1
-    LAB_CANARY=0 RAW_ROOT=$dir/latency/raw DATA_ROOT=$dir/latency/data REPORTS_ROOT=$dir/latency/reports \
-        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --skip-build --new --quick --suites latency --servers evloop,nginx \
+    LAB_CANARY=0 smoke_run "$dir/latency" --suites latency --servers evloop,nginx \
         --scenarios closed,f010,f080,f080_uncorrected,r10k --reps 2 --duration 1 --warmup 0
 }
 
@@ -182,25 +193,21 @@ smoke_side() {
     export LAB_PORT_BASE=19580
     # The backends suite (epoll against io_uring) on its two points, the four single-process servers,
     # with a 1 s warm-up: the one smoke run that goes through the warm-up (the quick profile has none).
-    LAB_CANARY=0 RAW_ROOT=$dir/backends/raw DATA_ROOT=$dir/backends/data REPORTS_ROOT=$dir/backends/reports \
-        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --skip-build --new --quick --suites backends \
+    LAB_CANARY=0 smoke_run "$dir/backends" --suites backends \
         --servers evloop,evloop_uring,floor,floor_uring --scenarios get_ping_c100,get_ping_pipe16_c100 \
         --reps 1 --duration 1 --warmup 1
     # The scaling suite (every server that can use several cores, at n = 1, 2, 4, ... of them) on two
     # of them: n = 1 only on two cores, with the plan's message about larger n.
-    LAB_CANARY=0 RAW_ROOT=$dir/scaling/raw DATA_ROOT=$dir/scaling/data REPORTS_ROOT=$dir/scaling/reports \
-        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --skip-build --new --quick --suites scaling --servers evloop,go \
+    LAB_CANARY=0 smoke_run "$dir/scaling" --suites scaling --servers evloop,go \
         --reps 1 --duration 1 --warmup 0
     # The HTTP/3 suite (QUIC on UDP, loaded with the lab's h3load) on its two quick points, every
     # HTTP/3 server, the C server's included (ngtcp2's serves the GET one only): the verify gate
     # over HTTP/3, the tool, its parser and the generic report.
-    LAB_CANARY=0 RAW_ROOT=$dir/h3/raw DATA_ROOT=$dir/h3/data REPORTS_ROOT=$dir/h3/reports \
-        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --skip-build --new --quick --suites h3 --servers evloop,go_h3,rust_h3,ngtcp2 \
+    LAB_CANARY=0 smoke_run "$dir/h3" --suites h3 --servers evloop,go_h3,rust_h3,ngtcp2 \
         --reps 1 --duration 1 --warmup 0
     # The netns host mode (a server host and two client hosts as network namespaces, both loading
     # every point at once): http1 and h2c.
-    LAB_CANARY=0 RAW_ROOT=$dir/netns/raw DATA_ROOT=$dir/netns/data REPORTS_ROOT=$dir/netns/reports \
-        "$LAB_ROOT/scripts/run_all.sh" --skip-setup --skip-build --new --quick --hosts netns --clients 2 --suites http1,h2c \
+    LAB_CANARY=0 smoke_run "$dir/netns" --hosts netns --clients 2 --suites http1,h2c \
         --servers evloop,go --scenarios get_ping_c100,get_ping_pipe16_c100,post_echo_b4096_c100 \
         --reps 1 --duration 1 --warmup 0
     # The versus suites last: by then the concurrent integration tests have ended, and the main run
