@@ -7,7 +7,7 @@ slices": a pair's spread falls 2.7-fold against contiguous runs of the same leng
 SPEC.json (written by the harness):
 
     {"slice_s": 0.25, "active_s": 1.0, "grace_s": 10,
-     "tools": [{"name": "evloop", "argv": ["wrk", ...], "stdout": "PATH", "stderr": "PATH",
+     "tools": [{"name": "SERVER", "argv": ["wrk", ...], "stdout": "PATH", "stderr": "PATH",
                 "end": "sigint"}, ...]}
 
 Every tool starts stopped: a shell in a session of its own stops itself (SIGSTOP) before it execs
