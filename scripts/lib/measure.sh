@@ -75,15 +75,13 @@ note_tool_fault() {
 # complete. The functions <tool>_warmup, <tool>_measure and <tool>_after take DIR,
 # REP and the part-file prefix; the scenario fields come from the SC_* variables.
 #
-# After the window the server must still answer (server_check); if not, the point is recorded
-# with server_alive false (a failed run: it measured a server dying or hanging) and
-# POINT_ALIVE=false tells the suite to stop. When a tool is killed or runs past its deadline
+# The window's readings are window_open's and window_close's (below), which a sliced block calls
+# for several servers at once. When a tool is killed or runs past its deadline
 # (note_tool_fault), nothing is recorded: POINT_FAULT says why, and its part files stay for a
 # look until the point is redone (POINT_FAULT_FILES: the output of the tool run that failed). Called as a plain command, never in an `if` or `||` (which
 # would turn set -e off inside it and let a failed write pass).
 measure_point() {
-    local dir=$1 rep=$2 tool=$3 part="$1/.r$2" pids t0 t1 w0 w1 rc=0 start alive f
-    local rss_warm peak_method stat0 stat1 hwm up0 tool_wall window_end client_ticks wall
+    local dir=$1 rep=$2 tool=$3 part="$1/.r$2" rc=0
     POINT_FAULT= POINT_FAULT_KIND= POINT_FAULT_FILES= POINT_ALIVE=true SERVER_TROUBLE= SERVER_TROUBLE_DETAIL=
     point_done "$dir" "$rep" && die "measure_point: $dir rep $rep is finished; it is never measured again"
     # What an earlier, interrupted attempt at this point left (it has no run.json, so it was
@@ -95,21 +93,50 @@ measure_point() {
     # handshakes' ALPN and version)
     [[ $TLS == true && $SC_PROTOCOL != h3 ]] && tls_probe "$part"
     [[ -z $POINT_FAULT ]] || return 0
-    mapfile -t pids < <(tree_pids "$SERVER_PID")
-    rss_warm=$(mem_kb VmRSS "${pids[@]}")
-    peak_method=$(reset_peak_rss "${pids[@]}")
-    [[ $peak_method == sampled ]] && rss_sampler_start "$part.rss.samples" "${pids[@]}"
-    start=$(utc_now)
-    stat0=$(proc_stat_json)
-    t0=$(cpu_ticks "${pids[@]}")
-    read -r up0 _ </proc/uptime
-    w0=$(date +%s.%N)
-    SNAPSHOT_PIDS="${pids[*]}" CLIENT_TIME_FILE="$part.client.time.txt" \
+    window_open point "$part" true
+    SNAPSHOT_PIDS="${W_PIDS[point]}" CLIENT_TIME_FILE="$part.client.time.txt" \
         "${tool}_measure" "$dir" "$rep" "$part" || rc=$?
-    w1=$(date +%s.%N)
+    W_W1[point]=$(date +%s.%N)
     note_tool_fault "$tool" "$DURATION"
     [[ -z $POINT_FAULT ]] || { rss_sampler_stop; return 0; }
-    tool_wall=$(awk -v a="$w0" -v b="$w1" 'BEGIN { printf "%.6f", b - a }')
+    window_close point "$dir" "$rep" "$tool" "$rc"
+}
+
+# The measured window's readings, kept per KEY (measure_point's is "point"; a sliced block keeps one
+# per server): the server tree's pids, its RSS after the warm-up and how its peak is read, the
+# start's time, the pinned cores' /proc/stat, the tree's CPU ticks, /proc/uptime and the wall clock.
+declare -gA W_PIDS=() W_RSS_WARM=() W_PEAK=() W_START=() W_STAT0=() W_T0=() W_UP0=() W_W0=() W_W1=()
+
+# window_open KEY PART SAMPLER_OK: the window's start for the server SERVER_PID, kept under KEY.
+# Where the kernel cannot reset the peak RSS, a sampler reads it instead (one at a time: with
+# SAMPLER_OK false that is an error).
+window_open() {
+    local key=$1 part=$2 pids
+    mapfile -t pids < <(tree_pids "$SERVER_PID")
+    W_PIDS[$key]="${pids[*]}"
+    W_RSS_WARM[$key]=$(mem_kb VmRSS "${pids[@]}")
+    W_PEAK[$key]=$(reset_peak_rss "${pids[@]}")
+    if [[ ${W_PEAK[$key]} == sampled ]]; then
+        [[ $3 == true ]] || die "the peak RSS of several servers at once needs the kernel's clear_refs (the sampled fallback reads one server)"
+        rss_sampler_start "$part.rss.samples" "${pids[@]}"
+    fi
+    W_START[$key]=$(utc_now)
+    W_STAT0[$key]=$(proc_stat_json)
+    W_T0[$key]=$(cpu_ticks "${pids[@]}")
+    read -r W_UP0[$key] _ </proc/uptime
+    W_W0[$key]=$(date +%s.%N)
+}
+
+# window_close KEY DIR REP TOOL RC: the window's end for the server SERVER_PID (its readings under
+# KEY, the tool's end time in W_W1[KEY], its exit status RC), the server asked whether it still
+# answers, the tool's after-step; then the point's files land under their final names and its
+# run.json, written last, marks it finished. After the window the server must still answer
+# (server_check); if not, the point is recorded with server_alive false (a failed run: it measured a
+# server dying or hanging) and POINT_ALIVE=false tells the suite to stop.
+window_close() {
+    local key=$1 dir=$2 rep=$3 tool=$4 rc=$5 part="$2/.r$3" pids t1 stat1 client_ticks wall window_end
+    local tool_wall hwm alive f
+    tool_wall=$(awk -v a="${W_W0[$key]}" -v b="${W_W1[$key]}" 'BEGIN { printf "%.6f", b - a }')
     mapfile -t pids < <(tree_pids "$SERVER_PID")
     if [[ -s $part.end.snapshot ]]; then
         # The window ends where the load ended (the tool's snapshot), not where
@@ -118,7 +145,7 @@ measure_point() {
         t1=$(snapshot_ticks "$part.end.snapshot" pid)
         stat1=$(proc_stat_json "$part.end.snapshot")
         client_ticks=$(snapshot_ticks "$part.end.snapshot" self)
-        wall=$(awk -v a="$up0" -v b="$(snapshot_uptime "$part.end.snapshot")" 'BEGIN { printf "%.6f", b - a }')
+        wall=$(awk -v a="${W_UP0[$key]}" -v b="$(snapshot_uptime "$part.end.snapshot")" 'BEGIN { printf "%.6f", b - a }')
     else
         window_end=tool_exit
         t1=$(cpu_ticks "${pids[@]}")
@@ -126,8 +153,8 @@ measure_point() {
         client_ticks=null
         wall=$tool_wall
     fi
-    rss_sampler_stop
-    if [[ $peak_method == sampled ]]; then
+    if [[ ${W_PEAK[$key]} == sampled ]]; then
+        rss_sampler_stop
         hwm=$(sort -n "$part.rss.samples" | tail -n 1)
     else
         hwm=$(mem_kb VmHWM "${pids[@]}")
@@ -139,24 +166,24 @@ measure_point() {
     if $alive && declare -F "${tool}_after" >/dev/null; then "${tool}_after" "$dir" "$rep" "$part"; fi
     [[ -z $POINT_FAULT ]] || return 0
     jq -n --argjson pids "$(printf '%s\n' "${pids[@]}" | jq -s .)" --argjson clk "$(getconf CLK_TCK)" \
-        --argjson t0 "$t0" --argjson t1 "$t1" --argjson wall "$wall" \
+        --argjson t0 "${W_T0[$key]}" --argjson t1 "$t1" --argjson wall "$wall" \
         --argjson tool_wall "$tool_wall" --arg window_end "$window_end" \
         --argjson rss "$(mem_kb VmRSS "${pids[@]}")" --argjson hwm "${hwm:-null}" \
-        --argjson rss_start "${SERVER_RSS_START:-null}" --argjson rss_warm "$rss_warm" \
-        --arg method "$peak_method" --argjson alive "$alive" \
+        --argjson rss_start "${SERVER_RSS_START:-null}" --argjson rss_warm "${W_RSS_WARM[$key]}" \
+        --arg method "${W_PEAK[$key]}" --argjson alive "$alive" \
         '{pids: $pids, clk_tck: $clk, cpu_ticks_before: $t0, cpu_ticks_after: $t1, wall_s: $wall,
           tool_wall_s: $tool_wall, window_end: $window_end,
           rss_start_kb: $rss_start, rss_warm_kb: $rss_warm, rss_peak_kb: $hwm,
           rss_peak_method: $method, rss_kb: $rss, server_alive: $alive}' >"$part.server.json"
     jq -n --argjson clk "$(getconf CLK_TCK)" --arg scpu "$SERVER_CPUS" --arg ccpu "$CLIENT_CPUS" \
-        --argjson before "$stat0" --argjson after "$stat1" --argjson cticks "$client_ticks" \
+        --argjson before "${W_STAT0[$key]}" --argjson after "$stat1" --argjson cticks "$client_ticks" \
         --arg window_end "$window_end" \
         '{clk_tck: $clk, server_cpus: $scpu, client_cpus: $ccpu, window_end: $window_end,
           client_cpu_ticks: $cticks,
           fields: ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal", "guest", "guest_nice"],
           proc_stat_before: $before, proc_stat_after: $after}' >"$part.cpu.json"
     for f in "$part".*; do mv "$f" "$dir/r$rep.${f##*/.r$rep.}"; done
-    jq -n --argjson rep "$rep" --arg start "$start" --arg finish "$(utc_now)" --argjson rc "$rc" \
+    jq -n --argjson rep "$rep" --arg start "${W_START[$key]}" --arg finish "$(utc_now)" --argjson rc "$rc" \
         --arg cmd "$LAST_TOOL_CMD" --argjson alive "$alive" --argjson latrc "$LAT_EXIT_CODE" \
         --argjson pos "${POINT_POSITION:-null}" --arg trouble "${SERVER_TROUBLE:+$SERVER_TROUBLE: $SERVER_TROUBLE_DETAIL}" \
         --arg retried "${POINT_RETRIED:-}" \
