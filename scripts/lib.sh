@@ -88,14 +88,21 @@ CLIENT_TIME_FORMAT='user_s=%U sys_s=%S wall_s=%e maxrss_kb=%M exit=%x'
 # GNU time by path (bash's `time` keyword would shadow it); an offline archive carries its own.
 GNU_TIME=${LAB_GNU_TIME:-/usr/bin/time}
 on_client() {
-    local timer=() host
-    [[ -n ${CLIENT_TIME_FILE:-} ]] && timer=("$GNU_TIME" -o "$CLIENT_TIME_FILE" -f "$CLIENT_TIME_FORMAT")
+    local CLIENT_ARGV
+    client_argv
+    "${CLIENT_ARGV[@]}" "$@"
+}
+
+# client_argv: sets CLIENT_ARGV, the words on_client puts before a command (the sliced blocks hand
+# them to the slicer, which starts the tools itself).
+client_argv() {
+    local host
+    CLIENT_ARGV=()
+    [[ -n ${CLIENT_TIME_FILE:-} ]] && CLIENT_ARGV=("$GNU_TIME" -o "$CLIENT_TIME_FILE" -f "$CLIENT_TIME_FORMAT")
     read -ra host <<<"$(client_host_prefix)"
-    if [[ -n ${LAB_CLIENT_OPENSSL_CONF:-} ]]; then
-        "${timer[@]}" "${host[@]}" taskset -c "$CLIENT_CPUS" env OPENSSL_CONF="$LAB_CLIENT_OPENSSL_CONF" "$@"
-    else
-        "${timer[@]}" "${host[@]}" taskset -c "$CLIENT_CPUS" "$@"
-    fi
+    CLIENT_ARGV+=("${host[@]}" taskset -c "$CLIENT_CPUS")
+    [[ -z ${LAB_CLIENT_OPENSSL_CONF:-} ]] || CLIENT_ARGV+=(env OPENSSL_CONF="$LAB_CLIENT_OPENSSL_CONF")
+    return 0
 }
 
 # ---------------------------------------------------------------- hosts
@@ -114,5 +121,5 @@ in_client_host() {
 
 # ---------------------------------------------------------------- the rest, by concern
 
-for _lib in servers proc gate run measure fanout tool_oha tool_h3load hosts canary suite plan suites report; do source "$LAB_ROOT/scripts/lib/$_lib.sh"; done
+for _lib in servers proc gate run measure fanout tool_oha tool_h3load hosts canary suite sliced plan suites report; do source "$LAB_ROOT/scripts/lib/$_lib.sh"; done
 unset _lib

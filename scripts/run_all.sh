@@ -10,10 +10,12 @@
 #                      every suite, in the order their suite.toml gives; docs/suites.md)
 #                      [--duration S] [--warmup S] [--reps N] [--skip-setup]
 #                      [--servers a,b] [--scenarios glob,glob] [--aa | --no-aa]
-#                      [--order-seed N] [--blocks server|scenario]
+#                      [--order-seed N] [--blocks server|scenario|sliced]
 #                      [--no-reports] [--skip-build] [--no-pack]
 #                      (--blocks scenario: every server runs a scenario before any runs the
-#                      next, a start per point; docs/method.md "Sizing the reps")
+#                      next, a start per point; sliced: every server of a rep up at once and
+#                      each scenario's runs interleaved in 0.25 s slices; docs/method.md "Sizing
+#                      the reps")
 #                      (--skip-build: the servers in build/ are used as they are, e.g. an offline
 #                      archive's; --no-pack: raw/ stays unpacked, for the home machine to pack)
 #                      [--hosts local|netns] [--netns-rate RATE] [--clients N] [--rtt MS]

@@ -17,9 +17,11 @@ each has had active_s seconds; the slices run on an absolute clock, so a late wa
 next wait instead of shifting the schedule. A tool's time is what it was let run, measured from each
 SIGCONT to its SIGSTOP, plus its tail: how a tool ends is `end`:
 
-- "sigint": SIGINT to the tool's main thread (tgkill), then SIGCONT, then the time until it exits.
-  wrk ends its run when the sleep of its main thread is interrupted; a process-directed SIGINT may
-  be taken by a worker thread instead, which stops loading while main sleeps on to the end of -d.
+- "sigint": SIGINT to the main thread of every process in the tool's group (tgkill), then SIGCONT,
+  then the time until it exits. wrk ends its run when the sleep of its main thread is interrupted; a
+  process-directed SIGINT may be taken by a worker thread instead, which stops loading while main
+  sleeps on to the end of -d. Every process of the group, because the tool may run under a wrapper
+  that forks it (GNU time, which reads its CPU time, and ignores SIGINT itself).
 - "deadline": the tool ends on its own clock, window_s seconds after its first slice (h2load's
   -D, oha's -z: wall-clock timers, which run on while the tool is stopped). Its last slice must end
   before then; after the cycles it is continued once its window is over and runs until it exits.
@@ -117,6 +119,19 @@ def proc_state(pid: int) -> str:
         return ""
 
 
+def group_pids(pgid: int) -> list[int]:
+    """The processes of process group pgid (field 5 of /proc/PID/stat)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int(entry.joinpath("stat").read_text().rsplit(") ", 1)[1].split()[2]) == pgid:
+                    pids.append(int(entry.name))
+            except (OSError, IndexError, ValueError):
+                continue
+    return pids
+
+
 def signal_group(tool: Tool, sig: int) -> None:
     try:
         os.killpg(tool.proc.pid, sig)
@@ -166,7 +181,9 @@ def finish(tool: Tool, grace_s: float) -> None:
             tgkill = SYS_TGKILL.get(os.uname().machine)
             if tgkill is None:
                 raise RuntimeError(f"no tgkill number known for {os.uname().machine}")
-            ctypes.CDLL(None, use_errno=True).syscall(tgkill, tool.proc.pid, tool.proc.pid, signal.SIGINT)
+            libc = ctypes.CDLL(None, use_errno=True)
+            for pid in group_pids(tool.proc.pid):
+                libc.syscall(tgkill, pid, pid, signal.SIGINT)
         else:
             sleep_until(tool.first_cont + tool.window_s)
         t0 = time.monotonic()

@@ -45,6 +45,7 @@ RUN_JSON = "run.json"             # written last: times, exit code, command, pos
 SERVER_JSON = "server.json"       # the server's CPU ticks and RSS around the run
 CPU_JSON = "cpu.json"             # /proc/stat of the pinned CPUs around the window
 CLIENT_TIME = "client.time.txt"   # GNU time's line for the load tool
+SLICES_JSON = "slices.json"       # a sliced point's record of its tool's slices (scripts/lib/sliced.sh)
 TLS_TXT = "tls.txt"               # openssl s_client's report (TLS points)
 STDOUT = "stdout.txt"
 STDERR = "stderr.txt"

@@ -10,6 +10,7 @@ hosts together). Built in (loaders.py): "wrk" (wrk_loader.py), "h2load" (h2load_
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -46,6 +47,16 @@ class LoadResult:
     # Text facts of the run the tool printed (h2load over TLS: "alpn", "alpn_source",
     # "tls_version", "tls_cipher"); used by tls_info.point_tls for what s_client left out.
     text: Mapping[str, str | None] = field(default_factory=dict)
+
+    def over_seconds(self, seconds: float, latency_kept: bool) -> "LoadResult":
+        """The result of a tool that ran in slices (httplab.lab.slicer): its rate over the seconds
+        it was let run, not its own clock's, which ran on while it was stopped. Its latency figures
+        hold the stopped time of the requests in flight at each stop; latency_kept=False drops them
+        (wrk's: measured in the slices), True keeps them (h2load's: from its contiguous latency run)."""
+        if latency_kept:
+            return dataclasses.replace(self, duration_s=seconds)
+        return dataclasses.replace(self, duration_s=seconds, lat_mean_us=math.nan, lat_max_us=math.nan,
+                                   hist_kind="none", hist_values_us=np.zeros(0), hist_counts=np.zeros(0, dtype=np.int64))
 
     @property
     def req_per_s(self) -> float:

@@ -212,7 +212,9 @@ class WrkJson:
         return self.requests / self.duration_s if self.duration_us > 0 else math.nan
 
 
-HIST_KINDS = ("exact", "quantiles")
+# exact: every distinct value with its count; quantiles: a dense grid of percentiles (a histogram
+# too wide to walk); none: no histogram (a sliced run's, WRK_NO_HIST, whose latencies are not kept)
+HIST_KINDS = ("exact", "quantiles", "none")
 
 
 def _get(obj: dict, key: str, path: str | Path, prefix: str = "") -> object:

@@ -88,6 +88,12 @@ def _blocks_words(blocks: str | None) -> str:
         return ("scenario by scenario: every server ran a scenario before any ran the next, each started "
                 "fresh for it and passing the verify gate first, so that the two runs of a comparison are "
                 "seconds apart")
+    if blocks == "sliced":
+        return ("interleaved: every server of a rep started fresh and passing the verify gate first, then "
+                "up at once, and each scenario's load tools given the client CPUs in turn in short slices "
+                "until each had run the measured duration, so that the two runs of a comparison share the "
+                "same seconds; rates and cost are over the seconds each tool ran, and the latency of wrk's "
+                "points is not measured (its requests in flight waited out the others' slices)")
     return "(each server started fresh and passed the verify gate first)"
 
 

@@ -4,6 +4,7 @@ negotiated TLS, and the status rule (ok, failed with its reasons, saturated). ra
 frames from these rows; the contents come from httplab.parse.layout (RepFiles)."""
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,13 +13,14 @@ from typing import Any
 from ..parse import layout
 from ..parse.errors import RawFormatError
 from ..parse.jsonio import read_json_object, require
-from ..parse.layout import (CLIENT_TIME, CPU_JSON, RUN_JSON, SERVER_JSON, TLS_TXT, PointFiles, RepFiles)
+from ..parse.layout import (CLIENT_TIME, CPU_JSON, RUN_JSON, SERVER_JSON, SLICES_JSON, TLS_TXT, PointFiles,
+                            RepFiles)
 from ..parse.loaders import load_rep
 from ..parse.loadresult import LoadResult
 from . import bounds, multihost
 from .columns import EXTRA_COLUMNS, TOOL_TEXT_COLUMNS
 from ..lab.servers import aa_of
-from ..parse.cpuwindow import WindowCpu, server_window_cpu_of, window_cpu_of
+from ..parse.cpuwindow import WindowCpu, cpu_list, server_window_cpu_of, window_cpu_of
 from ..parse.percentiles import weighted_percentiles
 
 
@@ -109,7 +111,7 @@ def window_tail_s(tool: str, cost: ServerCost | None, result: LoadResult | None)
     writing its per-request database, and h3load closing its connections after the last answer. Taken as the window's wall time less the tool's own duration
     (which runs from its start to the end of the load, connects included). Zero for windows that closed with the load (window_end load_end) and for
     h2load, whose excess wall time is its connection set-up, before its clock starts."""
-    if (tool not in ("wrk", "oha", "h3load") or cost is None or result is None or cost.window_end == "load_end"
+    if (tool not in ("wrk", "oha", "h3load") or cost is None or result is None or cost.window_end in ("load_end", "sliced")
             or not result.duration_s > 0):
         return 0.0
     return max(0.0, cost.wall_s - result.duration_s)
@@ -283,6 +285,49 @@ def _core_columns(files: RepFiles, run: _ToolRun, cpu_s: float, tail_s: float) -
     return multihost.cpu_columns(run.multi, server)
 
 
+# ---------------------------------------------------------------- a point of a sliced block
+# (scripts/lib/sliced.sh: every server up at once, the tools run in turn in short slices)
+
+# the tools whose latency a sliced point keeps: h2load measures it in a contiguous run of its own
+SLICED_LATENCY_KEPT = ("h2load",)
+
+
+def sliced_seconds(files: RepFiles) -> float | None:
+    """The seconds a sliced point's tool was let run (r<rep>.slices.json: tool.ran_s, its slices
+    and its tail); None for a point measured in one contiguous run. RawFormatError naming the file
+    and key."""
+    doc = files.json(SLICES_JSON)
+    if doc is None:
+        return None
+    where = files.where(SLICES_JSON)
+    tool = require(doc, "tool", where, dict)
+    ran = require(tool, "ran_s", where, (int, float))
+    if isinstance(ran, bool) or not ran > 0:
+        raise RawFormatError(where, f"unexpected value {ran!r}", key="ran_s")
+    return float(ran)
+
+
+def _sliced_core_columns(files: RepFiles, cpu_s: float, ran_s: float) -> dict[str, Any]:
+    """The core figures of a sliced point: the busy shares are the tool's and the server's own CPU
+    over the seconds the tool ran (the cores' counters over the window hold every server's and every
+    tool's work); steal is the window's; foreign CPU cannot be told from the other servers' (NaN)."""
+    cpu_doc = files.json(CPU_JSON)
+    win = None if cpu_doc is None else window_cpu_of(
+        cpu_doc, files.where(CPU_JSON), files.text(CLIENT_TIME), files.where(CLIENT_TIME), cpu_s, 0.0)
+    if win is None:
+        return _cpu_columns(None)
+    n_server = len(cpu_list(require(cpu_doc, "server_cpus", files.where(CPU_JSON), str), files.where(CPU_JSON), "server_cpus"))
+    n_client = len(cpu_list(require(cpu_doc, "client_cpus", files.where(CPU_JSON), str), files.where(CPU_JSON), "client_cpus"))
+    client_busy = win.client_cpu_s / (ran_s * n_client)
+    server_busy = cpu_s / (ran_s * n_server)
+    return {
+        "client_cpu_s": win.client_cpu_s, "client_busy": client_busy, "server_busy": server_busy,
+        "client_bound": bounds.client_bound(client_busy, server_busy),
+        "steal_pct": win.steal_pct, "foreign_cpu_pct": math.nan,
+        "noisy": bounds.noisy(win.steal_pct, math.nan), "noisy_reason": "",
+    }
+
+
 def _scenario_columns(scen: dict[str, Any]) -> dict[str, Any]:
     """The point's parameters from scenario.json."""
     return {
@@ -303,9 +348,17 @@ def _point_row(run_id: str, point: PointFiles, rep: int
     run_doc = files.json(RUN_JSON) or {}
     exit_code = _int_field(run_doc, "exit_code", files.where(RUN_JSON))
     run = _tool_run(files, scen, point.scenario_where)
-    result = run.result
     cost = None if not files.has(SERVER_JSON) else server_cost(files.json(SERVER_JSON) or {},
                                                                files.where(SERVER_JSON))
+    ran_s = sliced_seconds(files)
+    if ran_s is not None:
+        # a sliced point: rates and the server's share over the seconds the tool ran
+        if run.result is not None:
+            run = dataclasses.replace(run, result=run.result.over_seconds(
+                ran_s, latency_kept=scen["tool"] in SLICED_LATENCY_KEPT))
+        if cost is not None:
+            cost = dataclasses.replace(cost, wall_s=ran_s, window_end="sliced")
+    result = run.result
     reasons = fail_reasons(exit_code, result, _alive(run_doc, cost), scen["tool"])
     if run.multi is not None:
         reasons.extend(run.multi.reasons)
@@ -315,7 +368,8 @@ def _point_row(run_id: str, point: PointFiles, rep: int
     cols = _result_columns(result)
     tail_s = _window_tail(scen["tool"], cost, run)
     costs = _cost_columns(cost, tail_s, cols["requests"])
-    cores = _core_columns(files, run, costs["server_cpu_s"], tail_s)
+    cores = (_core_columns(files, run, costs["server_cpu_s"], tail_s) if ran_s is None
+             else _sliced_core_columns(files, costs["server_cpu_s"], ran_s))
     position = _int_field(run_doc, "position", files.where(RUN_JSON), minimum=1)
     row: dict[str, Any] = {
         "run_id": run_id, **_scenario_columns(scen), "rep": rep, "status": status, **cols, **costs,

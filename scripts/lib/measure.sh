@@ -240,6 +240,20 @@ wrk_measure() {
         WRK_SNAPSHOT_PIDS="$SNAPSHOT_PIDS" wrk -d "${DURATION}s" "${WRK_ARGS[@]}"
 }
 
+# wrk_slice_cmd PART SERVERS CYCLES: wrk for a sliced block (scripts/lib/sliced.sh): TOOL_CMD runs
+# until the slicer ends it (SIGINT to its main thread); its requests time out only past the longest
+# time it is kept stopped (the other servers' slices of a cycle) plus wrk's own 2 s; its done() hook
+# writes no histogram (WRK_NO_HIST: the latencies are not kept, and walking them would take seconds
+# of the tail the slicer counts as the tool's).
+wrk_slice_cmd() {
+    local part=$1 stopped
+    stopped=$(awk -v k="$2" -v s="$SLICE_S" 'BEGIN { t = (k - 1) * s; printf "%d", (t == int(t)) ? t : int(t) + 1 }')
+    WRK_TIMEOUT="$(( 2 + stopped ))s" wrk_args
+    TOOL_CMD=(env $(wrk_env) WRK_JSON="$part.wrk.json" WRK_END_SNAPSHOT="$part.end.snapshot"
+              WRK_SNAPSHOT_PIDS="$SNAPSHOT_PIDS" WRK_NO_HIST=1 wrk -d 3600s "${WRK_ARGS[@]}")
+    SLICE_END=sigint SLICE_WINDOW=
+}
+
 # fanout_warmup BUILDER: the warm-up from every client host at once (the server is warmed as it
 # will be loaded); its files are thrown away.
 fanout_warmup() {
@@ -313,6 +327,17 @@ h2load_measure() {
     h2load_args "$DURATION"
     LAST_TOOL_CMD="h2load ${H2_ARGS[*]}"
     tool_run "$(( DURATION + TOOL_MARGIN ))" "$part.stdout.txt" "$part.stderr.txt" h2load "${H2_ARGS[@]}"
+}
+
+# h2load_slice_cmd PART SERVERS CYCLES: h2load for a sliced block: it ends on its own clock (-D),
+# which runs on while it is stopped; its window covers its CYCLES slices among SERVERS tools, and
+# the slicer resumes it once the window is over.
+h2load_slice_cmd() {
+    local ms
+    ms=$(awk -v k="$2" -v c="$3" -v s="$SLICE_S" 'BEGIN { printf "%d", (c * k * s + 1) * 1000 }')
+    h2load_args "${ms}ms"
+    TOOL_CMD=(h2load "${H2_ARGS[@]}")
+    SLICE_END=deadline SLICE_WINDOW=$(awk -v ms="$ms" 'BEGIN { printf "%.3f", ms / 1000 }')
 }
 
 # The latency run: the same load with --log-file (one line per request), reduced

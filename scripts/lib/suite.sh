@@ -218,6 +218,7 @@ suite_exit() {
     tool_stop
     rss_sampler_stop
     stop_server
+    sliced_stop_all
     hosts_down
     rm -rf "$GATE_TMP"
     [[ -z ${OHA_DB:-} ]] || rm -f "$OHA_DB"   # oha's per-request record of a point not finished
@@ -245,17 +246,19 @@ suite_exit() {
 #             of a server start per point.
 # A suite that orders a server's points itself (the latency suites: the rates follow the capacity
 # point of the same start) always runs in server blocks.
-BLOCK_MODES=(server scenario)
+#   sliced    every server of the rep up at once, and each scenario's runs interleaved in short
+#             slices (scripts/lib/sliced.sh): a pair's two runs share the same seconds.
+BLOCK_MODES=(server scenario sliced)
 
 # check_blocks MODE: dies unless MODE is one of BLOCK_MODES (run_all.sh checks it before anything
 # starts, each bench script again for itself).
 check_blocks() {
-    [[ " ${BLOCK_MODES[*]} " == *" $1 "* ]] || die "--blocks takes server or scenario (got '$1')"
+    [[ " ${BLOCK_MODES[*]} " == *" $1 "* ]] || die "--blocks takes server, scenario or sliced (got '$1')"
 }
 
 suite_blocks() {
     local line
-    if [[ ${BLOCKS:-server} == server ]] || declare -F suite_order_points >/dev/null; then echo; return 0; fi
+    if [[ ${BLOCKS:-server} != scenario ]] || declare -F suite_order_points >/dev/null; then echo; return 0; fi
     for line in "${SCENARIOS[@]}"; do
         parse_scenario "$line"
         scenario_selected && echo "$SC_ID"
@@ -301,9 +304,10 @@ suite_run() {
         log "suite $SUITE: nothing selected (--scenarios '${SCENARIO_FILTER:-}', servers ${SUITE_SERVERS[*]}); skipped"
         return 0
     fi
+    [[ $BLOCKS == sliced ]] && sliced_check
     read -r total f < <(suite_plan)
     mapfile -t blocks < <(suite_blocks)
-    log "suite $SUITE: $total points to run (${REPS} reps, ${DURATION}s + ${WARMUP}s warm-up each, $( ((${#blocks[@]} > 1)) && echo "${#blocks[@]} scenario blocks per rep" || echo "one block per rep"); planned: $(plan_text "$f"), an estimate), server CPUs $SERVER_CPUS, client CPUs $CLIENT_CPUS"
+    log "suite $SUITE: $total points to run (${REPS} reps, ${DURATION}s + ${WARMUP}s warm-up each, $( if [[ $BLOCKS == sliced ]]; then echo "every server's runs interleaved in ${SLICE_S} s slices"; elif ((${#blocks[@]} > 1)); then echo "${#blocks[@]} scenario blocks per rep"; else echo "one block per rep"; fi); planned: $(plan_text "$f"), an estimate), server CPUs $SERVER_CPUS, client CPUs $CLIENT_CPUS"
     suite_order
     host_state start
     # the machine's own speed before, halfway through and after the suite (scripts/lib/canary.sh)
@@ -312,6 +316,12 @@ suite_run() {
     SUITE_T0=$(date +%s)
     for (( rep = 1; rep <= REPS; rep++ )); do
         read -ra order <<<"${REP_ORDERS[rep - 1]}"
+        if [[ $BLOCKS == sliced ]]; then
+            SL_DONE=$done SL_SKIPPED=$skipped SL_TOTAL=$total
+            sliced_rep "$rep" "${order[@]}" || return 1
+            done=$SL_DONE skipped=$SL_SKIPPED
+            blocks=()
+        fi
         for block in "${blocks[@]}"; do
             TODO_BLOCK=$block
             for i in "${!order[@]}"; do
@@ -496,7 +506,10 @@ usage: $(basename "$0") [--run-dir DIR] [--quick] [--duration S] [--warmup S] [-
   --order-seed N  the seed of the servers' random order (default: from the run id and suite)
   --blocks B      server (default): each server starts once per rep and serves all its points;
                   scenario: every server runs a scenario before any runs the next, one start per
-                  point, so that the two runs of a comparison are seconds apart (docs/method.md)
+                  point, so that the two runs of a comparison are seconds apart (docs/method.md);
+                  sliced: every server of a rep up at once, each scenario's tools run in turn in
+                  0.25 s slices (LAB_SLICE_S), so that they share the same seconds (wrk and h2load,
+                  one client host; wrk's latency is not measured)
   --hosts MODE    local (default: this machine, loopback) or netns (a server host and a client
                   host as network namespaces joined by a veth pair; root)
   --netns-rate R  in netns mode, shape the link with tc tbf at R (e.g. 1gbit; default: unshaped)

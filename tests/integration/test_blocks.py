@@ -72,5 +72,5 @@ def test_the_plan_counts_a_start_per_block_and_the_latency_suites_keep_one(tmp_p
 def test_an_unknown_mode_is_refused_before_anything_starts(tmp_path):
     r = subprocess.run([str(ROOT / "scripts" / "run_all.sh"), "--skip-setup", "--new", "--blocks", "point"],
                        env=_env(tmp_path), capture_output=True, text=True, timeout=60, cwd=ROOT)
-    assert r.returncode != 0 and "--blocks takes server or scenario (got 'point')" in r.stderr
+    assert r.returncode != 0 and "--blocks takes server, scenario or sliced (got 'point')" in r.stderr
     assert not (tmp_path / "raw").exists() or not any((tmp_path / "raw").iterdir())

@@ -68,6 +68,19 @@ def test_tools_run_in_turn_each_for_its_share(tmp_path: Path) -> None:
     assert switches(tmp_path, ["a", "b"]) <= 13
 
 
+@pytest.mark.skipif(not Path("/usr/bin/time").exists(), reason="GNU time is not installed")
+def test_sigint_reaches_a_tool_under_a_wrapper_that_ignores_it(tmp_path: Path) -> None:
+    """The harness runs a tool under GNU time (its CPU time), which forks it and ignores SIGINT."""
+    prog = tmp_path / "fake_tool.py"
+    path = spec(tmp_path, [{"name": "a", "end": "sigint",
+                            "argv": ["/usr/bin/time", "-o", str(tmp_path / "a.time"), sys.executable, str(prog)]}],
+                active_s=0.1)
+    record = slicer.run(*slicer.read_spec(path))
+    t = record["tools"]["a"]
+    assert t["exit"] == 0 and t["fault"] is None and t["tail_s"] < 1
+    assert notes(tmp_path, "a") and "elapsed" in (tmp_path / "a.time").read_text()
+
+
 def test_without_slicing_the_same_tools_overlap(tmp_path: Path) -> None:
     """The check above can fail: two fake tools left running together interleave their notes."""
     import subprocess

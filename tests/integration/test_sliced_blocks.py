@@ -1,0 +1,64 @@
+"""Sliced blocks (`--blocks sliced`, scripts/lib/sliced.sh), through run_all.sh on live servers:
+every server of a rep is up at once and each scenario's tools run in turn in slices; every point
+keeps its files plus r<rep>.slices.json, and the built data reads each rate over the seconds its
+tool ran: wrk's points without latency (measured in the slices), h2load's with it (its contiguous
+latency run). Where the mode does not apply, it is refused before anything starts."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+pytestmark = pytest.mark.concurrent
+
+ROOT = Path(__file__).resolve().parents[2]
+PY = str(ROOT / ".venv" / "bin" / "python")
+
+
+def _env(tmp: Path) -> dict[str, str]:
+    return {**os.environ, "RAW_ROOT": str(tmp / "raw"), "DATA_ROOT": str(tmp / "data"),
+            "REPORTS_ROOT": str(tmp / "reports")}
+
+
+def test_a_sliced_run_interleaves_the_servers_and_reads_rates_over_their_seconds(tmp_path):
+    r = subprocess.run([str(ROOT / "scripts" / "run_all.sh"), "--skip-setup", "--skip-build", "--new", "--no-reports",
+                        "--suites", "http1,h2c", "--servers", "evloop,go,floor",
+                        "--scenarios", "get_ping_c100,h2_get_ping_c100", "--aa",
+                        "--reps", "2", "--duration", "1", "--warmup", "0", "--blocks", "sliced"],
+                       env=_env(tmp_path), capture_output=True, text=True, timeout=400, cwd=ROOT)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "interleaved in 0.25 s slices" in r.stderr
+    (run,) = (tmp_path / "raw").iterdir()
+    assert json.loads((run / "meta.json").read_text())["params"]["blocks"] == "sliced"
+    subprocess.run([PY, "-m", "httplab", "pack", "unpack", str(run)], cwd=ROOT, check=True, capture_output=True)
+    records = sorted(run.glob("*/*/*/r*.slices.json"))
+    assert records, "no slices.json"
+    for path in records:
+        rec = json.loads(path.read_text())
+        assert rec["slice_s"] == 0.25 and rec["cycles"] == 4 and len(rec["order"]) >= 2, rec
+        assert rec["tool"]["slices"] == 4 and rec["tool"]["exit"] == 0 and rec["tool"]["fault"] is None
+        assert 0.95 < rec["tool"]["ran_s"] < 2.5
+    data = tmp_path / "data" / run.name
+    subprocess.run([PY, "-m", "httplab", "build", str(run), str(data)], cwd=ROOT, check=True, capture_output=True)
+    runs = pd.read_parquet(data / "runs.parquet")
+    assert (runs["status"] == "ok").all(), runs[runs["status"] != "ok"][["server", "scenario", "fail_reason"]]
+    assert (runs["window_end"] == "sliced").all()
+    # http1: evloop, go, floor and the A/A copy; h2c: evloop, go and the copy (the floor speaks h1 only)
+    assert len(runs[runs["suite"] == "http1"]) == 8 and len(runs[runs["suite"] == "h2c"]) == 6
+    assert (runs["req_per_s"] > 1000).all() and (runs["cpu_us_per_req"] > 0).all()
+    assert (runs["server_busy"] <= 1.2).all() and runs["foreign_cpu_pct"].isna().all()
+    wrk = runs[runs["suite"] == "http1"]
+    assert wrk["lat_p50_us"].isna().all()
+    assert runs[runs["suite"] == "h2c"]["lat_p50_us"].notna().all()
+
+
+def test_sliced_is_refused_for_a_server_on_a_cpu_set_of_its_own(tmp_path):
+    r = subprocess.run([str(ROOT / "scripts" / "run_all.sh"), "--skip-setup", "--skip-build", "--new", "--no-reports",
+                        "--suites", "scaling", "--servers", "evloop", "--reps", "1", "--duration", "1",
+                        "--warmup", "0", "--blocks", "sliced"],
+                       env=_env(tmp_path), capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert r.returncode != 0 and "--blocks sliced gives every server the same CPUs" in r.stderr, r.stderr[-2000:]
