@@ -176,11 +176,7 @@ sliced_block() {
             return 1
         fi
         SL_DONE=$(( SL_DONE + 1 ))
-        progress "$SL_DONE" "$SL_SKIPPED" "$SL_TOTAL" "$server $SC_ID r$rep (sliced)"
-        if ! $POINT_ALIVE; then
-            abort_suite "$server $SERVER_TROUBLE during $SC_ID (rep $rep): $SERVER_TROUBLE_DETAIL; the point is recorded as a failed run; its log: $SERVER_LOG"
-            return 1
-        fi
+        point_recorded "$server" "$rep" "$SL_DONE" "$SL_SKIPPED" "$SL_TOTAL" "$server $SC_ID r$rep (sliced)" || return 1
     done
     SUITE_POINT=
     rm -f "$spec" "$record"

@@ -234,6 +234,15 @@ suite_exit() {
     fi
 }
 
+# point_recorded SERVER REP DONE SKIPPED TOTAL LABEL: the progress line of a point just recorded;
+# when its server died or stopped answering meanwhile (POINT_ALIVE false), the suite stops (returns 1).
+point_recorded() {
+    progress "$3" "$4" "$5" "$6"
+    $POINT_ALIVE && return 0
+    abort_suite "$1 $SERVER_TROUBLE during $SC_ID (rep $2): $SERVER_TROUBLE_DETAIL; the point is recorded as a failed run; its log: $SERVER_LOG"
+    return 1
+}
+
 # suite_blocks: the blocks of a rep, one per line, in the order they run; in each block every server
 # of the rep's order starts, is gated, serves the block's points and stops (BLOCKS, --blocks):
 #   server    one block holding every point (printed as an empty line): a server starts once per
@@ -391,11 +400,7 @@ suite_run() {
                     fi
                     SUITE_POINT=
                     done=$(( done + 1 ))
-                    progress "$done" "$skipped" "$total" "$server $SC_ID r$rep"
-                    if ! $POINT_ALIVE; then
-                        abort_suite "$server $SERVER_TROUBLE during $SC_ID (rep $rep): $SERVER_TROUBLE_DETAIL; the point is recorded as a failed run; its log: $SERVER_LOG"
-                        return 1
-                    fi
+                    point_recorded "$server" "$rep" "$done" "$skipped" "$total" "$server $SC_ID r$rep" || return 1
                 done
                 stop_server
                 SERVER_LOG=
