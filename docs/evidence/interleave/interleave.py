@@ -188,13 +188,19 @@ def series(seconds: int) -> None:
     print(" ".join(map(str, counts)))
 
 
-def analyse(files: list[str]) -> None:
+def read_reps(files: list[str]) -> dict[str, list[dict[str, float]]]:
+    """The study's lines, per design: each rep's {server or server.cpu: log of its figure}."""
     rows: dict[str, list[dict[str, float]]] = defaultdict(list)
     for f in files:
         for line in open(f):
             parts = line.split()
             if len(parts) > 2 and "=" in parts[2]:
                 rows[parts[0]].append({k: math.log(float(v)) for k, v in (p.split("=") for p in parts[2:])})
+    return rows
+
+
+def analyse(files: list[str]) -> None:
+    rows = read_reps(files)
     for design, reps in rows.items():
         for metric, unit in (("", "req/s"), (".cpu", "CPU-us per request")):
             names = sorted(k for k in reps[0] if "." not in k and f"{k}{metric}" in reps[0])
@@ -213,12 +219,7 @@ def bias(files: list[str], ref: str, design_a: str = "sliced-0.25", design_b: st
     """Per server, how its figure relative to REF's differs between two designs (by default sliced
     and contiguous): exp(mean log(x/ref) in A − mean log(x/ref) in B) − 1, with a 95 % interval from
     the two designs' spreads (each rep a pair in its own design; the designs' reps independent)."""
-    rows: dict[str, list[dict[str, float]]] = defaultdict(list)
-    for f in files:
-        for line in open(f):
-            parts = line.split()
-            if len(parts) > 2 and "=" in parts[2]:
-                rows[parts[0]].append({k: math.log(float(v)) for k, v in (p.split("=") for p in parts[2:])})
+    rows = read_reps(files)
     sliced_rows, contiguous_rows = rows[design_a], rows[design_b]
     for metric, unit in (("", "req/s"), (".cpu", "CPU-us per request")):
         common = set.intersection(*(set(r) for r in sliced_rows + contiguous_rows))
