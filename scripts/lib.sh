@@ -121,5 +121,5 @@ in_client_host() {
 
 # ---------------------------------------------------------------- the rest, by concern
 
-for _lib in servers proc gate run measure fanout tool_oha tool_h3load hosts canary suite sliced plan suites report; do source "$LAB_ROOT/scripts/lib/$_lib.sh"; done
+for _lib in json servers proc gate run measure fanout tool_oha tool_h3load hosts canary suite sliced plan suites report; do source "$LAB_ROOT/scripts/lib/$_lib.sh"; done
 unset _lib

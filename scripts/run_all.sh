@@ -8,7 +8,7 @@
 #                      CPUs; by default the suites that mirror a write-up)
 #                      (NAME: a suite, i.e. a folder of suites/, or one of its parts; default:
 #                      every suite, in the order their suite.toml gives; docs/suites.md)
-#                      [--duration S] [--warmup S] [--reps N] [--skip-setup]
+#                      [--duration S] [--warmup S] [--reps N] [--latency-every N] [--skip-setup]
 #                      [--servers a,b] [--scenarios glob,glob] [--aa | --no-aa]
 #                      [--order-seed N] [--blocks server|scenario|sliced]
 #                      [--no-reports] [--skip-build] [--no-pack]
@@ -16,6 +16,7 @@
 #                      next, a start per point; sliced: every server of a rep up at once and
 #                      each scenario's runs interleaved in 0.25 s slices; docs/method.md "Sizing
 #                      the reps")
+#                      (--latency-every N: h2load's latency run in reps 1, 1+N, 1+2N... only)
 #                      (--skip-build: the servers in build/ are used as they are, e.g. an offline
 #                      archive's; --no-pack: raw/ stays unpacked, for the home machine to pack)
 #                      [--hosts local|netns] [--netns-rate RATE] [--clients N] [--rtt MS]
@@ -207,7 +208,7 @@ main() {
     SUITE_FLAGS=() BUILD_FLAGS=()
     while (( $# )); do
         case $1 in
-            --suites|--run-id|--duration|--warmup|--reps|--servers|--scenarios|--order-seed|--blocks|--hosts|--netns-rate|--clients|--inventory|--rtt)
+            --suites|--run-id|--duration|--warmup|--reps|--latency-every|--servers|--scenarios|--order-seed|--blocks|--hosts|--netns-rate|--clients|--inventory|--rtt)
                 need_value "$1" "$#" "$(flag_values "$1")" ;;&
             --quick)      profile=quick; SUITE_FLAGS+=(--quick) ;;
             --seed-conditions) profile=seed; SUITE_FLAGS+=(--seed-conditions) ;;
@@ -217,6 +218,7 @@ main() {
             --duration)   export DURATION=$2; shift ;;
             --warmup)     export WARMUP=$2; shift ;;
             --reps)       export REPS=$2; shift ;;
+            --latency-every) export LATENCY_EVERY=$2; shift ;;
             --blocks)     check_blocks "$2"; export BLOCKS=$2; shift ;;
             --servers)    SUITE_FLAGS+=("$1" "$2"); BUILD_FLAGS=(--servers "${2//"$AA_SUFFIX"/}"); shift ;;
             --scenarios|--order-seed|--netns-rate) SUITE_FLAGS+=("$1" "$2"); shift ;;
@@ -253,6 +255,7 @@ main() {
     [[ -z ${DURATION:-} ]] || check_count --duration "$DURATION" 1
     [[ -z ${WARMUP:-} ]] || check_count --warmup "$WARMUP" 0
     [[ -z ${REPS:-} ]] || check_count --reps "$REPS" 1
+    [[ -z ${LATENCY_EVERY:-} ]] || check_count --latency-every "$LATENCY_EVERY" 1
     check_suite_flags "${SUITE_FLAGS[@]}"
     hosts_read
     check_client_hosts
@@ -290,6 +293,7 @@ main() {
         DURATION=$(jq -r .params.duration_s "$RUN_DIR/meta.json")
         WARMUP=$(jq -r .params.warmup_s "$RUN_DIR/meta.json")
         REPS=$(jq -r .params.reps "$RUN_DIR/meta.json")
+        LATENCY_EVERY=$(jq -r '.params.latency_every // 1' "$RUN_DIR/meta.json"); export LATENCY_EVERY
         AA=$(jq -r '.params.aa // 0' "$RUN_DIR/meta.json"); export AA
         BLOCKS=$(jq -r '.params.blocks // "server"' "$RUN_DIR/meta.json"); export BLOCKS
         # ... and its host mode: a run's points are all measured the same way

@@ -25,6 +25,10 @@ With host=I (a point loaded from several client hosts at once) the same files of
 read, r<rep>.h<I>.stdout.txt, r<rep>.h<I>.lat.*; the latency run's exit code is then that host's, from
 r<rep>.h<I>.lat.host.json (client_hosts.py), not the rep's run.json (which holds the first non-zero
 code of all hosts: it would fail every host of the rep for one host's fault).
+
+A rep that had no latency run by the run's design (`--latency-every N`: run.json "latency_run":
+false) has no latency (hist_kind none) and no latency-run files are looked for; its throughput run
+is read and checked as in any other rep.
 """
 from __future__ import annotations
 
@@ -108,6 +112,17 @@ def _lat_exit_code(files: RepFiles, notes: list[str]) -> int | None:
     return lat_exit
 
 
+def _latency_planned(files: RepFiles) -> bool:
+    """False when run.json says the rep had no latency run by the run's design (latency_run false:
+    `--latency-every N` keeps it in every Nth rep); its files are then not looked for."""
+    rep = files.rep_files()
+    run_json = rep.json(RUN_JSON)
+    flag = run_json.get("latency_run", True) if run_json is not None else True
+    if not isinstance(flag, bool):
+        raise RawFormatError(rep.where(RUN_JSON), f"unexpected value {flag!r}", key="latency_run")
+    return flag
+
+
 def load_h2load_point(scenario_dir: Path, rep: int, host: int | None = None) -> LoadResult | None:
     """h2load_result of the rep's files in scenario_dir (client host `host`'s with host=I) and
     its scenario.json ({} when absent)."""
@@ -122,12 +137,15 @@ def h2load_result(files: RepFiles, scen: Mapping[str, Any]) -> LoadResult:
 
     tls = scen.get("tls") is True
     thr = _read_text(files, STDOUT, THROUGHPUT, notes, tls)
-    lat = _read_text(files, LAT_STDOUT, LATENCY, notes, tls)
+    planned = _latency_planned(files)
+    lat = _read_text(files, LAT_STDOUT, LATENCY, notes, tls) if planned else None
     n_err = _text_errors(thr, THROUGHPUT, errors) + _text_errors(lat, LATENCY, errors)
 
     log: H2Log | None = None
-    log_doc = files.json(LAT_H2LOG)
-    if log_doc is not None:
+    log_doc = files.json(LAT_H2LOG) if planned else None
+    if not planned:
+        pass  # no latency run in this rep by the run's design (--latency-every): no latency, no fault
+    elif log_doc is not None:
         log = h2log_of(log_doc, files.where(LAT_H2LOG))
         errors[f"failed streams (-1) in the log ({LATENCY})"] = log.failed_streams
         for status, n in sorted(log.non_2xx.items()):
@@ -139,7 +157,7 @@ def h2load_result(files: RepFiles, scen: Mapping[str, Any]) -> LoadResult:
         why = _h2log_error(files.text(LAT_STDERR, errors="replace"))
         notes.append(f"{LATENCY}: {files.name(LAT_H2LOG)} missing" + (f" ({why})" if why else ""))
 
-    lat_exit = _lat_exit_code(files, notes)
+    lat_exit = _lat_exit_code(files, notes) if planned else None
     if lat_exit is not None and lat_exit != 0:
         notes.append(f"{LATENCY}: h2load exited with code {lat_exit}")
 

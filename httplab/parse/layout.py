@@ -139,6 +139,10 @@ class RepFiles:
         """Client host `host`'s files of the same rep (r<rep>.h<host>.*)."""
         return RepFiles(self._files, self.rep, host)
 
+    def rep_files(self) -> "RepFiles":
+        """The rep's own files (r<rep>.*, its run.json), also from a client host's."""
+        return self if self.host is None else RepFiles(self._files, self.rep)
+
     @property
     def directory(self) -> Path | None:
         """The point's directory (None for contents held in memory)."""

@@ -97,6 +97,18 @@ def _blocks_words(blocks: str | None) -> str:
     return "(each server started fresh and passed the verify gate first)"
 
 
+def _latency_reps_words(p: dict) -> str:
+    """Which reps had h2load's latency run (--latency-every N: reps 1, 1+N, ...); "" for every rep."""
+    every, reps = int(p.get("latency_every") or 1), int(p.get("reps") or 0)
+    if every <= 1 or reps <= 0:
+        return ""
+    chosen = [str(r) for r in range(1, reps + 1, every)]
+    if len(chosen) == 1:
+        return f", in rep 1 only (one rep in {every}: its latency figures rest on that rep)"
+    listed = ", ".join(chosen[:-1]) + f" and {chosen[-1]}"
+    return f", in reps {listed} only (one rep in {every}: its latency figures rest on {len(chosen)} reps)"
+
+
 def settings_table(ctx: ReportContext) -> pd.DataFrame:
     """Setting | value: the run's durations, reps, order, pinning, host and statistics."""
     meta = ctx.run.meta
@@ -106,7 +118,7 @@ def settings_table(ctx: ReportContext) -> pd.DataFrame:
         ("Measured run", f"{p.get('duration_s', '?')} s after {p.get('warmup_s', '?')} s of unrecorded warm-up"
          + (f"; h2load's latency run (with its per-request log) {p['latency_run_s']} s"
             + (f" after {p['latency_warmup_s']} s of h2load's own warm-up (the clients connect in it)"
-               if "latency_warmup_s" in p else "") if "latency_run_s" in p
+               if "latency_warmup_s" in p else "") + _latency_reps_words(p) if "latency_run_s" in p
             and not ctx.runs.empty and (ctx.runs["protocol"] == "h2").any() else "")),
         ("Repetitions", f"{p.get('reps', '?')} reps; within each, the servers in a seeded random balanced "
                         "order " + _blocks_words(p.get("blocks"))),
@@ -171,7 +183,7 @@ def _coverage_line() -> str:
         return "not measured"
     return (f"{100 * t['coverage'].min():.1f}–{100 * t['coverage'].max():.1f} % of {int(t['trials'].iloc[0]):,} "
             f"simulated samples per case held the truth at n ≥ {MIN_RUNS} (normal and lognormal noise, "
-            "equal and 3:1 spreads; table in the method notes)")
+            "equal and 3:1 spreads, and the interleaved runs' own noise; table in the method notes)")
 
 
 def method_markdown(ctx: ReportContext) -> str:

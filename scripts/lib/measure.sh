@@ -135,7 +135,7 @@ window_open() {
 # server dying or hanging) and POINT_ALIVE=false tells the suite to stop.
 window_close() {
     local key=$1 dir=$2 rep=$3 tool=$4 rc=$5 part="$2/.r$3" pids t1 stat1 client_ticks wall window_end
-    local tool_wall hwm alive f
+    local tool_wall hwm alive f rss finish
     tool_wall=$(awk -v a="${W_W0[$key]}" -v b="${W_W1[$key]}" 'BEGIN { printf "%.6f", b - a }')
     mapfile -t pids < <(tree_pids "$SERVER_PID")
     if [[ -s $part.end.snapshot ]]; then
@@ -161,38 +161,39 @@ window_close() {
     fi
     server_check && alive=true || alive=false
     POINT_ALIVE=$alive
-    LAT_EXIT_CODE=null
+    LAT_EXIT_CODE=null LAT_RUN=
     # (no after-step for a server that is gone or hung: the point is failed already)
     if $alive && declare -F "${tool}_after" >/dev/null; then "${tool}_after" "$dir" "$rep" "$part"; fi
     [[ -z $POINT_FAULT ]] || return 0
-    jq -n --argjson pids "$(printf '%s\n' "${pids[@]}" | jq -s .)" --argjson clk "$(getconf CLK_TCK)" \
-        --argjson t0 "${W_T0[$key]}" --argjson t1 "$t1" --argjson wall "$wall" \
-        --argjson tool_wall "$tool_wall" --arg window_end "$window_end" \
-        --argjson rss "$(mem_kb VmRSS "${pids[@]}")" --argjson hwm "${hwm:-null}" \
-        --argjson rss_start "${SERVER_RSS_START:-null}" --argjson rss_warm "${W_RSS_WARM[$key]}" \
-        --arg method "${W_PEAK[$key]}" --argjson alive "$alive" \
-        '{pids: $pids, clk_tck: $clk, cpu_ticks_before: $t0, cpu_ticks_after: $t1, wall_s: $wall,
-          tool_wall_s: $tool_wall, window_end: $window_end,
-          rss_start_kb: $rss_start, rss_warm_kb: $rss_warm, rss_peak_kb: $hwm,
-          rss_peak_method: $method, rss_kb: $rss, server_alive: $alive}' >"$part.server.json"
-    jq -n --argjson clk "$(getconf CLK_TCK)" --arg scpu "$SERVER_CPUS" --arg ccpu "$CLIENT_CPUS" \
-        --argjson before "${W_STAT0[$key]}" --argjson after "$stat1" --argjson cticks "$client_ticks" \
-        --arg window_end "$window_end" \
-        '{clk_tck: $clk, server_cpus: $scpu, client_cpus: $ccpu, window_end: $window_end,
-          client_cpu_ticks: $cticks,
-          fields: ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal", "guest", "guest_nice"],
-          proc_stat_before: $before, proc_stat_after: $after}' >"$part.cpu.json"
+    # (written by bash: json.sh says why)
+    rss=$(mem_kb VmRSS "${pids[@]}") finish=$(utc_now)
+    json_check "the window of $key" "${W_T0[$key]}" "$t1" "$wall" "$tool_wall" "${SERVER_RSS_START:-null}" \
+        "${W_RSS_WARM[$key]}" "${hwm:-null}" "$rss" "$alive" "$client_ticks" "$rep" "$rc" \
+        "${POINT_POSITION:-null}" "$LAT_EXIT_CODE"
+    printf '{"pids": %s, "clk_tck": %s, "cpu_ticks_before": %s, "cpu_ticks_after": %s, "wall_s": %s,
+ "tool_wall_s": %s, "window_end": %s,
+ "rss_start_kb": %s, "rss_warm_kb": %s, "rss_peak_kb": %s,
+ "rss_peak_method": %s, "rss_kb": %s, "server_alive": %s}\n' \
+        "$(json_nums "${pids[@]}")" "$CLK_TCK" "${W_T0[$key]}" "$t1" "$wall" "$tool_wall" \
+        "$(json_str "$window_end")" "${SERVER_RSS_START:-null}" "${W_RSS_WARM[$key]}" "${hwm:-null}" \
+        "$(json_str "${W_PEAK[$key]}")" "$rss" "$alive" >"$part.server.json"
+    printf '{"clk_tck": %s, "server_cpus": %s, "client_cpus": %s, "window_end": %s,
+ "client_cpu_ticks": %s,
+ "fields": ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal", "guest", "guest_nice"],
+ "proc_stat_before": %s, "proc_stat_after": %s}\n' \
+        "$CLK_TCK" "$(json_str "$SERVER_CPUS")" "$(json_str "$CLIENT_CPUS")" "$(json_str "$window_end")" \
+        "$client_ticks" "${W_STAT0[$key]}" "$stat1" >"$part.cpu.json"
     for f in "$part".*; do mv "$f" "$dir/r$rep.${f##*/.r$rep.}"; done
-    jq -n --argjson rep "$rep" --arg start "${W_START[$key]}" --arg finish "$(utc_now)" --argjson rc "$rc" \
-        --arg cmd "$LAST_TOOL_CMD" --argjson alive "$alive" --argjson latrc "$LAT_EXIT_CODE" \
-        --argjson pos "${POINT_POSITION:-null}" --arg trouble "${SERVER_TROUBLE:+$SERVER_TROUBLE: $SERVER_TROUBLE_DETAIL}" \
-        --arg retried "${POINT_RETRIED:-}" \
-        '{rep: $rep, start_utc: $start, end_utc: $finish, exit_code: $rc, cmd: $cmd, server_alive: $alive,
-          position: $pos}
-         + (if $latrc == null then {} else {lat_exit_code: $latrc} end)
-         + (if $trouble == "" then {} else {server_trouble: $trouble} end)
-         + (if $retried == "" then {} else {retried_after: $retried} end)' \
-        >"$dir/.run.json.tmp"
+    {
+        printf '{"rep": %s, "start_utc": %s, "end_utc": %s, "exit_code": %s, "cmd": %s, "server_alive": %s,
+ "position": %s' "$rep" "$(json_str "${W_START[$key]}")" "$(json_str "$finish")" \
+            "$rc" "$(json_str "$LAST_TOOL_CMD")" "$alive" "${POINT_POSITION:-null}"
+        [[ $LAT_EXIT_CODE == null ]] || printf ', "lat_exit_code": %s' "$LAT_EXIT_CODE"
+        [[ -z $LAT_RUN ]] || printf ', "latency_run": false'
+        [[ -z ${SERVER_TROUBLE:-} ]] || printf ', "server_trouble": %s' "$(json_str "$SERVER_TROUBLE: $SERVER_TROUBLE_DETAIL")"
+        [[ -z ${POINT_RETRIED:-} ]] || printf ', "retried_after": %s' "$(json_str "$POINT_RETRIED")"
+        printf '}\n'
+    } >"$dir/.run.json.tmp"
     mv "$dir/.run.json.tmp" "$dir/r$rep.run.json"
 }
 
@@ -340,6 +341,12 @@ h2load_slice_cmd() {
     SLICE_END=deadline SLICE_WINDOW=$(awk -v ms="$ms" 'BEGIN { printf "%.3f", ms / 1000 }')
 }
 
+# latency_rep REP: whether REP has h2load's latency run: reps 1, 1+N, 1+2N... with
+# --latency-every N (LATENCY_EVERY, default 1: every rep). The latency run costs about as much as
+# the measured one and the throughput and cost figures do not use it, so a run of many short reps
+# (--blocks sliced) may keep it in every Nth rep, spread over the run's length.
+latency_rep() { (( ($1 - 1) % ${LATENCY_EVERY:-1} == 0 )); }
+
 # The latency run: the same load with --log-file (one line per request), reduced
 # at once to a compact histogram by httplab.parse.h2log; the log itself is not kept
 # (tens of MB per run). Half the measured duration, rounded down (lat_duration above),
@@ -347,6 +354,8 @@ h2load_slice_cmd() {
 # With several client hosts each host runs and compacts its own (client_run.sh --h2log).
 h2load_after() {
     local part=$3 log
+    # (a rep the run's design leaves without it: run.json says latency_run false)
+    latency_rep "$2" || { LAT_RUN=false; return 0; }
     LAT_EXIT_CODE=0
     if multi_client; then
         DURATION_NOW=$(lat_h2load) H2_LOG=1 fanout_run "$(( $(lat_limit) + TOOL_MARGIN ))" \

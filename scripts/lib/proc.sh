@@ -1,6 +1,9 @@
 # scripts/lib/proc.sh: /proc accounting (sourced by lib.sh): a server tree's pids, CPU ticks and
 # memory, the peak-RSS window, the pinned cores' /proc/stat and the end-of-load snapshot.
 
+# The kernel's clock ticks per second, in which /proc counts CPU time (read once).
+CLK_TCK=$(getconf CLK_TCK)
+
 # tree_pids PID: PID and all its descendants (nginx's worker, Node's cluster...).
 tree_pids() {
     local pid=$1 child

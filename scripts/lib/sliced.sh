@@ -139,31 +139,39 @@ sliced_block() {
         SNAPSHOT_PIDS="${W_PIDS[$server]}" "${SC_TOOL}_slice_cmd" "$PART" "$#" "$cycles"
         SL_CMD[$server]="${TOOL_CMD[*]}"
         CLIENT_TIME_FILE=$PART.client.time.txt client_argv
-        # (a word a line: jq would read a word such as -o as its own option; none holds a newline)
-        tools+=("$(printf '%s\n' "${CLIENT_ARGV[@]}" "${TOOL_CMD[@]}" | jq -Rsc --arg name "$server" \
-            --arg out "$PART.stdout.txt" --arg err "$PART.stderr.txt" --arg ending "$SLICE_END" \
-            --argjson window "${SLICE_WINDOW:-null}" \
-            '{name: $name, argv: split("\n")[:-1], stdout: $out, stderr: $err, "end": $ending}
-             + (if $window == null then {} else {window_s: $window} end)')")
+        # (the spec written by bash: json.sh says why)
+        json_strs "${CLIENT_ARGV[@]}" "${TOOL_CMD[@]}"
+        json_check "the slicer's spec" "${SLICE_WINDOW:-null}"
+        tools+=("{\"name\": $(json_str "$server"), \"argv\": $JSON_STRS, \"stdout\": $(json_str "$PART.stdout.txt"),
+  \"stderr\": $(json_str "$PART.stderr.txt"), \"end\": $(json_str "$SLICE_END")${SLICE_WINDOW:+, \"window_s\": $SLICE_WINDOW}}")
     done
-    for t in "${tools[@]}"; do [[ -n $t ]] || die "sliced_block: the slicer's spec could not be written"; done
-    printf '%s\n' "${tools[@]}" | jq -s --argjson slice "$SLICE_S" --argjson active "$DURATION" \
-        --argjson grace "$TOOL_MARGIN" '{slice_s: $slice, active_s: $active, grace_s: $grace, tools: .}' >"$spec"
+    json_check "the slicer's spec" "$SLICE_S" "$DURATION" "$TOOL_MARGIN"
+    printf '{"slice_s": %s, "active_s": %s, "grace_s": %s, "tools": [%s]}\n' \
+        "$SLICE_S" "$DURATION" "$TOOL_MARGIN" "$(IFS=,; echo "${tools[*]}")" >"$spec"
     SUITE_AT="$SUITE $SC_ID (rep $rep), sliced over $# servers"
     SUITE_POINT=1
     rc=0
     # (the slicer mostly sleeps; on the client CPUs it keeps off the servers')
     taskset -c "$CLIENT_CPUS" "$(lab_python)" -m httplab slice "$spec" --record "$record" || rc=$?
     (( rc <= 1 )) || { abort_suite "the slicer failed (exit $rc) on $SUITE_AT; nothing of it is recorded"; return 1; }
+    # each tool's record, one jq for the block: its server, fault, exit and slices.json, a line each
+    # (fields parted by \x1f, which no field holds: an empty fault stays a field, and JSON escapes
+    # its control characters)
+    local -A rec_fault=() rec_exit=() rec_doc=()
+    local name f x doc
+    while IFS=$'\x1f' read -r name f x doc; do
+        rec_fault[$name]=$f rec_exit[$name]=$x rec_doc[$name]=$doc
+    done < <(jq -r '{slice_s, active_s, cycles, order} as $c | .tools | to_entries[]
+                    | [.key, (.value.fault // "" | gsub("[\t\n\r\u001f]"; " ")), (.value.exit // 0 | tostring),
+                       ($c + {tool: .value} | tojson)] | join("\u001f")' "$record")
     for server in "$@"; do
         W_W1[$server]=$(date +%s.%N)
         parse_scenario "$line"
         sliced_select "$server"
         sliced_point_files "$server" "$rep"
-        jq --arg n "$server" '{slice_s, active_s, cycles, order} + {tool: .tools[$n]}' "$record" >"$PART.slices.json"
-        local fault exit
-        fault=$(jq -r '.tool.fault // ""' "$PART.slices.json")
-        exit=$(jq -r '.tool.exit // 0' "$PART.slices.json")
+        [[ -n ${rec_doc[$server]:-} ]] || die "sliced_block: the slicer recorded nothing for $server ($record)"
+        printf '%s\n' "${rec_doc[$server]}" >"$PART.slices.json"
+        local fault=${rec_fault[$server]} exit=${rec_exit[$server]}
         if [[ -n $fault ]]; then
             abort_suite "$SC_TOOL against $server was stopped by the slicer ($fault) on $SUITE_AT; the point is not recorded and is redone on resume; its output: $PART.stdout.txt; the server log: $SERVER_LOG"
             return 1

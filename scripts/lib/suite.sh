@@ -120,6 +120,7 @@ todo_for() {
 write_scenario_json() {
     local dir=$1 server=$2
     mkdir -p "$dir"
+    [[ -f $dir/scenario.json ]] && return 0   # (written once, by the first rep: no jq for the others)
     write_json_once "$dir/scenario.json" "$(jq -n --arg suite "$SUITE" --arg proto "$SC_PROTOCOL" \
         --argjson tls "$TLS" --arg server "$server" --arg id "$SC_ID" --arg route "$SC_ROUTE" \
         --arg method "$SC_METHOD" --argjson size "$SC_SIZE" --argjson conns "$SC_CONNS" \
@@ -444,9 +445,9 @@ point_server_cpus() {
 # run_params_json: the profile's parameters as meta.json records them.
 run_params_json() {
     jq -n --argjson d "$DURATION" --argjson w "$WARMUP" --argjson r "$REPS" --argjson aa "${AA:-0}" \
-        --argjson lat "$(lat_duration)" --argjson latw "$LAT_WARMUP_S" --arg hosts "${HOSTS:-local}" --argjson clients "$CLIENT_HOSTS" \
+        --argjson lat "$(lat_duration)" --argjson latw "$LAT_WARMUP_S" --argjson le "${LATENCY_EVERY:-1}" --arg hosts "${HOSTS:-local}" --argjson clients "$CLIENT_HOSTS" \
         --arg rtt "${NETNS_RTT_MS:-}" --arg plan "${CPU_PLAN_NOTE:-}" --arg blocks "${BLOCKS:-server}" \
-        '{duration_s: $d, warmup_s: $w, reps: $r, aa: $aa, latency_run_s: $lat, latency_warmup_s: $latw, hosts: $hosts, blocks: $blocks,
+        '{duration_s: $d, warmup_s: $w, reps: $r, aa: $aa, latency_run_s: $lat, latency_warmup_s: $latw, latency_every: $le, hosts: $hosts, blocks: $blocks,
           client_hosts: $clients, rtt_ms: (if $rtt == "" then null else ($rtt | tonumber) end)}
          + (if $plan == "" then {} else {cpu_plan: $plan} end)'
 }
@@ -502,6 +503,8 @@ usage: $(basename "$0") [--run-dir DIR] [--quick] [--duration S] [--warmup S] [-
   --duration S    seconds per measured run (whole seconds)
   --warmup S      seconds of unrecorded warm-up before each measured run
   --reps N        repetitions of every point
+  --latency-every N  h2load's latency run (its per-request log, after the measured run) in reps
+                  1, 1+N, 1+2N... only (default 1: every rep); the other reps record none
   --servers LIST  servers to run (default: every server whose manifest starts in mode
                   $SERVER_MODE and serves a route of this suite: ${SUITE_SERVERS[*]})
   --scenarios L   only scenario ids matching these globs (e.g. 'get_ping_*'; 'h3:get_ping_*'
@@ -532,7 +535,7 @@ parse_suite_flags() {
     suite_servers
     while (( $# )); do
         case $1 in
-            --run-dir|--duration|--warmup|--reps|--servers|--scenarios|--order-seed|--blocks|--hosts|--netns-rate|--clients|--inventory|--rtt)
+            --run-dir|--duration|--warmup|--reps|--latency-every|--servers|--scenarios|--order-seed|--blocks|--hosts|--netns-rate|--clients|--inventory|--rtt)
                 need_value "$1" "$#" ;;&
             --run-dir)   RUN_DIR=$2; shift ;;
             --quick)     profile=quick ;;
@@ -540,6 +543,7 @@ parse_suite_flags() {
             --duration)  DURATION=$2; shift ;;
             --warmup)    WARMUP=$2; shift ;;
             --reps)      REPS=$2; shift ;;
+            --latency-every) LATENCY_EVERY=$2; shift ;;
             --servers)   servers=$2; shift ;;
             --scenarios) SCENARIO_FILTER=$2; shift ;;
             --aa)        AA=1 ;;
@@ -563,6 +567,8 @@ parse_suite_flags() {
     [[ $DURATION =~ ^[1-9][0-9]*$ ]] || die "--duration takes whole seconds ≥ 1 (got '$DURATION')"
     [[ $WARMUP =~ ^[0-9]+$ ]] || die "--warmup takes whole seconds (got '$WARMUP')"
     [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps takes a number ≥ 1 (got '$REPS')"
+    LATENCY_EVERY=${LATENCY_EVERY:-1}
+    [[ $LATENCY_EVERY =~ ^[1-9][0-9]*$ ]] || die "--latency-every takes a number ≥ 1 (got '$LATENCY_EVERY')"
     BLOCKS=${BLOCKS:-server}
     check_blocks "$BLOCKS"
     if [[ -n $servers ]]; then

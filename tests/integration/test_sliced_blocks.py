@@ -2,7 +2,8 @@
 every server of a rep is up at once and each scenario's tools run in turn in slices; every point
 keeps its files plus r<rep>.slices.json, and the built data reads each rate over the seconds its
 tool ran: wrk's points without latency (measured in the slices), h2load's with it (its contiguous
-latency run). Where the mode does not apply, it is refused before anything starts."""
+latency run) in the reps --latency-every keeps it in. Where the mode does not apply, it is refused
+before anything starts."""
 from __future__ import annotations
 
 import json
@@ -28,12 +29,14 @@ def test_a_sliced_run_interleaves_the_servers_and_reads_rates_over_their_seconds
     r = subprocess.run([str(ROOT / "scripts" / "run_all.sh"), "--skip-setup", "--skip-build", "--new", "--no-reports",
                         "--suites", "http1,h2c", "--servers", "evloop,go,floor",
                         "--scenarios", "get_ping_c100,h2_get_ping_c100", "--aa",
-                        "--reps", "2", "--duration", "1", "--warmup", "0", "--blocks", "sliced"],
+                        "--reps", "2", "--duration", "1", "--warmup", "0", "--blocks", "sliced",
+                        "--latency-every", "2"],
                        env=_env(tmp_path), capture_output=True, text=True, timeout=400, cwd=ROOT)
     assert r.returncode == 0, r.stderr[-3000:]
     assert "interleaved in 0.25 s slices" in r.stderr
     (run,) = (tmp_path / "raw").iterdir()
-    assert json.loads((run / "meta.json").read_text())["params"]["blocks"] == "sliced"
+    params = json.loads((run / "meta.json").read_text())["params"]
+    assert params["blocks"] == "sliced" and params["latency_every"] == 2
     subprocess.run([PY, "-m", "httplab", "pack", "unpack", str(run)], cwd=ROOT, check=True, capture_output=True)
     records = sorted(run.glob("*/*/*/r*.slices.json"))
     assert records, "no slices.json"
@@ -53,7 +56,13 @@ def test_a_sliced_run_interleaves_the_servers_and_reads_rates_over_their_seconds
     assert (runs["server_busy"] <= 1.2).all() and runs["foreign_cpu_pct"].isna().all()
     wrk = runs[runs["suite"] == "http1"]
     assert wrk["lat_p50_us"].isna().all()
-    assert runs[runs["suite"] == "h2c"]["lat_p50_us"].notna().all()
+    # h2load's latency run in rep 1 only (--latency-every 2): rep 2 says so and has no latency files
+    h2 = runs[runs["suite"] == "h2c"]
+    assert h2[h2["rep"] == 1]["lat_p50_us"].notna().all() and h2[h2["rep"] == 2]["lat_p50_us"].isna().all()
+    for path in run.glob("h2c/*/*/r2.run.json"):
+        assert json.loads(path.read_text())["latency_run"] is False
+        assert not list(path.parent.glob("r2.lat.*"))
+    assert all("latency_run" not in json.loads(p.read_text()) for p in run.glob("h2c/*/*/r1.run.json"))
 
 
 def test_sliced_is_refused_for_a_server_on_a_cpu_set_of_its_own(tmp_path):

@@ -42,7 +42,7 @@ def _log_for(done: int, status: dict | None = None):
 
 def _point(tmp_path: Path, thr="clean_ping", lat="log_ping", log="ok", run=None, rep=1) -> Path:
     d = tmp_path / "pt"
-    d.mkdir(exist_ok=True)
+    d.mkdir(parents=True, exist_ok=True)
     if thr:
         (d / f"r{rep}.stdout.txt").write_text((H2 / f"{thr}.stdout.txt").read_text())
         (d / f"r{rep}.stderr.txt").write_text("")
@@ -106,6 +106,23 @@ def test_failed_rules_name_the_run(tmp_path, kw, expect):
 def test_status_zero_in_log_is_not_an_error(tmp_path):
     res = load_h2load_point(_point(tmp_path, log=_log_for(39182, {0: 25, 200: 39157})), 1)
     assert _reasons(res) == []
+
+
+def test_rep_without_latency_run_by_design(tmp_path):
+    # --latency-every N: the rep's run.json says latency_run false, so its absent latency files are
+    # no fault and it has no latency; its throughput run is read and checked as ever
+    res = load_h2load_point(_point(tmp_path, lat=None, log=None, run={"latency_run": False}), 1)
+    assert _reasons(res) == [] and res.notes == ()
+    assert res.hist_kind == "none" and np.isnan(res.lat_mean_us) and np.isnan(res.extra["req_per_s_with_log"])
+    assert res.req_per_s == pytest.approx(20965.0)
+    failed = load_h2load_point(_point(tmp_path / "f", thr="not_found", lat=None, log=None,
+                                      run={"latency_run": False}), 1)
+    assert "3xx/4xx/5xx responses (throughput run)" in "; ".join(_reasons(failed))
+    # true (or absent) still wants the files; anything else names run.json
+    assert "r1.lat.stdout.txt missing" in "; ".join(_reasons(load_h2load_point(
+        _point(tmp_path / "t", lat=None, run={"latency_run": True}), 1)))
+    with pytest.raises(RawFormatError, match="r1.run.json"):
+        load_h2load_point(_point(tmp_path / "b", run={"latency_run": "no"}), 1)
 
 
 def test_missing_log_names_the_compactor_error(tmp_path):
