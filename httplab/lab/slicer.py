@@ -13,9 +13,8 @@ SPEC.json (written by the harness):
 Every tool starts stopped: a shell in a session of its own stops itself (SIGSTOP) before it execs
 the tool, so no tool has sent a byte before its first slice. Then, in the order given, each tool's
 process group is continued (SIGCONT) for slice_s seconds and stopped again, cycle after cycle, until
-each has had active_s seconds; the slices run on an absolute clock, so a late wake-up shortens the
-next wait instead of shifting the schedule. A tool's time is what it was let run, measured from each
-SIGCONT to its SIGSTOP, plus its tail: how a tool ends is `end`:
+each has had active_s seconds. A tool's time is what it was let run, measured from each SIGCONT to
+its SIGSTOP, plus its server's drains (below) and its tail: how a tool ends is `end`:
 
 - "sigint": SIGINT to the main thread of every process in the tool's group (tgkill), then SIGCONT,
   then the time until it exits. wrk ends its run when the sleep of its main thread is interrupted; a
@@ -24,16 +23,27 @@ SIGCONT to its SIGSTOP, plus its tail: how a tool ends is `end`:
   that forks it (GNU time, which reads its CPU time, and ignores SIGINT itself).
 - "deadline": the tool ends on its own clock, window_s seconds after its first slice (h2load's
   -D, oha's -z: wall-clock timers, which run on while the tool is stopped). Its last slice must end
-  before then; after the cycles it is continued once its window is over and runs until it exits.
+  before then (the harness leaves a margin for the drains); after the cycles it is continued once
+  its window is over and runs until it exits. A slice is cut at the window's end, and a tool whose
+  window ran out in the others' drains ends there with the slices it had (its rate is still its
+  requests over its seconds).
 
 The tools run one at a time: while one runs the others are stopped, with their requests in flight
-(the server answers them; the tool reads the answers when it next runs). A rate is then a tool's
+(the server answers them; the tool reads the answers when it next runs). When a tool names its
+server's processes ("server_pids"), the next tool waits after each stop until that server has
+answered what it holds: its CPU time (/proc/PID/task/*/schedstat, in ns) grows by under DRAIN_BUSY
+of a DRAIN_POLL_S poll, twice running, or DRAIN_MAX_S passes (counted as capped). That drain is
+the tool's time too: its server worked for it. Without it a slow server answering a deep backlog
+(h2load's 100 connections × 10 streams) works on into the next tool's slice, on the same server
+CPU: it is credited with requests done outside its seconds and the next server loses CPU (Go over
+h2c: 1.18 s of CPU per second of its tool, +26 % req/s against contiguous runs). A rate is then a tool's
 requests over its seconds, and the tools' latency figures hold the stopped time of the requests in
 flight at each stop: not a latency measurement. A tool still running grace_s after its end is
 killed and its record says so; one that exits during the cycles gets no more slices.
 
-The record (raw data) gives per tool: ran_s (slices and tail), slices, tail_s, exit, fault, and the
-wall-clock times of its first and last slice. Standard library only (it runs on a benchmark host).
+The record (raw data) gives per tool: ran_s (slices, drains and tail), slices, drain_s, drains_capped,
+tail_s, exit, fault, and the wall-clock times of its first and last slice. The slices follow one
+another: each is slice_s from its SIGCONT, the next starting after the drain. Standard library only (it runs on a benchmark host).
 """
 from __future__ import annotations
 
@@ -48,11 +58,16 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-TOOL_VERSION = 1
+TOOL_VERSION = 2   # 2: drains, slices one after another
 SYS_TGKILL = {"x86_64": 234, "aarch64": 131}
 ENDS = ("sigint", "deadline")
 # how long a tool may take to reach its self-stop before the first slice
 START_WAIT_S = 5.0
+# a drain: poll the server's CPU time every DRAIN_POLL_S; drained when it grew by under DRAIN_BUSY of
+# the poll twice running; at most DRAIN_MAX_S
+DRAIN_POLL_S = 0.002
+DRAIN_BUSY = 0.05
+DRAIN_MAX_S = 0.5
 
 
 class SpecError(ValueError):
@@ -67,9 +82,12 @@ class Tool:
     stderr: str
     end: str
     window_s: float | None = None
+    server_pids: list[int] = field(default_factory=list)
     proc: subprocess.Popen | None = None
     ran_s: float = 0.0
     slices: int = 0
+    drain_s: float = 0.0
+    drains_capped: int = 0
     tail_s: float = 0.0
     first_cont: float | None = None
     first_utc: float | None = None
@@ -88,7 +106,7 @@ def read_spec(path: Path) -> tuple[float, float, float, list[Tool]]:
         slice_s, active_s = float(spec["slice_s"]), float(spec["active_s"])
         grace_s = float(spec.get("grace_s", 10))
         tools = [Tool(t["name"], list(t["argv"]), t["stdout"], t["stderr"], t.get("end", "sigint"),
-                      t.get("window_s")) for t in spec["tools"]]
+                      t.get("window_s"), [int(p) for p in t.get("server_pids", [])]) for t in spec["tools"]]
     except (KeyError, TypeError, ValueError) as e:
         raise SpecError(f"{path}: a field is missing or of the wrong type ({e!r})") from e
     if not 0 < slice_s <= active_s:
@@ -102,7 +120,8 @@ def read_spec(path: Path) -> tuple[float, float, float, list[Tool]]:
         if not t.argv:
             raise SpecError(f"{path}: tool {t.name}: an empty argv")
         if t.end == "deadline":
-            # its first slice starts i slices in, its last ends (cycles-1) cycles later
+            # its first slice starts i slices in, its last ends (cycles-1) cycles later (without
+            # drains: the harness leaves a second's margin for them)
             last_end = (cycles - 1) * len(tools) * slice_s + slice_s
             if t.window_s is None or float(t.window_s) <= last_end:
                 raise SpecError(f"{path}: tool {t.name}: window_s {t.window_s} must exceed {last_end:.2f} s, "
@@ -152,26 +171,74 @@ def start_stopped(tool: Tool) -> None:
         time.sleep(0.001)
 
 
+def cpu_ns(pids: list[int]) -> int:
+    """The CPU time of the processes' threads, in ns (those gone count 0)."""
+    total = 0
+    for pid in pids:
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                    total += int(f.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                continue
+    return total
+
+
+def drain(tool: Tool) -> None:
+    """Wait until the tool's server has answered what it holds (see the module's doc); the wait is
+    the tool's time."""
+    if not tool.server_pids:
+        return
+    t0 = time.monotonic()
+    last, quiet = cpu_ns(tool.server_pids), 0
+    while quiet < 2:
+        time.sleep(DRAIN_POLL_S)
+        now_ns = cpu_ns(tool.server_pids)
+        quiet = quiet + 1 if now_ns - last < DRAIN_BUSY * DRAIN_POLL_S * 1e9 else 0
+        last = now_ns
+        if time.monotonic() - t0 >= DRAIN_MAX_S:
+            tool.drains_capped += 1
+            break
+    waited = time.monotonic() - t0
+    tool.drain_s += waited
+    tool.ran_s += waited
+
+
 def sleep_until(t: float) -> None:
     while (left := t - time.monotonic()) > 0:
         time.sleep(left)
 
 
-def run_slice(tool: Tool, until: float) -> None:
+def deadline_of(tool: Tool) -> float | None:
+    """When a "deadline" tool's own window ends (monotonic), once it has had a slice."""
+    if tool.end != "deadline" or tool.first_cont is None:
+        return None
+    return tool.first_cont + tool.window_s
+
+
+def run_slice(tool: Tool, slice_s: float) -> None:
+    """One slice of the tool (cut at its own deadline, where it has one), then its server's drain."""
     if tool.proc.poll() is not None:
         if tool.fault is None:
             tool.fault = f"exited with {tool.proc.returncode} during the slices"
-        sleep_until(until)
         return
     t0 = time.monotonic()
     if tool.first_cont is None:
         tool.first_cont, tool.first_utc = t0, time.time()
+    end = t0 + slice_s
+    if (d := deadline_of(tool)) is not None:
+        end = min(end, d)
     signal_group(tool, signal.SIGCONT)
-    sleep_until(until)
+    sleep_until(end)
     signal_group(tool, signal.SIGSTOP)
     tool.ran_s += time.monotonic() - t0
     tool.slices += 1
     tool.last_utc = time.time()
+    drain(tool)
 
 
 def finish(tool: Tool, grace_s: float) -> None:
@@ -199,6 +266,7 @@ def finish(tool: Tool, grace_s: float) -> None:
     tool.exit = tool.proc.returncode
     for f in tool.files:
         f.close()
+    tool.files = []
 
 
 def run(slice_s: float, active_s: float, grace_s: float, tools: list[Tool]) -> dict:
@@ -206,14 +274,19 @@ def run(slice_s: float, active_s: float, grace_s: float, tools: list[Tool]) -> d
     try:
         for t in tools:
             start_stopped(t)
-        t0 = time.monotonic()
-        k = 0
         for _ in range(cycles):
             for t in tools:
-                k += 1
-                run_slice(t, t0 + k * slice_s)
+                if t.exit is not None:
+                    continue
+                d = deadline_of(t)
+                if d is not None and time.monotonic() >= d:
+                    # its window ran out in the drains: it ends now, with the slices it had
+                    finish(t, grace_s)
+                    continue
+                run_slice(t, slice_s)
         for t in tools:
-            finish(t, grace_s)
+            if t.exit is None:
+                finish(t, grace_s)
     finally:
         for t in tools:
             if t.proc is not None and t.proc.poll() is None:
@@ -223,7 +296,8 @@ def run(slice_s: float, active_s: float, grace_s: float, tools: list[Tool]) -> d
     return {
         "tool_version": TOOL_VERSION, "slice_s": slice_s, "active_s": active_s, "cycles": cycles,
         "order": [t.name for t in tools],
-        "tools": {t.name: {"ran_s": round(t.ran_s, 6), "slices": t.slices, "tail_s": round(t.tail_s, 6),
+        "tools": {t.name: {"ran_s": round(t.ran_s, 6), "slices": t.slices, "drain_s": round(t.drain_s, 6),
+                           "drains_capped": t.drains_capped, "tail_s": round(t.tail_s, 6),
                            "end": t.end, "exit": t.exit, "fault": t.fault,
                            "first_utc": t.first_utc, "last_utc": t.last_utc} for t in tools},
     }

@@ -142,8 +142,10 @@ sliced_block() {
         # (the spec written by bash: json.sh says why)
         json_strs "${CLIENT_ARGV[@]}" "${TOOL_CMD[@]}"
         json_check "the slicer's spec" "${SLICE_WINDOW:-null}"
+        # (its server's processes: the slicer waits after each of its slices until they are idle)
         tools+=("{\"name\": $(json_str "$server"), \"argv\": $JSON_STRS, \"stdout\": $(json_str "$PART.stdout.txt"),
-  \"stderr\": $(json_str "$PART.stderr.txt"), \"end\": $(json_str "$SLICE_END")${SLICE_WINDOW:+, \"window_s\": $SLICE_WINDOW}}")
+  \"stderr\": $(json_str "$PART.stderr.txt"), \"end\": $(json_str "$SLICE_END")${SLICE_WINDOW:+, \"window_s\": $SLICE_WINDOW},
+  \"server_pids\": $(json_nums ${W_PIDS[$server]})}")
     done
     json_check "the slicer's spec" "$SLICE_S" "$DURATION" "$TOOL_MARGIN"
     printf '{"slice_s": %s, "active_s": %s, "grace_s": %s, "tools": [%s]}\n' \

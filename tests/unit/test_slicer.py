@@ -150,3 +150,48 @@ def test_the_command_line_writes_the_record(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{")
     assert slicer.main([str(bad), "--record", str(tmp_path / "x.json")]) == 2
+
+
+SPIN = "import time\nwhile True: pass\n"
+
+
+def test_the_next_tool_waits_for_the_servers_drain(tmp_path: Path, monkeypatch) -> None:
+    # a server still working after its tool's slice (a backlog of requests) holds the next slice
+    # back until it is idle, or DRAIN_MAX_S: that wait is its tool's time
+    import subprocess
+    monkeypatch.setattr(slicer, "DRAIN_MAX_S", 0.03)
+    busy = subprocess.Popen([sys.executable, "-c", SPIN])
+    idle = subprocess.Popen(["sleep", "30"])
+    try:
+        path = spec(tmp_path, [{"name": "a", "end": "sigint", "server_pids": [busy.pid]},
+                               {"name": "b", "end": "sigint", "server_pids": [idle.pid]},
+                               {"name": "c", "end": "sigint"}])
+        record = slicer.run(*slicer.read_spec(path))
+    finally:
+        busy.kill(), idle.kill()
+    a, b, c = (record["tools"][n] for n in "abc")
+    assert a["slices"] == b["slices"] == c["slices"] == 6
+    assert a["drains_capped"] == 6 and 6 * 0.03 <= a["drain_s"] < 6 * 0.03 + 0.1
+    assert b["drains_capped"] == 0 and 6 * 0.004 <= b["drain_s"] < 0.15
+    assert c["drain_s"] == 0 and c["drains_capped"] == 0
+    # the drains are in each tool's seconds: slices, drains and tail
+    for t in (a, b, c):
+        assert t["ran_s"] == pytest.approx(6 * 0.05 + t["drain_s"] + t["tail_s"], abs=0.03)
+
+
+def test_a_deadline_tool_whose_window_runs_out_in_the_drains_ends_with_its_slices(
+        tmp_path: Path, monkeypatch) -> None:
+    import subprocess
+    monkeypatch.setattr(slicer, "DRAIN_MAX_S", 0.1)
+    busy = subprocess.Popen([sys.executable, "-c", SPIN])
+    try:
+        # b's window is enough without drains (its last slice ends 0.55 s after its first) but
+        # a's 0.1 s drain after each slice pushes b past it
+        path = spec(tmp_path, [{"name": "a", "end": "sigint", "server_pids": [busy.pid]},
+                               {"name": "b", "end": "deadline", "args": ["0.7"], "window_s": 0.7}])
+        record = slicer.run(*slicer.read_spec(path))
+    finally:
+        busy.kill()
+    b = record["tools"]["b"]
+    assert b["fault"] is None and b["exit"] == 0 and 2 <= b["slices"] < 6
+    assert record["tools"]["a"]["slices"] == 6
