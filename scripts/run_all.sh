@@ -14,7 +14,7 @@
 #                      [--no-reports] [--skip-build] [--no-pack]
 #                      (--blocks scenario: every server runs a scenario before any runs the
 #                      next, a start per point; sliced: every server of a rep up at once and
-#                      each scenario's runs interleaved in 0.25 s slices; docs/method.md "Sizing
+#                      each scenario's runs interleaved in 0.1 s slices; docs/method.md "Sizing
 #                      the reps")
 #                      (--latency-every N: h2load's latency run in reps 1, 1+N, 1+2N... only)
 #                      (--skip-build: the servers in build/ are used as they are, e.g. an offline
@@ -296,6 +296,8 @@ main() {
         LATENCY_EVERY=$(jq -r '.params.latency_every // 1' "$RUN_DIR/meta.json"); export LATENCY_EVERY
         AA=$(jq -r '.params.aa // 0' "$RUN_DIR/meta.json"); export AA
         BLOCKS=$(jq -r '.params.blocks // "server"' "$RUN_DIR/meta.json"); export BLOCKS
+        # (and its slices' length: sliced.sh reads LAB_SLICE_S)
+        LAB_SLICE_S=$(jq -r '.params.slice_s // empty' "$RUN_DIR/meta.json"); [[ -z $LAB_SLICE_S ]] || export LAB_SLICE_S
         # ... and its host mode: a run's points are all measured the same way
         local was
         was=$(jq -r '.params.hosts // "local"' "$RUN_DIR/meta.json")

@@ -17,6 +17,13 @@ two samples independently. The truth of a ratio is μ_a/μ_b = 1.2.
 
 A ranking row measures the family-wise error of Holm's procedure over all pairwise paired
 comparisons of 6 equal servers: the share of simulated runs where any pair is called different.
+
+The measured rows check the design the lab's interleaved runs use (`--blocks sliced`, 12 reps) on
+noise as it was, not as a model says: each pair's per-rep log ratio ℓ_r is drawn from the pooled,
+standardised residuals of the committed interleaved runs' server pairs (sliced_residuals.csv beside
+this file, written by `python -m httplab coverage --residuals DATA_DIR...`: every pair's ℓ_r centred
+on its mean and divided by its sd), resampled, so their tails and skew stay in. The paired t
+interval's coverage does not depend on the spread, only on the noise's shape and n.
 """
 from __future__ import annotations
 
@@ -32,11 +39,13 @@ from .multiple import holm
 
 TRIALS = 20000
 SEED = 20261123
-NS = (3, 5, 10)
+NS = (3, 5, 10, 12)
 TRUE_RATIO = 1.2
 REP_SPREAD = 0.10
 RANK_SERVERS = 6
 TABLE_PATH = Path(__file__).with_name("coverage_table.csv")
+RESIDUALS_PATH = Path(__file__).with_name("sliced_residuals.csv")
+MEASURED_SPREAD = 0.05   # the scale of the measured rows' ℓ_r (the coverage does not depend on it)
 COLUMNS = ("interval", "design", "noise", "spread", "n", "trials", "coverage")
 
 
@@ -62,6 +71,14 @@ def cases() -> Iterator[Case]:
             yield Case("ratio_welch", "unpaired", noise, label, sa, sb)
             yield Case("ratio_paired", "paired by rep", noise, label, sa, sb)
     yield Case("ranking_holm", "paired by rep", "lognormal", "equal 10%:10%", 0.10, 0.10)
+    if RESIDUALS_PATH.exists():
+        yield Case("ratio_paired", "interleaved slices", "measured", "the runs' own", MEASURED_SPREAD,
+                   MEASURED_SPREAD)
+
+
+def measured_residuals() -> np.ndarray:
+    """The pooled standardised residuals the measured rows resample (sliced_residuals.csv)."""
+    return pd.read_csv(RESIDUALS_PATH)["z"].to_numpy(dtype=float)
 
 
 def _draw(rng: np.random.Generator, noise: str, mu: float, s: float, shape: tuple[int, ...],
@@ -83,6 +100,9 @@ def _coverage(case: Case, n: int, rng: np.random.Generator, trials: int, confide
         a = _draw(rng, case.noise, 100.0 * TRUE_RATIO, case.s_a, (trials, n))
         b = _draw(rng, case.noise, 100.0, case.s_b, (trials, n))
         _, lo, hi, _, _ = welch_bounds(np.log(a), np.log(b), confidence)
+    elif case.interval == "ratio_paired" and case.noise == "measured":
+        ell = truth + case.s_a * rng.choice(measured_residuals(), size=(trials, n), replace=True)
+        _, lo, hi = t_bounds(ell, confidence)
     elif case.interval == "ratio_paired":
         rep = REP_SPREAD * rng.standard_normal((trials, n))
         a = _draw(rng, case.noise, 100.0 * TRUE_RATIO, case.s_a, (trials, n), rep)
@@ -127,8 +147,35 @@ def committed_table() -> pd.DataFrame:
     return pd.read_csv(TABLE_PATH)
 
 
+def write_residuals(data_dirs: list[str]) -> pd.DataFrame:
+    """sliced_residuals.csv from built interleaved runs: every server pair's standardised per-rep log
+    ratios (stats.design), on req/s and CPU-µs per request, with the run, suite and metric."""
+    from .design import METRICS, _load, rep_log_ratios, standardised_residuals
+    parts = []
+    for d in data_dirs:
+        runs, comparisons, meta = _load(d)
+        if (meta.get("params") or {}).get("blocks") != "sliced":
+            raise SystemExit(f"{d}: not an interleaved run (params.blocks is not sliced)")
+        for m in METRICS:
+            z = standardised_residuals(rep_log_ratios(runs, comparisons, m))
+            parts.append(z.assign(run_id=meta["run_id"], metric=m)[["run_id", "suite", "metric", "z"]])
+    out = pd.concat(parts, ignore_index=True)
+    out["z"] = out["z"].round(4)
+    out.to_csv(RESIDUALS_PATH, index=False)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
-    """`python -m httplab coverage`: simulate the intervals' coverage again and rewrite the table."""
+    """`python -m httplab coverage [--residuals DATA_DIR...]`: simulate the intervals' coverage again
+    and rewrite the table; with --residuals, first take the measured rows' residuals from these built
+    interleaved runs."""
+    import argparse
+    ap = argparse.ArgumentParser(prog="python -m httplab coverage", description=main.__doc__)
+    ap.add_argument("--residuals", nargs="+", metavar="DATA_DIR", help="data/<run_id>/ of interleaved runs")
+    args = ap.parse_args(argv)
+    if args.residuals:
+        z = write_residuals(args.residuals)
+        print(f"{RESIDUALS_PATH.name}: {len(z)} residuals of {z['run_id'].nunique()} run(s)")
     table = coverage_table()
     table.to_csv(TABLE_PATH, index=False)
     print(table.to_string(index=False))

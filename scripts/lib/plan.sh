@@ -15,6 +15,10 @@ PLAN_TLS_S=0.05         # a TLS point: the negotiated-TLS probe (openssl s_clien
 PLAN_SERVER_S=0.4       # every server start: start, readiness polls, the verify gate, stop
 PLAN_PART_S=0.6         # every part: bench.sh, the order, the host state's two starts; plus its two samples
 PLAN_CANARY_S=0.5       # every canary, beyond its three parts' seconds: the programs' and the floor's start
+PLAN_SLICED_S=0.45      # a point of --blocks sliced, beyond PLAN_POINT_S: its tool's tail after the
+                        # slicer ends it (0.17 s, counted alone), its share of the slicer's start, its
+                        # server's drains after its slices (scripts/lib/sliced.sh; the languages suite
+                        # at 8 reps of 0.1 s slices: planned 22 minutes, took 22.6)
 
 # suite_plan: "POINTS SECONDS": the number of points suite_run would measure now and their
 # estimated time, the part's fixed costs included ("0 0" for a complete suite or none selected).
@@ -29,7 +33,11 @@ suite_plan() {
                 mapfile -t todo < <(TODO_BLOCK=$block todo_for "$server" "$rep")
                 (( ${#todo[@]} )) || continue
                 starts=$(( starts + 1 ))
-                for line in "${todo[@]}"; do parse_scenario "$line"; tools+=("$SC_TOOL"); done
+                # (each point's tool, and whether its rep has h2load's latency run: latency_rep)
+                for line in "${todo[@]}"; do
+                    parse_scenario "$line"
+                    tools+=("$SC_TOOL $(latency_rep "$rep" && echo 1 || echo 0)")
+                done
             done
         done
     done
@@ -39,8 +47,9 @@ suite_plan() {
     [[ ${LAB_CANARY:-1} == 1 ]] && canaries=$(canary_moments | wc -w)
     printf '%s\n' "${tools[@]}" | awk -v d="$DURATION" -v w="$WARMUP" -v lat="$(lat_duration)" -v lw="$LAT_WARMUP_S" -v tls="$TLS" \
         -v k="$starts" -v p="$PLAN_POINT_S" -v h2="$PLAN_H2LOG_S" -v oha="$PLAN_OHA_S" -v t="$PLAN_TLS_S" \
-        -v srv="$PLAN_SERVER_S" -v part="$PLAN_PART_S" -v hs="$(host_sample_seconds)" -v cn="$canaries" -v cs="$(canary_seconds)" -v cp="$(canary_probe_seconds)" -v co="$PLAN_CANARY_S" '
-        { n++; s += d + w + p + (tls == "true" ? t : 0) + ($1 == "h2load" ? lat + lw + h2 : 0) + ($1 == "oha" ? oha * (d + w) : 0) }
+        -v srv="$PLAN_SERVER_S" -v part="$PLAN_PART_S" -v hs="$(host_sample_seconds)" -v cn="$canaries" -v cs="$(canary_seconds)" -v cp="$(canary_probe_seconds)" -v co="$PLAN_CANARY_S" \
+        -v sl="$( [[ ${BLOCKS:-server} == sliced ]] && echo "$PLAN_SLICED_S" || echo 0)" '
+        { n++; s += d + w + p + sl + (tls == "true" ? t : 0) + ($1 == "h2load" && $2 ? lat + lw + h2 : 0) + ($1 == "oha" ? oha * (d + w) : 0) }
         END { printf "%d %d\n", n, s + k * srv + part + 2 * hs + cn * (cs + 2 * cp + co) + 0.5 }'
 }
 

@@ -13,7 +13,7 @@
 # mode (the tools must be processes of this machine to be stopped), <server>@<n> (one CPU set for
 # all), tools other than wrk and h2load.
 
-SLICE_S=${LAB_SLICE_S:-0.25}
+SLICE_S=${LAB_SLICE_S:-0.1}
 
 # sliced_check: dies when this suite cannot run in slices (see above).
 sliced_check() {

@@ -446,10 +446,11 @@ point_server_cpus() {
 run_params_json() {
     jq -n --argjson d "$DURATION" --argjson w "$WARMUP" --argjson r "$REPS" --argjson aa "${AA:-0}" \
         --argjson lat "$(lat_duration)" --argjson latw "$LAT_WARMUP_S" --argjson le "${LATENCY_EVERY:-1}" --arg hosts "${HOSTS:-local}" --argjson clients "$CLIENT_HOSTS" \
-        --arg rtt "${NETNS_RTT_MS:-}" --arg plan "${CPU_PLAN_NOTE:-}" --arg blocks "${BLOCKS:-server}" \
+        --arg rtt "${NETNS_RTT_MS:-}" --arg plan "${CPU_PLAN_NOTE:-}" --arg blocks "${BLOCKS:-server}" --argjson slice "$SLICE_S" \
         '{duration_s: $d, warmup_s: $w, reps: $r, aa: $aa, latency_run_s: $lat, latency_warmup_s: $latw, latency_every: $le, hosts: $hosts, blocks: $blocks,
           client_hosts: $clients, rtt_ms: (if $rtt == "" then null else ($rtt | tonumber) end)}
-         + (if $plan == "" then {} else {cpu_plan: $plan} end)'
+         + (if $plan == "" then {} else {cpu_plan: $plan} end)
+         + (if $blocks == "sliced" then {slice_s: $slice} else {} end)'
 }
 
 # apply_profile NAME: durations and reps. Flags given after it override.
@@ -516,7 +517,7 @@ usage: $(basename "$0") [--run-dir DIR] [--quick] [--duration S] [--warmup S] [-
                   scenario: every server runs a scenario before any runs the next, one start per
                   point, so that the two runs of a comparison are seconds apart (docs/method.md);
                   sliced: every server of a rep up at once, each scenario's tools run in turn in
-                  0.25 s slices (LAB_SLICE_S), so that they share the same seconds (wrk and h2load,
+                  0.1 s slices (LAB_SLICE_S), so that they share the same seconds (wrk and h2load,
                   one client host; wrk's latency is not measured)
   --hosts MODE    local (default: this machine, loopback) or netns (a server host and a client
                   host as network namespaces joined by a veth pair; root)

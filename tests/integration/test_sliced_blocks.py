@@ -33,17 +33,18 @@ def test_a_sliced_run_interleaves_the_servers_and_reads_rates_over_their_seconds
                         "--latency-every", "2"],
                        env=_env(tmp_path), capture_output=True, text=True, timeout=400, cwd=ROOT)
     assert r.returncode == 0, r.stderr[-3000:]
-    assert "interleaved in 0.25 s slices" in r.stderr
+    assert "interleaved in 0.1 s slices" in r.stderr
     (run,) = (tmp_path / "raw").iterdir()
     params = json.loads((run / "meta.json").read_text())["params"]
-    assert params["blocks"] == "sliced" and params["latency_every"] == 2
+    assert params["blocks"] == "sliced" and params["latency_every"] == 2 and params["slice_s"] == 0.1
     subprocess.run([PY, "-m", "httplab", "pack", "unpack", str(run)], cwd=ROOT, check=True, capture_output=True)
     records = sorted(run.glob("*/*/*/r*.slices.json"))
     assert records, "no slices.json"
     for path in records:
         rec = json.loads(path.read_text())
-        assert rec["slice_s"] == 0.25 and rec["cycles"] == 4 and len(rec["order"]) >= 2, rec
-        assert rec["tool"]["slices"] == 4 and rec["tool"]["exit"] == 0 and rec["tool"]["fault"] is None
+        assert rec["slice_s"] == 0.1 and rec["cycles"] == 10 and len(rec["order"]) >= 2, rec
+        assert rec["tool"]["slices"] == 10 and rec["tool"]["exit"] == 0 and rec["tool"]["fault"] is None
+        assert rec["tool"]["drain_s"] > 0 and rec["tool"]["drains_capped"] == 0
         assert 0.95 < rec["tool"]["ran_s"] < 2.5
     data = tmp_path / "data" / run.name
     subprocess.run([PY, "-m", "httplab", "build", str(run), str(data)], cwd=ROOT, check=True, capture_output=True)
