@@ -64,7 +64,8 @@ ENDS = ("sigint", "deadline")
 # how long a tool may take to reach its self-stop before the first slice
 START_WAIT_S = 5.0
 # a drain: poll the server's CPU time every DRAIN_POLL_S; drained when it grew by under DRAIN_BUSY of
-# the poll twice running; at most DRAIN_MAX_S
+# the poll twice running; at most DRAIN_MAX_S (a deadline tool's window allows SLICE_DRAIN_ALLOW_S a
+# slice for them: scripts/lib/sliced.sh)
 DRAIN_POLL_S = 0.002
 DRAIN_BUSY = 0.05
 DRAIN_MAX_S = 0.5

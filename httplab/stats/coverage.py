@@ -150,10 +150,10 @@ def committed_table() -> pd.DataFrame:
 def write_residuals(data_dirs: list[str]) -> pd.DataFrame:
     """sliced_residuals.csv from built interleaved runs: every server pair's standardised per-rep log
     ratios (stats.design), on req/s and CPU-µs per request, with the run, suite and metric."""
-    from .design import METRICS, _load, rep_log_ratios, standardised_residuals
+    from .design import METRICS, load_built_run, rep_log_ratios, standardised_residuals
     parts = []
     for d in data_dirs:
-        runs, comparisons, meta = _load(d)
+        runs, comparisons, meta = load_built_run(d)
         if (meta.get("params") or {}).get("blocks") != "sliced":
             raise SystemExit(f"{d}: not an interleaved run (params.blocks is not sliced)")
         for m in METRICS:

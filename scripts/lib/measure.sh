@@ -332,12 +332,11 @@ h2load_measure() {
 
 # h2load_slice_cmd PART SERVERS CYCLES: h2load for a sliced block: it ends on its own clock (-D),
 # which runs on while it is stopped; its window covers its CYCLES slices among SERVERS tools, the
-# servers' drains after each (50 ms a slice allowed, beside a second's margin; one whose window runs
-# out in longer drains ends with the slices it had), and the slicer resumes it once the window is
-# over.
+# servers' drains after each (SLICE_DRAIN_ALLOW_S a slice, beside a second's margin), and the slicer
+# resumes it once the window is over.
 h2load_slice_cmd() {
     local ms
-    ms=$(awk -v k="$2" -v c="$3" -v s="$SLICE_S" 'BEGIN { printf "%d", (c * k * (s + 0.05) + 1) * 1000 }')
+    ms=$(awk -v k="$2" -v c="$3" -v s="$SLICE_S" -v dr="$SLICE_DRAIN_ALLOW_S" 'BEGIN { printf "%d", (c * k * (s + dr) + 1) * 1000 }')
     h2load_args "${ms}ms"
     TOOL_CMD=(h2load "${H2_ARGS[@]}")
     SLICE_END=deadline SLICE_WINDOW=$(awk -v ms="$ms" 'BEGIN { printf "%.3f", ms / 1000 }')

@@ -23,11 +23,13 @@ PLAN_SLICED_S=0.45      # a point of --blocks sliced, beyond PLAN_POINT_S: its t
 # suite_plan: "POINTS SECONDS": the number of points suite_run would measure now and their
 # estimated time, the part's fixed costs included ("0 0" for a complete suite or none selected).
 suite_plan() {
-    local rep server line starts=0 todo tools=()
+    local rep server line starts=0 todo tools=() lat
     [[ -f $RUN_DIR/$SUITE/suite.json ]] && { echo "0 0"; return 0; }
     local blocks block
     mapfile -t blocks < <(suite_blocks)
     for (( rep = 1; rep <= REPS; rep++ )); do
+        lat=0
+        latency_rep "$rep" && lat=1
         for block in "${blocks[@]}"; do
             for server in "${SUITE_SERVERS[@]}"; do
                 mapfile -t todo < <(TODO_BLOCK=$block todo_for "$server" "$rep")
@@ -36,7 +38,7 @@ suite_plan() {
                 # (each point's tool, and whether its rep has h2load's latency run: latency_rep)
                 for line in "${todo[@]}"; do
                     parse_scenario "$line"
-                    tools+=("$SC_TOOL $(latency_rep "$rep" && echo 1 || echo 0)")
+                    tools+=("$SC_TOOL $lat")
                 done
             done
         done

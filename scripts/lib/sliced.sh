@@ -14,6 +14,11 @@
 # all), tools other than wrk and h2load.
 
 SLICE_S=${LAB_SLICE_S:-0.1}
+# What a deadline tool's window (h2load_slice_cmd) allows per slice for the drain that follows it: the
+# slicer waits after each slice until the stopped tool's server is idle (httplab/lab/slicer.py,
+# DRAIN_POLL_S, DRAIN_BUSY, DRAIN_MAX_S: a few ms when idle, at most 0.5 s); 50 ms covers the drains
+# measured on the seed suites, and a tool whose window runs out in longer ones ends with the slices it had.
+SLICE_DRAIN_ALLOW_S=0.05
 
 # sliced_check: dies when this suite cannot run in slices (see above).
 sliced_check() {
