@@ -10,6 +10,7 @@ import pandas as pd
 
 from ..stats import MIN_RUNS
 from ..lab.servers import contestants, display_name
+from ..tidy.rawrun import suite_params
 from .engine import ReportContext
 from .method_words import stand_in_sentence
 from .quality import no_aa_reason
@@ -112,7 +113,7 @@ def _latency_reps_words(p: dict) -> str:
 def settings_table(ctx: ReportContext) -> pd.DataFrame:
     """Setting | value: the run's durations, reps, order, pinning, host and statistics."""
     meta = ctx.run.meta
-    p = meta.get("params") or {}
+    p = suite_params(meta, ctx.suite)
     tools = sorted(set(ctx.runs["server"])) if not ctx.runs.empty else []
     rows = [
         ("Measured run", f"{p.get('duration_s', '?')} s after {p.get('warmup_s', '?')} s of unrecorded warm-up"

@@ -87,7 +87,9 @@ def _seconds(x: Any) -> str:
 def profile_label(meta: dict[str, Any]) -> str:
     """The run's profile with what its meta.json params say it ran: 'full (3 s runs + 1 s warm-up,
     5 reps, A/A)', 'full (2 s runs + 1 s warm-up, 5 reps, no A/A)'. A parameter the run did not
-    record is left out (runs made before the A/A copy record no `aa`); '—' without a profile."""
+    record is left out (runs made before the A/A copy record no `aa`); a suite warmed otherwise
+    (suite_params) is named: 'full (1 s runs (languages: + 1 s warm-up), 12 reps, A/A)'; '—' without
+    a profile."""
     profile = str(meta.get("profile") or "—")
     params = meta.get("params") if isinstance(meta.get("params"), dict) else {}
     parts = []
@@ -96,6 +98,9 @@ def profile_label(meta: dict[str, Any]) -> str:
             runs = f"{_seconds(params['duration_s'])} runs"
             if params.get("warmup_s"):
                 runs += f" + {_seconds(params['warmup_s'])} warm-up"
+            own = meta.get("suite_params") if isinstance(meta.get("suite_params"), dict) else {}
+            runs += "".join(f" ({suite}: + {_seconds(p['warmup_s'])} warm-up)" for suite, p in sorted(own.items())
+                            if isinstance(p, dict) and p.get("warmup_s") is not None)
             parts.append(runs)
         if params.get("reps") is not None:
             reps = int(params["reps"])

@@ -24,6 +24,7 @@ longer run length removes (with DATA_DIR2), and the run's design at other number
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..tidy.rawrun import suite_params
 from ..tidy.read import read_frame
 from .methods import t_bounds
 from .write import RUN_JSON, read_stats
@@ -90,17 +92,19 @@ def components(short: pd.DataFrame, d_short: float, long: pd.DataFrame, d_long: 
     return m.assign(a=a, b=b)
 
 
-def point_cost(runs: pd.DataFrame, warmup_s: float) -> float:
+def point_cost(runs: pd.DataFrame, warmup_s: float | Mapping[str, float]) -> float:
     """Seconds the harness spends per point beyond the measured run and its warm-up, server starts
     and stops included: per suite, the wall time from its first point's start to its last one's over
-    the points between, less the run length and warm-up; the median over the suites."""
+    the points between, less the run length and warm-up (one for all, or per suite); the median over
+    the suites."""
     r = runs.dropna(subset=["start_utc"])
     costs = []
-    for _, g in r.groupby("suite"):
+    for suite, g in r.groupby("suite"):
         t = pd.to_datetime(g["start_utc"], utc=True).sort_values()
+        w = warmup_s if isinstance(warmup_s, (int, float)) else float(warmup_s[str(suite)])
         if len(t) >= 2:
             per = (t.iloc[-1] - t.iloc[0]).total_seconds() / (len(t) - 1)
-            costs.append(per - float(g["duration_s"].median()) - warmup_s)
+            costs.append(per - float(g["duration_s"].median()) - w)
     return float(np.median(costs)) if costs else math.nan
 
 
@@ -170,7 +174,7 @@ def plan(spreads: pd.DataFrame, residuals: pd.DataFrame, duration_s: float, warm
     return pd.DataFrame(rows)
 
 
-def _load(data_dir: str) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+def load_built_run(data_dir: str) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """A built run's runs and comparisons frames and its meta, read by the data layer's own readers
     (only these three files are needed: docs/evidence/rep-design/ keeps no more)."""
     d = Path(data_dir)
@@ -191,8 +195,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="the numbers of reps to simulate")
     ap.add_argument("--trials", type=int, default=400)
     args = ap.parse_args(argv)
-    runs, cmp_, meta = _load(args.data_dir)
-    long = _load(args.long) if args.long else None
+    runs, cmp_, meta = load_built_run(args.data_dir)
+    long = load_built_run(args.long) if args.long else None
     pd.set_option("display.width", 160)
     ratios = {m: rep_log_ratios(runs, cmp_, m) for m in METRICS}
     short = {m: pair_spreads(ratios[m]) for m in METRICS}
@@ -202,9 +206,11 @@ def main(argv: list[str] | None = None) -> int:
         print(summary(sp).round(3).to_string(index=False))
     d_s, w = float(meta["params"]["duration_s"]), float(meta["params"]["warmup_s"])
     points = int(runs.groupby("rep").size().max())
-    overhead = point_cost(runs, w)
-    print(f"\nper point: {overhead:.2f} s of harness beside the {d_s:g} s run and its {w:g} s warm-up; "
-          f"{points} points per rep")
+    warmups = {s: float(suite_params(meta, s)["warmup_s"]) for s in runs["suite"].unique()}
+    overhead = point_cost(runs, warmups)
+    own = ", ".join(f"{s} {v:g} s" for s, v in sorted(warmups.items()) if v != w)
+    print(f"\nper point: {overhead:.2f} s of harness beside the {d_s:g} s run and its {w:g} s warm-up"
+          f"{f' ({own})' if own else ''}; {points} points per rep")
     for m in METRICS:
         res = standardised_residuals(ratios[m])
         if long is not None:

@@ -233,6 +233,16 @@ def load_suites(run_dir: str | Path, meta: Mapping[str, Any] | None = None) -> p
     return pd.DataFrame(rows, columns=list(SUITE_COLUMNS))
 
 
+def suite_params(meta: dict[str, Any], suite: str | None = None) -> dict[str, Any]:
+    """The run's params (meta.json) as one suite's points ran them: a suite that declares a longer
+    warm-up than the run's (SUITE_MIN_WARMUP: its servers compile at run time) is recorded under
+    suite_params.<suite>, which overrides params for it."""
+    params = meta.get("params") if isinstance(meta.get("params"), dict) else {}
+    per_suite = meta.get("suite_params") if isinstance(meta.get("suite_params"), dict) else {}
+    own = per_suite.get(suite) if suite is not None else None
+    return {**params, **own} if isinstance(own, dict) else dict(params)
+
+
 # ---------------------------------------------------------------- everything at once
 @dataclass(frozen=True, eq=False)
 class RawRun:

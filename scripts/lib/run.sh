@@ -76,6 +76,16 @@ finish_run_meta() {
         { rm -f "$1/meta.json.tmp"; return 1; }
 }
 
+# note_suite_warmup DIR: where this suite's points are warmed otherwise than the run's params say (a
+# suite's SUITE_MIN_WARMUP, in a run of several suites), meta.json says so under
+# suite_params.<suite>.warmup_s, which the reports read before params.
+note_suite_warmup() {
+    local f=$1/meta.json
+    jq -e --argjson w "$WARMUP" '.params.warmup_s == $w' "$f" >/dev/null && return 0
+    jq --arg s "$SUITE" --argjson w "$WARMUP" '.suite_params[$s].warmup_s = $w' "$f" >"$f.tmp" &&
+        mv "$f.tmp" "$f" || { rm -f "$f.tmp"; return 1; }
+}
+
 # write_json_once FILE JSON: raw files are never rewritten; a second write is a no-op.
 write_json_once() {
     [[ -f $1 ]] || { printf '%s\n' "$2" >"$1.tmp" && mv "$1.tmp" "$1"; } || { rm -f "$1.tmp"; return 1; }

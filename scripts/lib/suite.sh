@@ -567,6 +567,7 @@ parse_suite_flags() {
     [[ $profile == quick && -z ${SCENARIO_FILTER:-} ]] && SCENARIO_FILTER=${QUICK_SCENARIOS:-}
     [[ $DURATION =~ ^[1-9][0-9]*$ ]] || die "--duration takes whole seconds ≥ 1 (got '$DURATION')"
     [[ $WARMUP =~ ^[0-9]+$ ]] || die "--warmup takes whole seconds (got '$WARMUP')"
+    suite_min_warmup
     [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps takes a number ≥ 1 (got '$REPS')"
     LATENCY_EVERY=${LATENCY_EVERY:-1}
     [[ $LATENCY_EVERY =~ ^[1-9][0-9]*$ ]] || die "--latency-every takes a number ≥ 1 (got '$LATENCY_EVERY')"
@@ -600,5 +601,19 @@ parse_suite_flags() {
     if [[ ! -f $RUN_DIR/meta.json ]]; then
         create_run_meta "$RUN_DIR" "$PROFILE" "$SUITE" "$(run_params_json)"
     fi
+    [[ -n ${LAB_COUNT_POINTS:-} ]] || note_suite_warmup "$RUN_DIR" ||
+        die "could not write suite $SUITE's warm-up to $RUN_DIR/meta.json ($(raw_problem "$RUN_DIR"))"
     export RUN_DIR
+}
+
+# suite_min_warmup: a suite whose servers compile at run time declares the warm-up its points need
+# (SUITE_MIN_WARMUP, whole seconds, in its declaration); a profile's or --warmup's smaller one is
+# raised to it, and the run's meta.json says so (note_suite_warmup). Each point's scenario.json
+# records the warm-up it had.
+suite_min_warmup() {
+    local min=${SUITE_MIN_WARMUP:-0}
+    (( WARMUP >= min )) && return 0
+    [[ -n ${LAB_COUNT_POINTS:-} ]] ||
+        log "note: suite $SUITE warms each point for $min s, not $WARMUP s (its servers compile at run time: SUITE_MIN_WARMUP)"
+    WARMUP=$min
 }

@@ -5,6 +5,10 @@
 # Declarations only: scripts/bench.sh languages runs them (--help for its flags).
 
 SUITE=languages PROTOCOL=h1 TLS=false SCHEME=http SERVER_MODE=h1
+# Its Node servers compile their routes at run time (V8): measured without a warm-up they read
+# 13-38 % slower and the spreads widen (docs/method.md, "Sizing the reps"), so each of its points is
+# warmed for at least this many seconds, whatever the profile or --warmup says.
+SUITE_MIN_WARMUP=1
 # id                   kind        method route                size connections depth lua
 SCENARIOS=(
     "get_root_c100        root        GET  /                   0 100 1 report.lua"
