@@ -19,6 +19,9 @@ SLICE_S=${LAB_SLICE_S:-0.1}
 # DRAIN_POLL_S, DRAIN_BUSY, DRAIN_MAX_S: a few ms when idle, at most 0.5 s); 50 ms covers the drains
 # measured on the seed suites, and a tool whose window runs out in longer ones ends with the slices it had.
 SLICE_DRAIN_ALLOW_S=0.05
+# The longest drain the slicer waits (its DRAIN_MAX_S; tests/unit/test_slicer.py holds the two
+# equal): with it, the longest a tool stays stopped (wrk_slice_cmd's timeout).
+SLICE_DRAIN_MAX_S=0.5
 
 # sliced_check: dies when this suite cannot run in slices (see above).
 sliced_check() {

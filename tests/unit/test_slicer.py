@@ -195,3 +195,11 @@ def test_a_deadline_tool_whose_window_runs_out_in_the_drains_ends_with_its_slice
     b = record["tools"]["b"]
     assert b["fault"] is None and b["exit"] == 0 and 2 <= b["slices"] < 6
     assert record["tools"]["a"]["slices"] == 6
+
+
+def test_the_shell_knows_the_longest_drain():
+    # wrk's timeout in a sliced block (scripts/lib/measure.sh wrk_slice_cmd) counts every server's
+    # drain at the slicer's cap: the shell's copy of DRAIN_MAX_S must be the slicer's
+    shell = (Path(__file__).resolve().parents[2] / "scripts" / "lib" / "sliced.sh").read_text()
+    line = next(x for x in shell.splitlines() if x.startswith("SLICE_DRAIN_MAX_S="))
+    assert float(line.split("=", 1)[1]) == slicer.DRAIN_MAX_S
