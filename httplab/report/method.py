@@ -17,7 +17,7 @@ from .quality import no_aa_reason
 
 # An absolute path into a checkout ("/home/x/lab/scripts/lua/report.lua"): only the part from the
 # lab's own folders on is kept, so a report never shows the machine that made it.
-_ABS = re.compile(r"(?<![\w.])/\S*?/(scripts|build|servers)/")
+_ABS = re.compile(r"(?<![\w.])/\S*?/(scripts|build|servers|raw)/")
 _HOST_PORT = re.compile(r"127\.0\.0\.1:\d+")
 
 
