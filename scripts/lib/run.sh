@@ -71,9 +71,15 @@ create_run_meta() {
 # chained, so that a write that fails (a full disk) never renames a half file over meta.json,
 # even where the caller's `||` turns set -e off.
 finish_run_meta() {
-    jq --arg finish "$(utc_now)" --argjson complete "$2" '.end_utc = $finish | .complete = $complete' \
-        "$1/meta.json" >"$1/meta.json.tmp" && mv "$1/meta.json.tmp" "$1/meta.json" ||
-        { rm -f "$1/meta.json.tmp"; return 1; }
+    meta_update "$1" '.end_utc = $finish | .complete = $complete' --arg finish "$(utc_now)" --argjson complete "$2"
+}
+
+# meta_update DIR FILTER [JQ_ARG...]: DIR/meta.json rewritten through jq's FILTER (a temporary file
+# moved into place; on failure none is left and the old file stays).
+meta_update() {
+    local f=$1/meta.json filter=$2
+    shift 2
+    jq "$@" "$filter" "$f" >"$f.tmp" && mv "$f.tmp" "$f" || { rm -f "$f.tmp"; return 1; }
 }
 
 # note_suite_warmup DIR: where this suite's points are warmed otherwise than the run's params say (a
@@ -82,8 +88,7 @@ finish_run_meta() {
 note_suite_warmup() {
     local f=$1/meta.json
     jq -e --argjson w "$WARMUP" '.params.warmup_s == $w' "$f" >/dev/null && return 0
-    jq --arg s "$SUITE" --argjson w "$WARMUP" '.suite_params[$s].warmup_s = $w' "$f" >"$f.tmp" &&
-        mv "$f.tmp" "$f" || { rm -f "$f.tmp"; return 1; }
+    meta_update "$1" '.suite_params[$s].warmup_s = $w' --arg s "$SUITE" --argjson w "$WARMUP"
 }
 
 # write_json_once FILE JSON: raw files are never rewritten; a second write is a no-op.
