@@ -6,6 +6,7 @@
 #     PATH and LAB_USE_CONDA=1, else .venv (uv installs the pinned packages); the lab's package editable;
 #   - the Jupyter kernel "httplab" that the notebooks name;
 #   - h2spec (HTTP/2 conformance tests) into build/tools;
+#   - h2load rebuilt from Debian's source with the lab's fix (scripts/patches/), once per machine;
 #   - oha, the open-model (constant request rate) load generator, once per machine.
 # Without root or apt it stops and names what is missing.
 set -euo pipefail
@@ -20,8 +21,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # client hosts (which reach no mirror) have them.
 # ngtcp2-client: ngtcp2's example HTTP/3 client (gtlsclient), the harness's probe of a server's
 # HTTP/3 mode (Debian's curl has none).
+# cmake, libev-dev, libc-ares-dev, libjemalloc-dev, libssl-dev, zlib1g-dev: what h2load's rebuild
+# needs (setup_h2load below).
 LAB_APT_PACKAGES=(wrk nghttp2-client build-essential jq curl ca-certificates time xz-utils strace iproute2 chromium
-                  linux-perf valgrind openssh-client openssh-server python3-numpy python3-pandas ngtcp2-client)
+                  linux-perf valgrind openssh-client openssh-server python3-numpy python3-pandas ngtcp2-client
+                  cmake libev-dev libc-ares-dev libjemalloc-dev libssl-dev zlib1g-dev)
 # Toolchains that come with the machine image rather than apt (Debian's Go is too old).
 TOOLCHAINS=(gcc g++ make go cargo node npm python3)
 
@@ -146,6 +150,60 @@ setup_oha() {
     cargo install -q --locked --root "$root" oha --version "$OHA_VERSION"
 }
 
+# h2load, rebuilt from Debian's own nghttp2 source with one fix (scripts/patches/, whose header says
+# why): Debian 12's h2load never exits when a client is still connecting at the end of its -D
+# window, which a TLS point on a loaded machine meets (100 handshakes outlasting a 1 s window); the
+# harness then stopped the suite at the tool's deadline. The source is the one Debian's package is
+# built from (pinned by its SHA-256, Debian's security patches applied as its series lists them), the
+# flags Debian's (dpkg-buildflags), jemalloc as in Debian's; the binary links the system's
+# libnghttp2. Built once per machine (half a minute) into /usr/local/bin as root (ahead of /usr/bin
+# on PATH), else ~/.local/bin; a stamp of the source and the patch says when it must be rebuilt.
+# Where the source cannot be fetched, the run keeps Debian's h2load and meta.json says so
+# (tools.h2load_build, scripts/lib/run.sh).
+NGHTTP2_DEB=1.52.0-1+deb12u3
+NGHTTP2_POOL=http://deb.debian.org/debian/pool/main/n/nghttp2
+NGHTTP2_SOURCES=("nghttp2_1.52.0.orig.tar.gz 6b71561a9950b4a90fa36aa3160763f1437f3730d7a12434e416aa3f4ab145e0"
+                 "nghttp2_$NGHTTP2_DEB.debian.tar.xz 57aee32be437d31753cb36e6a518a48693f129cb884c17b0dcf323426331001d")
+H2LOAD_PATCH=$LAB_ROOT/scripts/patches/h2load-stop-unconnected-clients.patch
+h2load_stamp() { { printf '%s\n' "${NGHTTP2_SOURCES[@]}"; cat "$H2LOAD_PATCH"; } | sha256sum | cut -d' ' -f1; }
+setup_h2load() {
+    local root=/usr/local src=$BUILD_DIR/h2load-src f sum
+    [[ $(id -u) == 0 ]] || root=$HOME/.local
+    [[ -x $root/bin/h2load && $(cat "$root/share/httplab/h2load.stamp" 2>/dev/null) == "$(h2load_stamp)" ]] && return 0
+    log "building h2load from Debian's nghttp2 $NGHTTP2_DEB with the lab's fix into $root/bin (once per machine)"
+    rm -rf "$src"; mkdir -p "$src"
+    for f in "${NGHTTP2_SOURCES[@]}"; do
+        read -r f sum <<<"$f"
+        if ! curl -fsS --retry 2 -o "$src/$f" "$NGHTTP2_POOL/$f" ||
+           [[ $(sha256sum "$src/$f" | cut -d' ' -f1) != "$sum" ]]; then
+            log "warning: could not fetch $NGHTTP2_POOL/$f with its pinned SHA-256: keeping Debian's h2load, which hangs when a client is still connecting as its window ends"
+            rm -rf "$src"; return 0
+        fi
+    done
+    # (each step ends the subshell on failure itself: set -e does not act left of ||)
+    (   cd "$src/" || exit 1
+        tar xzf "nghttp2_1.52.0.orig.tar.gz" && cd nghttp2-1.52.0 &&
+            tar xJf "../nghttp2_$NGHTTP2_DEB.debian.tar.xz" || exit 1
+        while read -r f; do
+            [[ -z $f || $f == \#* ]] || patch -s -p1 <"debian/patches/$f" || exit 1
+        done <debian/patches/series
+        patch -s -p1 <"$H2LOAD_PATCH" && mkdir -p _build && cd _build || exit 1
+        export CFLAGS="$(dpkg-buildflags --get CFLAGS) $(dpkg-buildflags --get CPPFLAGS)"
+        export CXXFLAGS="$(dpkg-buildflags --get CXXFLAGS) $(dpkg-buildflags --get CPPFLAGS)"
+        export LDFLAGS="$(dpkg-buildflags --get LDFLAGS)"
+        cmake .. -DCMAKE_BUILD_TYPE=None -DENABLE_APP=ON -DENABLE_HTTP3=OFF -DENABLE_DOC=OFF \
+            -DENABLE_EXAMPLES=OFF -DENABLE_HPACK_TOOLS=OFF -DENABLE_FAILMALLOC=OFF -DENABLE_SHARED_LIB=OFF \
+            -DENABLE_STATIC_LIB=ON -DWITH_JEMALLOC=ON -DWITH_LIBXML2=OFF -DWITH_MRUBY=OFF \
+            -DWITH_NEVERBLEED=OFF -DWITH_LIBBPF=OFF >cmake.log 2>&1 || { tail -20 cmake.log >&2; exit 1; }
+        make -j"$(nproc)" h2load >make.log 2>&1 || { tail -20 make.log >&2; exit 1; }
+        install -D -m 0755 src/h2load "$root/bin/h2load"
+    ) || die "building h2load failed (its log above; the source is in $src)"
+    mkdir -p "$root/share/httplab"; h2load_stamp >"$root/share/httplab/h2load.stamp"
+    rm -rf "$src"
+    [[ $(command -v h2load) == "$root/bin/h2load" ]] ||
+        log "warning: $root/bin is not ahead of $(dirname "$(command -v h2load)") on PATH: the runs would use Debian's h2load"
+}
+
 # inferno: folds perf's stacks and draws them as a flame graph (scripts/profile_evloop.sh,
 # the evidence kept for changes to the C server's hot path). Not in Debian 12; from
 # crates.io like oha (under a minute).
@@ -169,9 +227,10 @@ main() {
     setup_python
     setup_lab_bytecode
     setup_h2spec
+    setup_h2load
     setup_oha
     setup_inferno
-    log "setup: system packages, Python env ($VENV_DIR), the httplab kernel, h2spec, oha and inferno are ready"
+    log "setup: system packages, Python env ($VENV_DIR), the httplab kernel, h2spec, h2load, oha and inferno are ready"
 }
 
 main "$@"

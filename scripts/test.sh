@@ -211,8 +211,8 @@ smoke_side() {
         --servers evloop,go --scenarios get_ping_c100,get_ping_pipe16_c100,post_echo_b4096_c100 \
         --reps 1 --duration 1 --warmup 0
     # The versus suites last: by then the concurrent integration tests have ended, and the main run
-    # is the one neighbour of their TLS points (h2load hangs against a TLS server when a handshake
-    # outlasts its window: docs/architecture.md, "Tried and left").
+    # is the one neighbour of their TLS points (a TLS handshake that outlasts its window fails the
+    # point, and hung Debian's h2load: docs/architecture.md, "Tried and left").
     smoke_versus "$dir"
 }
 
@@ -283,8 +283,8 @@ stage_smoke() {
     # stages that time nothing (SMOKE_COMPANIONS) go on beside the main run instead of after or
     # before it. Points that shared their cores are flagged noisy (foreign CPU): that is what the
     # flag is for, and the checks below read the flags, not the figures. (The side runs beside it
-    # once made h2load's latency run hang, when a client was still in its TLS handshake as its window
-    # ended; that run now opens its window after a warm-up: scripts/lib/measure.sh.)
+    # made Debian's h2load hang, when a client was still in its TLS handshake as its window ended;
+    # the lab's build of h2load, scripts/setup.sh, ends on time: docs/method.md, "The lab's h2load".)
     lane_start side "the side smoke runs (backends, scaling, h3, netns, versus)" smoke_side "$SCRATCH"
     for companion in "${SMOKE_COMPANIONS[@]}"; do
         # shellcheck disable=SC2086  # a list of function names

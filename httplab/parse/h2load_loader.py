@@ -16,7 +16,8 @@ run's log; `req_per_s_with_log` = the latency run's req/s (LoadResult.extra).
 
 The point is failed (LoadResult.errors / notes, each saying which run) when either run has
 failed/errored/timeout > 0 or any 3xx/4xx/5xx response, the log has failed streams (-1) or
-non-2xx statuses, a file is missing or h2load printed no report, the application protocol is not
+non-2xx statuses, a client was still connecting when a run's window ended (the lab's h2load says
+so on stderr), a file is missing or h2load printed no report, the application protocol is not
 h2c/h2 (exactly h2 when scenario.json has "tls": true: HTTPS/2 negotiated by ALPN), the log's line count differs from the latency run's `done`, or the latency run's exit code
 is non-zero. Log status 0 (h2load 1.52's mark for a request whose :status arrived during the
 warm-up) is not an error. A file that is present but malformed raises RawFormatError.
@@ -33,6 +34,7 @@ is read and checked as in any other rep.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -42,7 +44,7 @@ import numpy as np
 from .errors import RawFormatError
 from .h2load import H2loadText, check_consistency, has_summary, is_h2, parse_h2load_text
 from .h2log import H2Log, h2log_of
-from .layout import LAT_H2LOG, LAT_HOST_JSON, LAT_STDERR, LAT_STDOUT, RUN_JSON, STDOUT, RepFiles, scenario_doc
+from .layout import LAT_H2LOG, LAT_HOST_JSON, LAT_STDERR, LAT_STDOUT, RUN_JSON, STDERR, STDOUT, RepFiles, scenario_doc
 from .loadresult import LoadResult
 from .percentiles import weighted_mean
 
@@ -90,6 +92,20 @@ def _text_errors(t: H2loadText | None, which: str, errors: dict[str, int]) -> in
     errors[f"h2load timeout ({which})"] = t.timeout
     errors[f"3xx/4xx/5xx responses ({which})"] = t.non_2xx
     return t.failed + t.status_3xx
+
+
+# The lab's h2load (Debian's, rebuilt with one fix: scripts/patches/) closes the clients still
+# connecting when its -D window ends, where Debian's never exited, and says how many on stderr.
+_UNCONNECTED = re.compile(r"^h2load: (\d+) client\(s\) had not finished connecting", re.MULTILINE)
+
+
+def _unconnected_errors(files: RepFiles, suffix: str, which: str, errors: dict[str, int]) -> None:
+    """Clients of one run that never connected in its window: the point did not load the server
+    with the connections it names, so it is failed (as a request that failed would fail it)."""
+    text = files.text(suffix, errors="replace")
+    if text is not None:
+        errors[f"clients still connecting when the window ended ({which})"] = sum(
+            int(m.group(1)) for m in _UNCONNECTED.finditer(text))
 
 
 def _lat_exit_code(files: RepFiles, notes: list[str]) -> int | None:
@@ -140,6 +156,9 @@ def h2load_result(files: RepFiles, scen: Mapping[str, Any]) -> LoadResult:
     planned = _latency_planned(files)
     lat = _read_text(files, LAT_STDOUT, LATENCY, notes, tls) if planned else None
     n_err = _text_errors(thr, THROUGHPUT, errors) + _text_errors(lat, LATENCY, errors)
+    _unconnected_errors(files, STDERR, THROUGHPUT, errors)
+    if planned:
+        _unconnected_errors(files, LAT_STDERR, LATENCY, errors)
 
     log: H2Log | None = None
     log_doc = files.json(LAT_H2LOG) if planned else None

@@ -299,10 +299,9 @@ h2load_host_cmd() {
 # The latency run opens with half a second of h2load's own warm-up (LAT_WARMUP: --warm-up-time),
 # during which the clients connect and finish their handshakes; h2load neither counts nor logs
 # the warm-up's requests. The server is warm already (the throughput run came just before), so
-# this is not for the server: without it the clients connect inside the window, and one still in
-# its TLS handshake when the window ends is never closed, so h2load hangs past its deadline. Seen
-# with Go's TLS server over h2 at 100 connections on a loaded machine: 7 of 20 runs hung, none of
-# 20 with the warm-up.
+# this is not for the server but to keep connects and handshakes out of the latency window. (With
+# Debian's h2load it also made a hang rarer: a client still in its TLS handshake when the window
+# ended was never closed. The lab's build closes it and says so: docs/method.md, "The lab's h2load".)
 LAT_WARMUP_MS=500
 LAT_WARMUP=${LAT_WARMUP_MS}ms                                          # as h2load takes it
 LAT_WARMUP_S=$(awk -v ms="$LAT_WARMUP_MS" 'BEGIN { printf "%g", ms / 1000 }')   # as meta.json records it

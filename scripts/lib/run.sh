@@ -8,6 +8,8 @@ tool_version() {
     case $1 in
         wrk)     { wrk -v 2>&1 || true; } | head -n 1 ;;
         h2load)  h2load --version 2>&1 | head -n 1 ;;
+        # the lab's rebuild says so on a second line (scripts/setup.sh, setup_h2load); Debian's has one
+        h2load_build) h2load --version 2>&1 | sed -n '2{p;q}' | grep . || echo "Debian's (without the lab's fix: it hangs when a client is still connecting as its -D window ends)" ;;
         gcc)     gcc --version | head -n 1 ;;
         go)      go version ;;
         rustc)   rustc --version ;;
@@ -29,7 +31,7 @@ create_run_meta() {
     # it recorded (LAB_BUILD_TOOLS, a JSON object), not asked of this host, which has none.
     local built=" "
     [[ -z ${LAB_BUILD_TOOLS:-} ]] || built+="$(jq -r 'keys | join(" ")' "$LAB_BUILD_TOOLS") "
-    for t in wrk h2load oha h3load gtlsclient gcc go rustc node python openssl nghttp2 curl; do
+    for t in wrk h2load h2load_build oha h3load gtlsclient gcc go rustc node python openssl nghttp2 curl; do
         [[ $built == *" $t "* ]] && continue
         tools=$(jq --arg k "$t" --arg v "$(tool_version "$t")" '. + {($k): $v}' <<<"$tools")
     done

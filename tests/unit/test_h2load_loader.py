@@ -45,10 +45,10 @@ def _point(tmp_path: Path, thr="clean_ping", lat="log_ping", log="ok", run=None,
     d.mkdir(parents=True, exist_ok=True)
     if thr:
         (d / f"r{rep}.stdout.txt").write_text((H2 / f"{thr}.stdout.txt").read_text())
-        (d / f"r{rep}.stderr.txt").write_text("")
+        (d / f"r{rep}.stderr.txt").write_text((H2 / f"{thr}.stderr.txt").read_text())
     if lat:
         (d / f"r{rep}.lat.stdout.txt").write_text((H2 / f"{lat}.stdout.txt").read_text())
-        (d / f"r{rep}.lat.stderr.txt").write_text("")
+        (d / f"r{rep}.lat.stderr.txt").write_text((H2 / f"{lat}.stderr.txt").read_text())
     if log == "ok":
         write_compact(_log_for(39182), d / f"r{rep}.lat.h2log.json")
     elif log is not None:
@@ -93,6 +93,10 @@ def test_clean_point(tmp_path):
     (dict(log=compact_log(H2 / "log_ping.log.tsv")),
      ["latency run: the log has 3,000 requests but h2load reports 39,182 done"]),
     (dict(run={"lat_exit_code": 1}), ["latency run: h2load exited with code 1"]),
+    # the lab's h2load closed clients still in their TLS handshake when the window ended (stderr)
+    (dict(thr="tls_unconnected"), ["6 clients still connecting when the window ended (throughput run)"]),
+    (dict(lat="tls_unconnected", log=_log_for(638)),
+     ["6 clients still connecting when the window ended (latency run)"]),
 ])
 def test_failed_rules_name_the_run(tmp_path, kw, expect):
     res = load_h2load_point(_point(tmp_path, **kw), 1)

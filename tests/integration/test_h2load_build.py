@@ -1,0 +1,48 @@
+"""The lab's h2load (scripts/setup.sh, setup_h2load: Debian's nghttp2 1.52.0 source with
+scripts/patches/h2load-stop-unconnected-clients.patch) ends a -D run on time when clients are still
+connecting as its window ends, where Debian's build never exits; it says how many on stderr, which
+the loader reads to fail the point (tests/unit/test_h2load_loader.py)."""
+import os
+import shutil
+import socket
+import subprocess
+import time
+
+import pytest
+
+pytestmark = pytest.mark.concurrent   # a deadline with seconds of margin
+
+
+def _lab_h2load() -> str:
+    path = shutil.which("h2load")
+    version = subprocess.run([path, "--version"], capture_output=True, text=True).stdout if path else ""
+    if "lab build" not in version:
+        if os.environ.get("LAB_REQUIRE_TOOLS"):
+            pytest.fail(f"h2load on PATH ({path}) is not the lab's build: scripts/setup.sh builds it")
+        pytest.skip("the lab's h2load is not on PATH (scripts/setup.sh builds it)")
+    return path
+
+
+def test_version_names_the_build_and_keeps_the_first_line():
+    out = subprocess.run([_lab_h2load(), "--version"], capture_output=True, text=True).stdout.splitlines()
+    # the first line is Debian's, unchanged (run.sh records it as tools.h2load; runs stay comparable)
+    assert out[0] == "h2load nghttp2/1.52.0"
+    assert out[1].startswith("lab build: ")
+
+
+def test_clients_that_never_connect_end_with_the_window():
+    h2load = _lab_h2load()
+    # a listener that accepts (the kernel completes the TCP handshake) and never answers: every
+    # client stays in its TLS handshake for the whole window
+    with socket.socket() as lsn:
+        lsn.bind(("127.0.0.1", 0))
+        lsn.listen(16)
+        port = lsn.getsockname()[1]
+        t0 = time.monotonic()
+        r = subprocess.run(["timeout", "10", h2load, "-t1", "-c4", "-D", "1", f"https://127.0.0.1:{port}/ping"],
+                           capture_output=True, text=True)
+        took = time.monotonic() - t0
+    assert r.returncode == 0, (r.returncode, r.stdout, r.stderr)   # Debian's build: 124, at the timeout
+    assert took < 5, took
+    assert "h2load: 4 client(s) had not finished connecting when the duration ended; closed" in r.stderr
+    assert "requests: 0 total" in r.stdout
