@@ -244,10 +244,12 @@ wrk_measure() {
 # wrk_slice_cmd PART SERVERS CYCLES: wrk for a sliced block (scripts/lib/sliced.sh): TOOL_CMD runs
 # until the slicer ends it (SIGINT to its main thread); its requests time out only past the longest
 # time it is kept stopped plus wrk's own 2 s: the other servers' slices of a cycle and every
-# server's drain after its slice, its own included, each at most SLICE_DRAIN_MAX_S. (wrk also counts
-# as timed out, at each of its checks every 2 s of wall time, a connection that has not yet sent a
-# request: in slices its first check comes after only 0.2-0.3 s of its own time, and 500 TLS
-# connections were not all through their handshakes then in 27 of 60 points; not fixed yet.) Its
+# server's drain after its slice, its own included, each at most SLICE_DRAIN_MAX_S. (With a timeout of
+# 2 s plus only the slices, 3 s at five servers, 27 of 60 HTTPS/1.1 points at 500 connections failed
+# on wrk's timeouts in the seed suites' sliced run of 2026-11-28; with the drains counted, 5 s, none
+# of 100 at 200 and 500 connections did. wrk also counts, at each of its checks every 2 s of wall
+# time, a connection that has sent no request yet, which in slices could be one still in its TLS
+# handshake; none was in those 100.) Its
 # done() hook writes no histogram (WRK_NO_HIST: the latencies are not kept, and walking them would
 # take seconds of the tail the slicer counts as the tool's).
 wrk_slice_cmd() {

@@ -2,8 +2,8 @@
 every server of a rep is up at once and each scenario's tools run in turn in slices; every point
 keeps its files plus r<rep>.slices.json, and the built data reads each rate over the seconds its
 tool ran: wrk's points without latency (measured in the slices), h2load's with it (its contiguous
-latency run) in the reps --latency-every keeps it in. Where the mode does not apply, it is refused
-before anything starts."""
+latency run) in the reps --latency-every keeps it in; over TLS as over cleartext. Where the mode does
+not apply, it is refused before anything starts."""
 from __future__ import annotations
 
 import json
@@ -27,8 +27,8 @@ def _env(tmp: Path) -> dict[str, str]:
 
 def test_a_sliced_run_interleaves_the_servers_and_reads_rates_over_their_seconds(tmp_path):
     r = subprocess.run([str(ROOT / "scripts" / "run_all.sh"), "--skip-setup", "--skip-build", "--new", "--no-reports",
-                        "--suites", "http1,h2c", "--servers", "evloop,go,floor",
-                        "--scenarios", "get_ping_c100,h2_get_ping_c100", "--aa",
+                        "--suites", "http1,h2c,https", "--servers", "evloop,go,floor",
+                        "--scenarios", "get_ping_c100,h2_get_ping_c100,h1_get_ping_c100", "--aa",
                         "--reps", "2", "--duration", "1", "--warmup", "0", "--blocks", "sliced",
                         "--latency-every", "2"],
                        env=_env(tmp_path), capture_output=True, text=True, timeout=400, cwd=ROOT)
@@ -51,14 +51,16 @@ def test_a_sliced_run_interleaves_the_servers_and_reads_rates_over_their_seconds
     runs = pd.read_parquet(data / "runs.parquet")
     assert (runs["status"] == "ok").all(), runs[runs["status"] != "ok"][["server", "scenario", "fail_reason"]]
     assert (runs["window_end"] == "sliced").all()
-    # http1: evloop, go, floor and the A/A copy; h2c: evloop, go and the copy (the floor speaks h1 only)
+    # http1: evloop, go, floor and the A/A copy; h2c: evloop, go and the copy (the floor speaks h1 only);
+    # https: evloop and go on its HTTPS/1.1 and HTTPS/2 points, the copy on the first (its headline)
     assert len(runs[runs["suite"] == "http1"]) == 8 and len(runs[runs["suite"] == "h2c"]) == 6
+    assert len(runs[runs["suite"] == "https"]) == 10
     assert (runs["req_per_s"] > 1000).all() and (runs["cpu_us_per_req"] > 0).all()
     assert (runs["server_busy"] <= 1.2).all() and runs["foreign_cpu_pct"].isna().all()
-    wrk = runs[runs["suite"] == "http1"]
+    wrk = runs[(runs["suite"] == "http1") | (runs["scenario"] == "h1_get_ping_c100")]
     assert wrk["lat_p50_us"].isna().all()
     # h2load's latency run in rep 1 only (--latency-every 2): rep 2 says so and has no latency files
-    h2 = runs[runs["suite"] == "h2c"]
+    h2 = runs[(runs["suite"] == "h2c") | (runs["scenario"] == "h2_get_ping_c100")]
     assert h2[h2["rep"] == 1]["lat_p50_us"].notna().all() and h2[h2["rep"] == 2]["lat_p50_us"].isna().all()
     for path in run.glob("h2c/*/*/r2.run.json"):
         assert json.loads(path.read_text())["latency_run"] is False
