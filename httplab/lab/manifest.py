@@ -88,6 +88,9 @@ FIELDS: dict[str, str] = {
     "ready": ("'port' (ready when the port accepts a connection; in the h3 mode, when its UDP port is bound) "
               "or a path such as '/ping' (ready when it answers 2xx, over HTTP/3 in the h3 mode)"),
     "ready_timeout_s": "optional: seconds to wait for readiness (default 10)",
+    "min_warmup_s": ("optional whole seconds (default 0): the least warm-up each of its points gets, for a server "
+                     "whose runtime compiles or specialises its code as it serves (V8's JIT); a run's shorter "
+                     "--warmup is raised to it for this server alone, and its points' scenario.json say so"),
     "config.template": "optional: a config file template in this folder; @PORT@ @ADDR@ @PREFIX@ @WWW@ and config.vars filled in per start",
     "config.vars / config.<mode>": "optional: @NAME@ values for the template (all modes / one mode); placeholders allowed",
     "apt": "optional list of Debian packages scripts/setup.sh installs for this server",
@@ -105,7 +108,7 @@ _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 _TEMPLATE_VAR = re.compile(r"@([A-Z_]+)@")
 _KNOWN_KEYS = {"name", "display", "short", "language", "tier", "colour", "order", "build", "test",
                "version", "start", "env", "serves", "ready", "ready_timeout_s", "config", "apt", "services",
-               "cores", "tcp_twin"}
+               "cores", "tcp_twin", "min_warmup_s"}
 
 
 class ManifestError(ValueError):
@@ -164,6 +167,7 @@ class Manifest:
     apt: tuple[str, ...] = ()
     services: tuple[str, ...] = ()
     tcp_twin: str | None = None
+    min_warmup_s: int = 0
 
     @property
     def dir(self) -> Path:
@@ -360,6 +364,10 @@ def read_manifest(path: Path | str) -> Manifest:
     if twin is not None and (twin == name or not _NAME.match(twin)):
         raise ManifestError(path, "tcp_twin", f"{twin!r} is not another server's name")
 
+    warm = doc.get("min_warmup_s", 0)
+    if not isinstance(warm, int) or isinstance(warm, bool) or not 0 <= warm <= 30:
+        raise ManifestError(path, "min_warmup_s", f"whole seconds in [0, 30] (got {warm!r})")
+
     display = _str(path, doc, "display")
     return Manifest(
         path=path.resolve(), name=name, display=display or name, short=_str(path, doc, "short", False) or display or name,
@@ -368,7 +376,7 @@ def read_manifest(path: Path | str) -> Manifest:
         ready_timeout_s=float(timeout), build=shell_fields["build"], test=shell_fields["test"], env=env,
         config=_config(path, doc["config"], set(start)) if "config" in doc else None,
         apt=_str_list(path, doc.get("apt", []), "apt"), services=_str_list(path, doc.get("services", []), "services"),
-        tcp_twin=twin)
+        tcp_twin=twin, min_warmup_s=warm)
 
 
 def servers_dir() -> Path:

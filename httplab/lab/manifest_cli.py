@@ -37,6 +37,7 @@ def shell_declarations(ms: list[Manifest]) -> str:
         _bash_assoc("SERVER_CONFIG", {m.name: ("1" if m.config else "") for m in ms}),
         _bash_assoc("SERVER_MANIFEST", {m.name: str(m.path) for m in ms}),
         _bash_assoc("SERVER_CORES_USES", {m.name: m.cores.uses for m in ms}),
+        _bash_assoc("SERVER_MIN_WARMUP", {m.name: str(m.min_warmup_s) for m in ms}),
     ]
     return "\n".join(lines) + "\n"
 

@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..stats import MIN_RUNS
 from ..lab.servers import contestants, display_name
-from ..tidy.rawrun import suite_params
+from ..tidy.rawrun import server_warmups, suite_params
 from .engine import ReportContext
 from .method_words import stand_in_sentence
 from .quality import no_aa_reason
@@ -110,6 +110,19 @@ def _latency_reps_words(p: dict) -> str:
     return f", in reps {listed} only (one rep in {every}: its latency figures rest on {len(chosen)} reps)"
 
 
+def _longer_warmups_words(meta: dict, servers: list[str]) -> str:
+    """' (2 s for lang_node_std, ...: ...)' for the servers of the report warmed longer than the run's
+    params say (their manifests' min_warmup_s); '' when none."""
+    own = {s: w for s, w in server_warmups(meta).items() if s in servers}
+    if not own:
+        return ""
+    groups: dict[float, list[str]] = {}
+    for s, w in sorted(own.items()):
+        groups.setdefault(w, []).append(s)
+    listed = "; ".join(f"{w:g} s for {', '.join(names)}" for w, names in sorted(groups.items()))
+    return f" ({listed}: runtimes that compile or specialise their code as they serve)"
+
+
 def settings_table(ctx: ReportContext) -> pd.DataFrame:
     """Setting | value: the run's durations, reps, order, pinning, host and statistics."""
     meta = ctx.run.meta
@@ -117,6 +130,7 @@ def settings_table(ctx: ReportContext) -> pd.DataFrame:
     tools = sorted(set(ctx.runs["server"])) if not ctx.runs.empty else []
     rows = [
         ("Measured run", f"{p.get('duration_s', '?')} s after {p.get('warmup_s', '?')} s of unrecorded warm-up"
+         + _longer_warmups_words(meta, tools)
          + (f"; h2load's latency run (with its per-request log) {p['latency_run_s']} s"
             + (f" after {p['latency_warmup_s']} s of h2load's own warm-up (the clients connect in it)"
                if "latency_warmup_s" in p else "") + _latency_reps_words(p) if "latency_run_s" in p

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..tidy.rawrun import server_warmups
+
 RUNS_FILE = "runs.toml"   # reports/runs.toml: the committed runs' status (superseded, caveats)
 RUN_STATES = ("current", "superseded")
 RUN_KEYS = ("status", "superseded_by", "reason", "caveat")
@@ -87,9 +89,10 @@ def _seconds(x: Any) -> str:
 def profile_label(meta: dict[str, Any]) -> str:
     """The run's profile with what its meta.json params say it ran: 'full (3 s runs + 1 s warm-up,
     5 reps, A/A)', 'full (2 s runs + 1 s warm-up, 5 reps, no A/A)'. A parameter the run did not
-    record is left out (runs made before the A/A copy record no `aa`); a suite warmed otherwise
-    (suite_params) is named: 'full (1 s runs (languages: + 1 s warm-up), 12 reps, A/A)'; '—' without
-    a profile."""
+    record is left out (runs made before the A/A copy record no `aa`); servers warmed longer
+    (server_params: their manifests' min_warmup_s) are counted: 'full (1 s runs (4 servers: + 1 s
+    warm-up), 12 reps, A/A)', as an older run's suite warmed otherwise (suite_params) is named:
+    'full (1 s runs (languages: + 1 s warm-up), 12 reps, A/A)'; '—' without a profile."""
     profile = str(meta.get("profile") or "—")
     params = meta.get("params") if isinstance(meta.get("params"), dict) else {}
     parts = []
@@ -101,6 +104,11 @@ def profile_label(meta: dict[str, Any]) -> str:
             own = meta.get("suite_params") if isinstance(meta.get("suite_params"), dict) else {}
             runs += "".join(f" ({suite}: + {_seconds(p['warmup_s'])} warm-up)" for suite, p in sorted(own.items())
                             if isinstance(p, dict) and p.get("warmup_s") is not None)
+            by_warmup: dict[float, int] = {}
+            for w in server_warmups(meta).values():
+                by_warmup[w] = by_warmup.get(w, 0) + 1
+            runs += "".join(f" ({n} server{'s' if n != 1 else ''}: + {_seconds(w)} warm-up)"
+                            for w, n in sorted(by_warmup.items()))
             parts.append(runs)
         if params.get("reps") is not None:
             reps = int(params["reps"])

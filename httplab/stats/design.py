@@ -24,7 +24,6 @@ longer run length removes (with DATA_DIR2), and the run's design at other number
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..tidy.rawrun import suite_params
+from ..tidy.rawrun import point_warmups
 from ..tidy.read import read_frame
 from .methods import t_bounds
 from .write import RUN_JSON, read_stats
@@ -92,19 +91,18 @@ def components(short: pd.DataFrame, d_short: float, long: pd.DataFrame, d_long: 
     return m.assign(a=a, b=b)
 
 
-def point_cost(runs: pd.DataFrame, warmup_s: float | Mapping[str, float]) -> float:
+def point_cost(runs: pd.DataFrame, warmup_s: pd.Series) -> float:
     """Seconds the harness spends per point beyond the measured run and its warm-up, server starts
     and stops included: per suite, the wall time from its first point's start to its last one's over
-    the points between, less the run length and warm-up (one for all, or per suite); the median over
-    the suites."""
-    r = runs.dropna(subset=["start_utc"])
+    the points between, less the run length and the mean warm-up of its points (warmup_s: each
+    row's, rawrun.point_warmups); the median over the suites."""
+    r = runs.assign(_warm=warmup_s).dropna(subset=["start_utc"])
     costs = []
-    for suite, g in r.groupby("suite"):
+    for _, g in r.groupby("suite"):
         t = pd.to_datetime(g["start_utc"], utc=True).sort_values()
-        w = warmup_s if isinstance(warmup_s, (int, float)) else float(warmup_s[str(suite)])
         if len(t) >= 2:
             per = (t.iloc[-1] - t.iloc[0]).total_seconds() / (len(t) - 1)
-            costs.append(per - float(g["duration_s"].median()) - w)
+            costs.append(per - float(g["duration_s"].median()) - float(g["_warm"].mean()))
     return float(np.median(costs)) if costs else math.nan
 
 
@@ -206,9 +204,11 @@ def main(argv: list[str] | None = None) -> int:
         print(summary(sp).round(3).to_string(index=False))
     d_s, w = float(meta["params"]["duration_s"]), float(meta["params"]["warmup_s"])
     points = int(runs.groupby("rep").size().max())
-    warmups = {s: float(suite_params(meta, s)["warmup_s"]) for s in runs["suite"].unique()}
+    warmups = point_warmups(runs, meta)
     overhead = point_cost(runs, warmups)
-    own = ", ".join(f"{s} {v:g} s" for s, v in sorted(warmups.items()) if v != w)
+    # (the suites whose points were warmed longer than the run's params on the mean)
+    means = warmups.groupby(runs["suite"]).mean()
+    own = ", ".join(f"{s} {v:.2g} s on the mean" for s, v in sorted(means.items()) if v != w)
     print(f"\nper point: {overhead:.2f} s of harness beside the {d_s:g} s run and its {w:g} s warm-up"
           f"{f' ({own})' if own else ''}; {points} points per rep")
     for m in METRICS:

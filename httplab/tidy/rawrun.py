@@ -234,13 +234,33 @@ def load_suites(run_dir: str | Path, meta: Mapping[str, Any] | None = None) -> p
 
 
 def suite_params(meta: dict[str, Any], suite: str | None = None) -> dict[str, Any]:
-    """The run's params (meta.json) as one suite's points ran them: a suite that declares a longer
-    warm-up than the run's (SUITE_MIN_WARMUP: its servers compile at run time) is recorded under
-    suite_params.<suite>, which overrides params for it."""
+    """The run's params (meta.json) as one suite's points ran them. A run made while a suite could
+    declare a longer warm-up than the run's for all its servers (SUITE_MIN_WARMUP, 2026-11-28)
+    recorded it under suite_params.<suite>, which overrides params for it; runs since record such
+    warm-ups per server (server_warmups)."""
     params = meta.get("params") if isinstance(meta.get("params"), dict) else {}
     per_suite = meta.get("suite_params") if isinstance(meta.get("suite_params"), dict) else {}
     own = per_suite.get(suite) if suite is not None else None
     return {**params, **own} if isinstance(own, dict) else dict(params)
+
+
+def server_warmups(meta: dict[str, Any]) -> dict[str, float]:
+    """The servers whose points were warmed longer than the run's params say (their manifests'
+    min_warmup_s: runtimes that compile as they serve), from meta.json's
+    server_params.<server>.warmup_s: server -> seconds."""
+    per_server = meta.get("server_params") if isinstance(meta.get("server_params"), dict) else {}
+    return {str(s): float(p["warmup_s"]) for s, p in per_server.items()
+            if isinstance(p, dict) and isinstance(p.get("warmup_s"), (int, float))
+            and not isinstance(p.get("warmup_s"), bool)}
+
+
+def point_warmups(runs: pd.DataFrame, meta: dict[str, Any]) -> pd.Series:
+    """Each runs row's warm-up in seconds: its server's own (server_warmups), else its suite's
+    (suite_params)."""
+    own = server_warmups(meta)
+    by_suite = {s: float(suite_params(meta, s).get("warmup_s", math.nan)) for s in runs["suite"].unique()}
+    return pd.Series([own.get(str(sv), by_suite[su]) for su, sv in zip(runs["suite"], runs["server"])],
+                     index=runs.index, dtype=float)
 
 
 # ---------------------------------------------------------------- everything at once

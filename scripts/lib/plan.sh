@@ -35,23 +35,26 @@ suite_plan() {
                 mapfile -t todo < <(TODO_BLOCK=$block todo_for "$server" "$rep")
                 (( ${#todo[@]} )) || continue
                 starts=$(( starts + 1 ))
-                # (each point's tool, and whether its rep has h2load's latency run: latency_rep)
+                server_warmup "$server"
+                # (each point's tool, whether its rep has h2load's latency run (latency_rep), and
+                # its server's warm-up)
                 for line in "${todo[@]}"; do
                     parse_scenario "$line"
-                    tools+=("$SC_TOOL $lat")
+                    tools+=("$SC_TOOL $lat $WARMUP")
                 done
             done
         done
     done
+    WARMUP=$RUN_WARMUP
     (( ${#tools[@]} )) || { echo "0 0"; return 0; }
     # the machine's canary: at the start, halfway and at the end (canary_moments), three parts each
     local canaries=0
     [[ ${LAB_CANARY:-1} == 1 ]] && canaries=$(canary_moments | wc -w)
-    printf '%s\n' "${tools[@]}" | awk -v d="$DURATION" -v w="$WARMUP" -v lat="$(lat_duration)" -v lw="$LAT_WARMUP_S" -v tls="$TLS" \
+    printf '%s\n' "${tools[@]}" | awk -v d="$DURATION" -v lat="$(lat_duration)" -v lw="$LAT_WARMUP_S" -v tls="$TLS" \
         -v k="$starts" -v p="$PLAN_POINT_S" -v h2="$PLAN_H2LOG_S" -v oha="$PLAN_OHA_S" -v t="$PLAN_TLS_S" \
         -v srv="$PLAN_SERVER_S" -v part="$PLAN_PART_S" -v hs="$(host_sample_seconds)" -v cn="$canaries" -v cs="$(canary_seconds)" -v cp="$(canary_probe_seconds)" -v co="$PLAN_CANARY_S" \
         -v sl="$( [[ ${BLOCKS:-server} == sliced ]] && echo "$PLAN_SLICED_S" || echo 0)" '
-        { n++; s += d + w + p + sl + (tls == "true" ? t : 0) + ($1 == "h2load" && $2 ? lat + lw + h2 : 0) + ($1 == "oha" ? oha * (d + w) : 0) }
+        { n++; s += d + $3 + p + sl + (tls == "true" ? t : 0) + ($1 == "h2load" && $2 ? lat + lw + h2 : 0) + ($1 == "oha" ? oha * (d + $3) : 0) }
         END { printf "%d %d\n", n, s + k * srv + part + 2 * hs + cn * (cs + 2 * cp + co) + 0.5 }'
 }
 

@@ -84,13 +84,13 @@ meta_update() {
     jq "$@" "$filter" "$f" >"$f.tmp" && mv "$f.tmp" "$f" || { rm -f "$f.tmp"; return 1; }
 }
 
-# note_suite_warmup DIR: where this suite's points are warmed otherwise than the run's params say (a
-# suite's SUITE_MIN_WARMUP, in a run of several suites), meta.json says so under
-# suite_params.<suite>.warmup_s, which the reports read before params.
-note_suite_warmup() {
-    local f=$1/meta.json
-    jq -e --argjson w "$WARMUP" '.params.warmup_s == $w' "$f" >/dev/null && return 0
-    meta_update "$1" '.suite_params[$s].warmup_s = $w' --arg s "$SUITE" --argjson w "$WARMUP"
+# note_server_warmups DIR LINES: servers whose points are warmed longer than the run's params say
+# (LINES: "SERVER SECONDS" a line; their manifests' min_warmup_s), under
+# server_params.<server>.warmup_s of meta.json, which the reports read before params.
+note_server_warmups() {
+    local add
+    add=$(awk 'NF == 2 { printf "%s\"%s\": {\"warmup_s\": %s}", (n++ ? ", " : ""), $1, $2 }' <<<"$2")
+    meta_update "$1" '.server_params = ((.server_params // {}) * $add)' --argjson add "{$add}"
 }
 
 # write_json_once FILE JSON: raw files are never rewritten; a second write is a no-op.

@@ -127,6 +127,7 @@ sliced_block() {
         SUITE_AT="$server $SC_ID (rep $rep)"
         raw_writable "$DIR" "$SUITE_AT" || return 1
         SC_EXTRA_JSON='{}'
+        server_warmup "$server"
         write_scenario_json "$DIR" "$server"
         POINT_FAULT= POINT_FAULT_KIND= POINT_FAULT_FILES=
         rm -f "$PART".* "$DIR/r$rep".*

@@ -317,7 +317,7 @@ suite_run() {
     [[ $BLOCKS == sliced ]] && sliced_check
     read -r total f < <(suite_plan)
     mapfile -t blocks < <(suite_blocks)
-    log "suite $SUITE: $total points to run (${REPS} reps, ${DURATION}s + ${WARMUP}s warm-up each, $( if [[ $BLOCKS == sliced ]]; then echo "every server's runs interleaved in ${SLICE_S} s slices"; elif ((${#blocks[@]} > 1)); then echo "${#blocks[@]} scenario blocks per rep"; else echo "one block per rep"; fi); planned: $(plan_text "$f"), an estimate), server CPUs $SERVER_CPUS, client CPUs $CLIENT_CPUS"
+    log "suite $SUITE: $total points to run (${REPS} reps, ${DURATION}s + ${RUN_WARMUP}s warm-up each$( [[ -z $(longer_warmups) ]] || echo " (longer for some servers, above)"), $( if [[ $BLOCKS == sliced ]]; then echo "every server's runs interleaved in ${SLICE_S} s slices"; elif ((${#blocks[@]} > 1)); then echo "${#blocks[@]} scenario blocks per rep"; else echo "one block per rep"; fi); planned: $(plan_text "$f"), an estimate), server CPUs $SERVER_CPUS, client CPUs $CLIENT_CPUS"
     suite_order
     host_state start
     # the machine's own speed before, halfway through and after the suite (scripts/lib/canary.sh)
@@ -372,6 +372,7 @@ suite_run() {
                     # server's measured capacity): suite_prepare_point SERVER REP sets what the point
                     # needs (SC_EXTRA_JSON: fields for scenario.json) or says why it cannot run.
                     SC_EXTRA_JSON='{}'
+                    server_warmup "$server"
                     if declare -F suite_prepare_point >/dev/null && ! suite_prepare_point "$server" "$rep"; then
                         skipped=$(( skipped + 1 ))
                         progress "$done" "$skipped" "$total" "$server $SC_ID r$rep skipped ($POINT_SKIP_REASON)"
@@ -444,7 +445,7 @@ point_server_cpus() {
 
 # run_params_json: the profile's parameters as meta.json records them.
 run_params_json() {
-    jq -n --argjson d "$DURATION" --argjson w "$WARMUP" --argjson r "$REPS" --argjson aa "${AA:-0}" \
+    jq -n --argjson d "$DURATION" --argjson w "${RUN_WARMUP:-$WARMUP}" --argjson r "$REPS" --argjson aa "${AA:-0}" \
         --argjson lat "$(lat_duration)" --argjson latw "$LAT_WARMUP_S" --argjson le "${LATENCY_EVERY:-1}" --arg hosts "${HOSTS:-local}" --argjson clients "$CLIENT_HOSTS" \
         --arg rtt "${NETNS_RTT_MS:-}" --arg plan "${CPU_PLAN_NOTE:-}" --arg blocks "${BLOCKS:-server}" --argjson slice "$SLICE_S" \
         '{duration_s: $d, warmup_s: $w, reps: $r, aa: $aa, latency_run_s: $lat, latency_warmup_s: $latw, latency_every: $le, hosts: $hosts, blocks: $blocks,
@@ -567,7 +568,7 @@ parse_suite_flags() {
     [[ $profile == quick && -z ${SCENARIO_FILTER:-} ]] && SCENARIO_FILTER=${QUICK_SCENARIOS:-}
     [[ $DURATION =~ ^[1-9][0-9]*$ ]] || die "--duration takes whole seconds ≥ 1 (got '$DURATION')"
     [[ $WARMUP =~ ^[0-9]+$ ]] || die "--warmup takes whole seconds (got '$WARMUP')"
-    suite_min_warmup
+    RUN_WARMUP=$WARMUP
     [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps takes a number ≥ 1 (got '$REPS')"
     LATENCY_EVERY=${LATENCY_EVERY:-1}
     [[ $LATENCY_EVERY =~ ^[1-9][0-9]*$ ]] || die "--latency-every takes a number ≥ 1 (got '$LATENCY_EVERY')"
@@ -601,19 +602,34 @@ parse_suite_flags() {
     if [[ ! -f $RUN_DIR/meta.json ]]; then
         create_run_meta "$RUN_DIR" "$PROFILE" "$SUITE" "$(run_params_json)"
     fi
-    [[ -n ${LAB_COUNT_POINTS:-} ]] || note_suite_warmup "$RUN_DIR" ||
-        die "could not write suite $SUITE's warm-up to $RUN_DIR/meta.json ($(raw_problem "$RUN_DIR"))"
+    local longer
+    longer=$(longer_warmups)
+    if [[ -n $longer && -z ${LAB_COUNT_POINTS:-} ]]; then
+        log "note: suite $SUITE warms these servers' points longer than ${RUN_WARMUP} s (their manifests' min_warmup_s: their runtimes compile as they serve): $(paste -sd, <<<"$longer" | sed 's/ /: /g; s/,/ s, /g') s"
+        note_server_warmups "$RUN_DIR" "$longer" ||
+            die "could not write suite $SUITE's warm-ups to $RUN_DIR/meta.json ($(raw_problem "$RUN_DIR"))"
+    fi
     export RUN_DIR
 }
 
-# suite_min_warmup: a suite whose servers compile at run time declares the warm-up its points need
-# (SUITE_MIN_WARMUP, whole seconds, in its declaration); a profile's or --warmup's smaller one is
-# raised to it, and the run's meta.json says so (note_suite_warmup). Each point's scenario.json
-# records the warm-up it had.
-suite_min_warmup() {
-    local min=${SUITE_MIN_WARMUP:-0}
-    (( WARMUP >= min )) && return 0
-    [[ -n ${LAB_COUNT_POINTS:-} ]] ||
-        log "note: suite $SUITE warms each point for $min s, not $WARMUP s (its servers compile at run time: SUITE_MIN_WARMUP)"
-    WARMUP=$min
+# server_warmup SERVER: sets WARMUP to the warm-up of SERVER's points: the run's (RUN_WARMUP: the
+# profile's or --warmup), or its manifest's min_warmup_s where that is longer (a runtime that
+# compiles as it serves: V8's JIT; servers that compile ahead of time gain nothing from one,
+# docs/method.md). Each point's scenario.json records the warm-up it had; the run's meta.json names
+# the servers warmed longer (note_server_warmups).
+server_warmup() {
+    local b=${1%"$AA_SUFFIX"}
+    local min=${SERVER_MIN_WARMUP[${b%@*}]:-0}
+    WARMUP=$(( RUN_WARMUP > min ? RUN_WARMUP : min ))
+}
+
+# longer_warmups: "SERVER SECONDS" per server of the suite whose points are warmed longer than the
+# run's warm-up (server_warmup), one a line.
+longer_warmups() {
+    local s
+    for s in "${SUITE_SERVERS[@]}"; do
+        server_warmup "$s"
+        (( WARMUP > RUN_WARMUP )) && echo "$s $WARMUP"
+    done
+    WARMUP=$RUN_WARMUP
 }

@@ -5,10 +5,9 @@
 # Declarations only: scripts/bench.sh languages runs them (--help for its flags).
 
 SUITE=languages PROTOCOL=h1 TLS=false SCHEME=http SERVER_MODE=h1
-# Its Node servers compile their routes at run time (V8): measured without a warm-up they read
-# 13-38 % slower and the spreads widen (docs/method.md, "Sizing the reps"), so each of its points is
-# warmed for at least this many seconds, whatever the profile or --warmup says.
-SUITE_MIN_WARMUP=1
+# Its Node and Python servers are warmed for at least a second a point whatever the profile or
+# --warmup says: their manifests' min_warmup_s (their runtimes compile or specialise as they serve;
+# without a warm-up Node's points read 13-38 % slower, docs/method.md, "Sizing the reps").
 # id                   kind        method route                size connections depth lua
 SCENARIOS=(
     "get_root_c100        root        GET  /                   0 100 1 report.lua"

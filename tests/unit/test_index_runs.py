@@ -161,7 +161,7 @@ def test_profile_label():
     assert profile_label(quick) == "quick (1 s runs, 1 rep, no A/A)"
     assert profile_label({"profile": "idle_memory", "params": {"reps": 5, "conns": [1000]}}) == "idle_memory (5 reps)"
     assert profile_label({"profile": "full"}) == "full" and profile_label({}) == "—"
-    # a suite whose servers compile at run time warmed by its own minimum (SUITE_MIN_WARMUP)
+    # a run made while a suite declared its own minimum warm-up (suite_params, before min_warmup_s)
     mixed = {"profile": "full", "params": {"duration_s": 1, "warmup_s": 0, "reps": 12, "aa": 1},
              "suite_params": {"languages": {"warmup_s": 1}}}
     assert profile_label(mixed) == "full (1 s runs (languages: + 1 s warm-up), 12 reps, A/A)"
