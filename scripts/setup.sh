@@ -6,7 +6,7 @@
 #     PATH and LAB_USE_CONDA=1, else .venv (uv installs the pinned packages); the lab's package editable;
 #   - the Jupyter kernel "httplab" that the notebooks name;
 #   - h2spec (HTTP/2 conformance tests) into build/tools;
-#   - h2load rebuilt from Debian's source with the lab's fix (scripts/patches/), once per machine;
+#   - h2load rebuilt from Debian's source with the lab's two changes (scripts/patches/), once per machine;
 #   - oha, the open-model (constant request rate) load generator, once per machine.
 # Without root or apt it stops and names what is missing.
 set -euo pipefail
@@ -150,10 +150,11 @@ setup_oha() {
     cargo install -q --locked --root "$root" oha --version "$OHA_VERSION"
 }
 
-# h2load, rebuilt from Debian's own nghttp2 source with one fix (scripts/patches/, whose header says
-# why): Debian 12's h2load never exits when a client is still connecting at the end of its -D
-# window, which a TLS point on a loaded machine meets (100 handshakes outlasting a 1 s window); the
-# harness then stopped the suite at the tool's deadline. The source is the one Debian's package is
+# h2load, rebuilt from Debian's own nghttp2 source with two changes (scripts/patches/h2load-lab.patch,
+# whose header says why): Debian 12's h2load never exits when a client is still connecting at the
+# end of its -D window, which a TLS point on a loaded machine meets (100 handshakes outlasting a 1 s
+# window; the harness then stopped the suite at the tool's deadline); and SIGINT ends a -D run as
+# its duration's end would, which the interleaved slices need (scripts/lib/sliced.sh). The source is the one Debian's package is
 # built from (pinned by its SHA-256, Debian's security patches applied as its series lists them), the
 # flags Debian's (dpkg-buildflags), jemalloc as in Debian's; the binary links the system's
 # libnghttp2. Built once per machine (half a minute) into /usr/local/bin as root (ahead of /usr/bin
@@ -164,13 +165,13 @@ NGHTTP2_DEB=1.52.0-1+deb12u3
 NGHTTP2_POOL=http://deb.debian.org/debian/pool/main/n/nghttp2
 NGHTTP2_SOURCES=("nghttp2_1.52.0.orig.tar.gz 6b71561a9950b4a90fa36aa3160763f1437f3730d7a12434e416aa3f4ab145e0"
                  "nghttp2_$NGHTTP2_DEB.debian.tar.xz 57aee32be437d31753cb36e6a518a48693f129cb884c17b0dcf323426331001d")
-H2LOAD_PATCH=$LAB_ROOT/scripts/patches/h2load-stop-unconnected-clients.patch
+H2LOAD_PATCH=$LAB_ROOT/scripts/patches/h2load-lab.patch
 h2load_stamp() { { printf '%s\n' "${NGHTTP2_SOURCES[@]}"; cat "$H2LOAD_PATCH"; } | sha256sum | cut -d' ' -f1; }
 setup_h2load() {
     local root=/usr/local src=$BUILD_DIR/h2load-src f sum
     [[ $(id -u) == 0 ]] || root=$HOME/.local
     [[ -x $root/bin/h2load && $(cat "$root/share/httplab/h2load.stamp" 2>/dev/null) == "$(h2load_stamp)" ]] && return 0
-    log "building h2load from Debian's nghttp2 $NGHTTP2_DEB with the lab's fix into $root/bin (once per machine)"
+    log "building h2load from Debian's nghttp2 $NGHTTP2_DEB with the lab's changes into $root/bin (once per machine)"
     rm -rf "$src"; mkdir -p "$src"
     for f in "${NGHTTP2_SOURCES[@]}"; do
         read -r f sum <<<"$f"

@@ -21,8 +21,9 @@ its SIGSTOP, plus its server's drains (below) and its tail: how a tool ends is `
   process-directed SIGINT may be taken by a worker thread instead, which stops loading while main
   sleeps on to the end of -d. Every process of the group, because the tool may run under a wrapper
   that forks it (GNU time, which reads its CPU time, and ignores SIGINT itself).
-- "deadline": the tool ends on its own clock, window_s seconds after its first slice (h2load's
-  -D, oha's -z: wall-clock timers, which run on while the tool is stopped). Its last slice must end
+- "deadline": the tool ends on its own clock, window_s seconds after its first slice (oha's -z,
+  Debian's h2load's -D: wall-clock timers, which run on while the tool is stopped; the harness ends
+  the lab's h2load with SIGINT instead). Its last slice must end
   before then (the harness leaves a margin for the drains); after the cycles it is continued once
   its window is over and runs until it exits. A slice is cut at the window's end, and a tool whose
   window ran out in the others' drains ends there with the slices it had (its rate is still its

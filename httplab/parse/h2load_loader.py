@@ -94,7 +94,7 @@ def _text_errors(t: H2loadText | None, which: str, errors: dict[str, int]) -> in
     return t.failed + t.status_3xx
 
 
-# The lab's h2load (Debian's, rebuilt with one fix: scripts/patches/) closes the clients still
+# The lab's h2load (Debian's, rebuilt with two changes: scripts/patches/h2load-lab.patch) closes the clients still
 # connecting when its -D window ends, where Debian's never exited, and says how many on stderr.
 _UNCONNECTED = re.compile(r"^h2load: (\d+) client\(s\) had not finished connecting", re.MULTILINE)
 

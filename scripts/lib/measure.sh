@@ -336,16 +336,16 @@ h2load_measure() {
     tool_run "$(( DURATION + TOOL_MARGIN ))" "$part.stdout.txt" "$part.stderr.txt" h2load "${H2_ARGS[@]}"
 }
 
-# h2load_slice_cmd PART SERVERS CYCLES: h2load for a sliced block: it ends on its own clock (-D),
-# which runs on while it is stopped; its window covers its CYCLES slices among SERVERS tools, the
-# servers' drains after each (SLICE_DRAIN_ALLOW_S a slice, beside a second's margin), and the slicer
-# resumes it once the window is over.
+# h2load_slice_cmd PART SERVERS CYCLES: h2load for a sliced block: TOOL_CMD runs until the slicer
+# ends it with SIGINT, as wrk (the lab's build of h2load ends a -D run on SIGINT: scripts/setup.sh;
+# sliced_check refuses Debian's). Its -D is an hour, which the slices never reach. (Before, it ended
+# on its own -D clock, which runs on while the tool is stopped: its window had to be sized for every
+# server's slices and drains beside a second's margin, and the slicer waited for each window's end,
+# a second or more a block; a tool whose window ran out in long drains lost its last slices.)
 h2load_slice_cmd() {
-    local ms
-    ms=$(awk -v k="$2" -v c="$3" -v s="$SLICE_S" -v dr="$SLICE_DRAIN_ALLOW_S" 'BEGIN { printf "%d", (c * k * (s + dr) + 1) * 1000 }')
-    h2load_args "${ms}ms"
+    h2load_args 3600
     TOOL_CMD=(h2load "${H2_ARGS[@]}")
-    SLICE_END=deadline SLICE_WINDOW=$(awk -v ms="$ms" 'BEGIN { printf "%.3f", ms / 1000 }')
+    SLICE_END=sigint SLICE_WINDOW=
 }
 
 # latency_rep REP: whether REP has h2load's latency run: reps 1, 1+N, 1+2N... with

@@ -9,7 +9,7 @@ tool_version() {
         wrk)     { wrk -v 2>&1 || true; } | head -n 1 ;;
         h2load)  h2load --version 2>&1 | head -n 1 ;;
         # the lab's rebuild says so on a second line (scripts/setup.sh, setup_h2load); Debian's has one
-        h2load_build) h2load --version 2>&1 | sed -n '2{p;q}' | grep . || echo "Debian's (without the lab's fix: it hangs when a client is still connecting as its -D window ends)" ;;
+        h2load_build) h2load --version 2>&1 | sed -n '2{p;q}' | grep . || echo "Debian's (without the lab's changes: it hangs when a client is still connecting as its -D window ends, and SIGINT kills it)" ;;
         gcc)     gcc --version | head -n 1 ;;
         go)      go version ;;
         rustc)   rustc --version ;;

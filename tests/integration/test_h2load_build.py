@@ -1,12 +1,15 @@
 """The lab's h2load (scripts/setup.sh, setup_h2load: Debian's nghttp2 1.52.0 source with
-scripts/patches/h2load-stop-unconnected-clients.patch) ends a -D run on time when clients are still
+scripts/patches/h2load-lab.patch) ends a -D run on time when clients are still
 connecting as its window ends, where Debian's build never exits; it says how many on stderr, which
-the loader reads to fail the point (tests/unit/test_h2load_loader.py)."""
+the loader reads to fail the point (tests/unit/test_h2load_loader.py); and SIGINT ends a -D run with
+its report, also after the tool was stopped (SIGSTOP) and continued, as the interleaved slices do."""
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -46,3 +49,37 @@ def test_clients_that_never_connect_end_with_the_window():
     assert took < 5, took
     assert "h2load: 4 client(s) had not finished connecting when the duration ended; closed" in r.stderr
     assert "requests: 0 total" in r.stdout
+
+
+def test_sigint_ends_a_timed_run_with_its_report(tmp_path):
+    h2load = _lab_h2load()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    # the C server (scripts/build.sh), which speaks h2c with prior knowledge on its HTTP/1.1 port
+    server = Path(__file__).resolve().parents[2] / "build" / "bench" / "http_bench_server"
+    srv = subprocess.Popen([str(server), str(port), "--bind", "127.0.0.1"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while socket.socket().connect_ex(("127.0.0.1", port)) != 0:
+            assert time.monotonic() < deadline and srv.poll() is None, "the h2c server did not start"
+            time.sleep(0.05)
+        for stopped in (False, True):
+            p = subprocess.Popen([h2load, "-t1", "-c4", "-m1", "-D", "3600", f"http://127.0.0.1:{port}/ping"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+            time.sleep(0.5)
+            if stopped:
+                p.send_signal(signal.SIGSTOP)
+                time.sleep(0.3)
+            p.send_signal(signal.SIGINT)
+            if stopped:
+                p.send_signal(signal.SIGCONT)
+            out, err = p.communicate(timeout=10)
+            assert p.returncode == 0, (out, err)
+            done = int(out.split("requests: ")[1].split()[4])   # "N total, N started, N done, ..."
+            assert done > 0 and "finished in" in out, out
+    finally:
+        srv.kill()
+        srv.wait()
+
