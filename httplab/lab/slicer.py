@@ -33,8 +33,10 @@ The tools run one at a time: while one runs the others are stopped, with their r
 (the server answers them; the tool reads the answers when it next runs). When a tool names its
 server's processes ("server_pids"), the next tool waits after each stop until that server has
 answered what it holds: its CPU time (/proc/PID/task/*/schedstat, in ns) grows by under DRAIN_BUSY
-of a DRAIN_POLL_S poll, twice running, or DRAIN_MAX_S passes (counted as capped). That drain is
-the tool's time too: its server worked for it. Without it a slow server answering a deep backlog
+of a DRAIN_POLL_S poll, twice running, or DRAIN_MAX_S passes (counted as capped). The drain up to
+the end of the last poll in which the server still worked is the tool's time too: its server
+worked for it; the quiet polls that tell the server is done are not (its server was idle in them:
+counted, 10 slices of a point added 40-60 ms of idle to each second of slices). Without it a slow server answering a deep backlog
 (h2load's 100 connections × 10 streams) works on into the next tool's slice, on the same server
 CPU: it is credited with requests done outside its seconds and the next server loses CPU (Go over
 h2c: 1.18 s of CPU per second of its tool, +26 % req/s against contiguous runs). A rate is then a tool's
@@ -42,7 +44,8 @@ requests over its seconds, and the tools' latency figures hold the stopped time 
 flight at each stop: not a latency measurement. A tool still running grace_s after its end is
 killed and its record says so; one that exits during the cycles gets no more slices.
 
-The record (raw data) gives per tool: ran_s (slices, drains and tail), slices, drain_s, drains_capped,
+The record (raw data) gives per tool: ran_s (slices, drains and tail), slices, drain_s (the drains'
+seconds counted as the tool's), drain_wait_s (the whole waits, quiet polls included), drains_capped,
 tail_s, exit, fault, and the wall-clock times of its first and last slice. The slices follow one
 another: each is slice_s from its SIGCONT, the next starting after the drain. Standard library only (it runs on a benchmark host).
 """
@@ -59,7 +62,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-TOOL_VERSION = 2   # 2: drains, slices one after another
+TOOL_VERSION = 3   # 2: drains, slices one after another; 3: a drain's quiet polls not counted
 SYS_TGKILL = {"x86_64": 234, "aarch64": 131}
 ENDS = ("sigint", "deadline")
 # how long a tool may take to reach its self-stop before the first slice
@@ -89,6 +92,7 @@ class Tool:
     ran_s: float = 0.0
     slices: int = 0
     drain_s: float = 0.0
+    drain_wait_s: float = 0.0
     drains_capped: int = 0
     tail_s: float = 0.0
     first_cont: float | None = None
@@ -197,17 +201,23 @@ def drain(tool: Tool) -> None:
         return
     t0 = time.monotonic()
     last, quiet = cpu_ns(tool.server_pids), 0
+    worked_until = t0   # the end of the last poll in which the server still worked
     while quiet < 2:
         time.sleep(DRAIN_POLL_S)
         now_ns = cpu_ns(tool.server_pids)
-        quiet = quiet + 1 if now_ns - last < DRAIN_BUSY * DRAIN_POLL_S * 1e9 else 0
+        t = time.monotonic()
+        if now_ns - last < DRAIN_BUSY * DRAIN_POLL_S * 1e9:
+            quiet += 1
+        else:
+            quiet, worked_until = 0, t
         last = now_ns
-        if time.monotonic() - t0 >= DRAIN_MAX_S:
+        if t - t0 >= DRAIN_MAX_S:
             tool.drains_capped += 1
+            worked_until = t
             break
-    waited = time.monotonic() - t0
-    tool.drain_s += waited
-    tool.ran_s += waited
+    tool.drain_wait_s += time.monotonic() - t0
+    tool.drain_s += worked_until - t0
+    tool.ran_s += worked_until - t0
 
 
 def sleep_until(t: float) -> None:
@@ -299,6 +309,7 @@ def run(slice_s: float, active_s: float, grace_s: float, tools: list[Tool]) -> d
         "tool_version": TOOL_VERSION, "slice_s": slice_s, "active_s": active_s, "cycles": cycles,
         "order": [t.name for t in tools],
         "tools": {t.name: {"ran_s": round(t.ran_s, 6), "slices": t.slices, "drain_s": round(t.drain_s, 6),
+                           "drain_wait_s": round(t.drain_wait_s, 6),
                            "drains_capped": t.drains_capped, "tail_s": round(t.tail_s, 6),
                            "end": t.end, "exit": t.exit, "fault": t.fault,
                            "first_utc": t.first_utc, "last_utc": t.last_utc} for t in tools},

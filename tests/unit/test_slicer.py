@@ -79,7 +79,9 @@ def test_sigint_reaches_a_tool_under_a_wrapper_that_ignores_it(tmp_path: Path) -
                 active_s=0.1)
     record = slicer.run(*slicer.read_spec(path))
     t = record["tools"]["a"]
-    assert t["exit"] == 0 and t["fault"] is None and t["tail_s"] < 1
+    # (SIGINT reached it: else it ran on to the grace's end, 5 s, and was killed with a fault; a tail
+    # of a second or more is a starved machine, as the test command's idle class can be)
+    assert t["exit"] == 0 and t["fault"] is None and t["tail_s"] < 4
     assert notes(tmp_path, "a") and "elapsed" in (tmp_path / "a.time").read_text()
 
 
@@ -186,7 +188,8 @@ def busy_server(monkeypatch, busy_pid: int) -> None:
 
 def test_the_next_tool_waits_for_the_servers_drain(tmp_path: Path, monkeypatch) -> None:
     # a server still working after its tool's slice (a backlog of requests) holds the next slice
-    # back until it is idle, or DRAIN_MAX_S: that wait is its tool's time
+    # back until it is idle, or DRAIN_MAX_S: that wait is its tool's time, but for the quiet polls
+    # that tell it is done (an idle server's drain is all quiet polls: none of it counts)
     import subprocess
     monkeypatch.setattr(slicer, "DRAIN_MAX_S", 0.03)
     busy = subprocess.Popen(["sleep", "30"])
@@ -201,9 +204,9 @@ def test_the_next_tool_waits_for_the_servers_drain(tmp_path: Path, monkeypatch) 
         busy.kill(), idle.kill()
     a, b, c = (record["tools"][n] for n in "abc")
     assert a["slices"] == b["slices"] == c["slices"] == 6
-    assert a["drains_capped"] == 6 and 6 * 0.03 <= a["drain_s"] < 6 * 0.03 + 0.1
-    assert b["drains_capped"] == 0 and 6 * 0.004 <= b["drain_s"] < 0.15
-    assert c["drain_s"] == 0 and c["drains_capped"] == 0
+    assert a["drains_capped"] == 6 and 6 * 0.03 <= a["drain_s"] <= a["drain_wait_s"] < 6 * 0.03 + 0.1
+    assert b["drains_capped"] == 0 and 6 * 0.004 <= b["drain_wait_s"] < 0.15 and b["drain_s"] == 0
+    assert c["drain_s"] == c["drain_wait_s"] == 0 and c["drains_capped"] == 0
     # the drains are in each tool's seconds: slices, drains and tail
     for t in (a, b, c):
         assert t["ran_s"] == pytest.approx(6 * 0.05 + t["drain_s"] + t["tail_s"], abs=0.03)
