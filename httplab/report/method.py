@@ -111,7 +111,7 @@ def _latency_reps_words(p: dict) -> str:
 
 
 def _longer_warmups_words(meta: dict, servers: list[str]) -> str:
-    """' (2 s for lang_node_std, ...: ...)' for the servers of the report warmed longer than the run's
+    """' (2 s for SERVER, SERVER: ...)' for the servers of the report warmed longer than the run's
     params say (their manifests' min_warmup_s); '' when none."""
     own = {s: w for s, w in server_warmups(meta).items() if s in servers}
     if not own:
