@@ -83,3 +83,23 @@ def test_sigint_ends_a_timed_run_with_its_report(tmp_path):
         srv.kill()
         srv.wait()
 
+
+
+def test_the_harness_measures_a_point_again_once_when_clients_never_connected(tmp_path):
+    """note_unconnected (scripts/lib/measure.sh): on a point's first try the line on h2load's stderr
+    is a fault the suite answers by measuring again; on the retry, or in a sliced block, it is not
+    (the run is recorded and the loader fails it)."""
+    root = Path(__file__).resolve().parents[2]
+    err = tmp_path / "r1.stderr.txt"
+    err.write_text("h2load: 2 client(s) had not finished connecting when the duration ended; closed\n")
+    clean = tmp_path / "clean.stderr.txt"
+    clean.write_text("")
+
+    def fault(stderr: Path, setup: str = "") -> str:
+        script = (f'set -euo pipefail; source "{root}/scripts/lib.sh"; POINT_FAULT= POINT_FAULT_KIND= {setup}; '
+                  f'note_unconnected "h2load\'s throughput run" "{stderr}"; echo "$POINT_FAULT_KIND|$POINT_FAULT"')
+        return subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout.strip()
+    assert fault(err) == "unconnected|h2load's throughput run closed 2 client(s) still connecting when its window ended"
+    assert fault(clean) == "|"
+    assert fault(err, "POINT_RETRIED='h2load closed 2'") == "|"
+    assert fault(err, "BLOCKS=sliced") == "|"
