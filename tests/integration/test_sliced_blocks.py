@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-pytestmark = pytest.mark.concurrent
+# (alone, not beside the smoke run: its live sliced runs over TLS and Node load both cores)
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = str(ROOT / ".venv" / "bin" / "python")

@@ -17,7 +17,7 @@ import pytest
 from httplab.report.run_status import profile_label
 from httplab.tidy.rawrun import point_warmups, server_warmups
 
-pytestmark = pytest.mark.concurrent
+# (alone, not beside the smoke run: its live sliced runs over TLS and Node load both cores)
 
 ROOT = Path(__file__).resolve().parents[2]
 
