@@ -6,7 +6,7 @@
 #     PATH and LAB_USE_CONDA=1, else .venv (uv installs the pinned packages); the lab's package editable;
 #   - the Jupyter kernel "httplab" that the notebooks name;
 #   - h2spec (HTTP/2 conformance tests) into build/tools;
-#   - h2load rebuilt from Debian's source with the lab's two changes (scripts/patches/), once per machine;
+#   - h2load rebuilt from Debian's source with the lab's three changes (scripts/patches/), once per machine;
 #   - oha, the open-model (constant request rate) load generator, once per machine.
 # Without root or apt it stops and names what is missing.
 set -euo pipefail
@@ -150,11 +150,12 @@ setup_oha() {
     cargo install -q --locked --root "$root" oha --version "$OHA_VERSION"
 }
 
-# h2load, rebuilt from Debian's own nghttp2 source with two changes (scripts/patches/h2load-lab.patch,
+# h2load, rebuilt from Debian's own nghttp2 source with three changes (scripts/patches/h2load-lab.patch,
 # whose header says why): Debian 12's h2load never exits when a client is still connecting at the
 # end of its -D window, which a TLS point on a loaded machine meets (100 handshakes outlasting a 1 s
-# window; the harness then stopped the suite at the tool's deadline); and SIGINT ends a -D run as
-# its duration's end would, which the interleaved slices need (scripts/lib/sliced.sh). The source is the one Debian's package is
+# window; the harness then stopped the suite at the tool's deadline); SIGINT ends a -D run as
+# its duration's end would, which the interleaved slices need (scripts/lib/sliced.sh); and
+# --lab-connect-wait starts the clock once every client has connected (scripts/lib/measure.sh). The source is the one Debian's package is
 # built from (pinned by its SHA-256, Debian's security patches applied as its series lists them), the
 # flags Debian's (dpkg-buildflags), jemalloc as in Debian's; the binary links the system's
 # libnghttp2. Built once per machine (half a minute) into /usr/local/bin as root (ahead of /usr/bin

@@ -94,18 +94,26 @@ def _text_errors(t: H2loadText | None, which: str, errors: dict[str, int]) -> in
     return t.failed + t.status_3xx
 
 
-# The lab's h2load (Debian's, rebuilt with two changes: scripts/patches/h2load-lab.patch) closes the clients still
-# connecting when its -D window ends, where Debian's never exited, and says how many on stderr.
-_UNCONNECTED = re.compile(r"^h2load: (\d+) client\(s\) had not finished connecting", re.MULTILINE)
+# The lab's h2load (Debian's, rebuilt with three changes: scripts/patches/h2load-lab.patch) says on
+# stderr how many clients were still connecting when its -D window ended (it closes them, where
+# Debian's never exited) and, with --lab-connect-wait, when the wait for every client to connect
+# ran out and the warm-up started without them (they joined the window late, if at all).
+_UNCONNECTED = re.compile(r"^h2load: (\d+) client\(s\) had not finished connecting when the "
+                          r"(duration|connect wait) ended", re.MULTILINE)
+_WHEN = {"duration": "the window", "connect wait": "the connect wait"}
 
 
 def _unconnected_errors(files: RepFiles, suffix: str, which: str, errors: dict[str, int]) -> None:
-    """Clients of one run that never connected in its window: the point did not load the server
-    with the connections it names, so it is failed (as a request that failed would fail it)."""
+    """Clients of one run that were not connected for its whole window: the point did not load the
+    server with the connections it names, so it is failed (as a request that failed would fail it)."""
     text = files.text(suffix, errors="replace")
-    if text is not None:
-        errors[f"clients still connecting when the window ended ({which})"] = sum(
-            int(m.group(1)) for m in _UNCONNECTED.finditer(text))
+    if text is None:
+        return
+    counts = {when: 0 for when in _WHEN.values()}
+    for m in _UNCONNECTED.finditer(text):
+        counts[_WHEN[m.group(2)]] += int(m.group(1))
+    for when, n in counts.items():
+        errors[f"clients still connecting when {when} ended ({which})"] = n
 
 
 def _lat_exit_code(files: RepFiles, notes: list[str]) -> int | None:

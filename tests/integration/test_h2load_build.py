@@ -1,8 +1,10 @@
 """The lab's h2load (scripts/setup.sh, setup_h2load: Debian's nghttp2 1.52.0 source with
 scripts/patches/h2load-lab.patch) ends a -D run on time when clients are still
 connecting as its window ends, where Debian's build never exits; it says how many on stderr, which
-the loader reads to fail the point (tests/unit/test_h2load_loader.py); and SIGINT ends a -D run with
-its report, also after the tool was stopped (SIGSTOP) and continued, as the interleaved slices do."""
+the loader reads to fail the point (tests/unit/test_h2load_loader.py); SIGINT ends a -D run with
+its report, also after the tool was stopped (SIGSTOP) and continued, as the interleaved slices do;
+and --lab-connect-wait starts the clock once every client has connected, or says on stderr how many
+had not when the wait ran out; the harness passes it to its measured runs."""
 import os
 import shutil
 import signal
@@ -51,12 +53,31 @@ def test_clients_that_never_connect_end_with_the_window():
     assert "requests: 0 total" in r.stdout
 
 
-def test_sigint_ends_a_timed_run_with_its_report(tmp_path):
+def test_connect_wait_runs_out_and_names_the_clients_still_connecting():
     h2load = _lab_h2load()
+    # the silent listener again: no client ever finishes its handshake
+    with socket.socket() as lsn:
+        lsn.bind(("127.0.0.1", 0))
+        lsn.listen(16)
+        port = lsn.getsockname()[1]
+        t0 = time.monotonic()
+        r = subprocess.run(["timeout", "10", h2load, "--lab-connect-wait=1s", "-t1", "-c4", "-D", "1",
+                            f"https://127.0.0.1:{port}/ping"], capture_output=True, text=True)
+        took = time.monotonic() - t0
+    assert r.returncode == 0, (r.returncode, r.stdout, r.stderr)
+    assert 1.9 < took < 5, took   # the wait, then the window
+    assert r.stderr.splitlines() == [
+        "h2load: 4 client(s) had not finished connecting when the connect wait ended; the warm-up started without them",
+        "h2load: 4 client(s) had not finished connecting when the duration ended; closed"]
+    assert "Every client" not in r.stdout
+
+
+@pytest.fixture
+def h2c_port():
+    """The C server (scripts/build.sh), which speaks h2c with prior knowledge on its HTTP/1.1 port."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    # the C server (scripts/build.sh), which speaks h2c with prior knowledge on its HTTP/1.1 port
     server = Path(__file__).resolve().parents[2] / "build" / "bench" / "http_bench_server"
     srv = subprocess.Popen([str(server), str(port), "--bind", "127.0.0.1"], stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)
@@ -65,23 +86,48 @@ def test_sigint_ends_a_timed_run_with_its_report(tmp_path):
         while socket.socket().connect_ex(("127.0.0.1", port)) != 0:
             assert time.monotonic() < deadline and srv.poll() is None, "the h2c server did not start"
             time.sleep(0.05)
-        for stopped in (False, True):
-            p = subprocess.Popen([h2load, "-t1", "-c4", "-m1", "-D", "3600", f"http://127.0.0.1:{port}/ping"],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-            time.sleep(0.5)
-            if stopped:
-                p.send_signal(signal.SIGSTOP)
-                time.sleep(0.3)
-            p.send_signal(signal.SIGINT)
-            if stopped:
-                p.send_signal(signal.SIGCONT)
-            out, err = p.communicate(timeout=10)
-            assert p.returncode == 0, (out, err)
-            done = int(out.split("requests: ")[1].split()[4])   # "N total, N started, N done, ..."
-            assert done > 0 and "finished in" in out, out
+        yield port
     finally:
         srv.kill()
         srv.wait()
+
+
+def test_connect_wait_starts_the_clock_once_every_client_connected(h2c_port):
+    r = subprocess.run(["timeout", "10", _lab_h2load(), "--lab-connect-wait=5s", "-t1", "-c8", "-m1", "-D", "1",
+                        f"http://127.0.0.1:{h2c_port}/ping"], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stderr == "", (r.stdout, r.stderr)
+    lines = r.stdout.splitlines()
+    # every client connected, then the (empty) warm-up, then the window
+    assert lines.index("Every client of thread #0 connected.") < lines.index("Warm-up started for thread #0.") \
+        < lines.index("Main benchmark duration is started for thread #0.")
+    done = int(r.stdout.split("requests: ")[1].split()[4])
+    assert done > 0
+
+
+def test_the_harness_passes_the_connect_wait_to_its_measured_runs():
+    root = Path(__file__).resolve().parents[2]
+    script = f'set -euo pipefail; source "{root}/scripts/lib.sh"; h2load_wait_args; echo "${{H2LOAD_WAIT[*]}}"'
+    out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "--lab-connect-wait=5s"
+
+
+def test_sigint_ends_a_timed_run_with_its_report(h2c_port):
+    h2load = _lab_h2load()
+    port = h2c_port
+    for stopped in (False, True):
+        p = subprocess.Popen([h2load, "-t1", "-c4", "-m1", "-D", "3600", f"http://127.0.0.1:{port}/ping"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        time.sleep(0.5)
+        if stopped:
+            p.send_signal(signal.SIGSTOP)
+            time.sleep(0.3)
+        p.send_signal(signal.SIGINT)
+        if stopped:
+            p.send_signal(signal.SIGCONT)
+        out, err = p.communicate(timeout=10)
+        assert p.returncode == 0, (out, err)
+        done = int(out.split("requests: ")[1].split()[4])   # "N total, N started, N done, ..."
+        assert done > 0 and "finished in" in out, out
 
 
 
@@ -99,7 +145,12 @@ def test_the_harness_measures_a_point_again_once_when_clients_never_connected(tm
         script = (f'set -euo pipefail; source "{root}/scripts/lib.sh"; POINT_FAULT= POINT_FAULT_KIND= {setup}; '
                   f'note_unconnected "h2load\'s throughput run" "{stderr}"; echo "$POINT_FAULT_KIND|$POINT_FAULT"')
         return subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout.strip()
-    assert fault(err) == "unconnected|h2load's throughput run closed 2 client(s) still connecting when its window ended"
+    assert fault(err) == ("unconnected|h2load's throughput run had client(s) still connecting when its connect wait or "
+                          "window ended (2 on its stderr)")
+    late = tmp_path / "late.stderr.txt"
+    late.write_text("h2load: 3 client(s) had not finished connecting when the connect wait ended; the warm-up "
+                    "started without them\n")
+    assert fault(late).startswith("unconnected|") and fault(late).endswith("(3 on its stderr)")
     assert fault(clean) == "|"
     assert fault(err, "POINT_RETRIED='h2load closed 2'") == "|"
     assert fault(err, "BLOCKS=sliced") == "|"

@@ -486,9 +486,10 @@ def test_h2load_latency_run_that_hangs_is_killed_at_its_deadline(make_lab):
 
 
 def test_h2load_latency_window_opens_after_warmup(make_lab):
-    """h2load's latency run opens its window only after its own warm-up, so every client has
-    connected (and finished a TLS handshake) before it: one still connecting when the window
-    ended was never closed and hung h2load. The log holds the window's requests only."""
+    """h2load's latency run opens its window only after its own warm-up, which starts once every
+    client has connected (and finished a TLS handshake), as the throughput run's window does: one
+    still connecting when the window ended was never closed and hung Debian's h2load. The log holds
+    the window's requests only."""
     lab = make_lab(GO_H2C)
     rc, err = lab.run()
     assert rc == 0, err
@@ -503,8 +504,15 @@ def test_h2load_latency_window_opens_after_warmup(make_lab):
         assert parsed.warmup_s == 0.5 and parsed.measured_duration_s == 0.5
         log = json.loads((point / "r1.lat.h2log.json").read_text())
         assert log["requests"] == parsed.done > 0
-        thr = parse_h2load_text((point / "r1.stdout.txt").read_text())
+        thr_text = (point / "r1.stdout.txt").read_text()
+        thr = parse_h2load_text(thr_text)
         assert thr.warmup_s == 0 and thr.measured_duration_s == 1   # its warm-up is a separate run
+        # both runs start their clock once every client has connected (--lab-connect-wait)
+        for text in (thr_text, lat):
+            lines = text.splitlines()
+            assert lines.index("Every client of thread #0 connected.") < lines.index("Warm-up started for thread #0.")
+        run = json.loads((point / "r1.run.json").read_text())
+        assert run["cmd"].startswith("h2load --lab-connect-wait=5s "), run["cmd"]
     meta = json.loads((lab.run_dir() / "meta.json").read_text())
     assert meta["params"]["latency_warmup_s"] == 0.5
 
