@@ -70,9 +70,10 @@ note_tool_fault() {
 # WHAT's connect wait ran out or its window ended, and its stderr says how many (a client late for
 # the wait and never connected is named twice: the count is of such lines' clients). On a point's
 # first try that is a fault of kind "unconnected", which the suite answers as it answers a tool
-# past its deadline while its server still answers: the point is not recorded and is measured again, once (a handshake that outlasted
-# the window is more often a loaded machine's moment than the server's doing: seen in the test
-# command's smoke runs beside their lanes, 2 of Go's 100 TLS clients). On the retry the run is
+# past its deadline while its server still answers: the point is not recorded and is measured
+# again, once (a handshake that outlasted the window is more often a loaded machine's moment than
+# the server's doing: seen in the test command's smoke runs beside their lanes, 2 of Go's 100 TLS
+# clients). On the retry the run is
 # recorded, and the loader fails the point (it did not load the server with its connections). A
 # sliced block measures its points together and cannot redo one: there it is recorded at once.
 note_unconnected() {
@@ -355,12 +356,17 @@ h2load_warmup() {
 # well inside the tool's deadline (TOOL_MARGIN). Not in a sliced block: there h2load's count must
 # cover every slice the slicer times, connects included; nor on client hosts, which may run
 # Debian's build.
+# h2load_wait_args: H2LOAD_WAIT, the option where this machine's h2load has it, else nothing; asked
+# once (the help captured whole: grep -q on a pipe could end h2load with SIGPIPE, which pipefail
+# would read as the option missing).
 H2LOAD_CONNECT_WAIT_S=5
 H2LOAD_WAIT=()
 h2load_wait_args() {
+    local help
     if [[ -z ${H2LOAD_WAIT_KNOWN:-} ]]; then
         H2LOAD_WAIT_KNOWN=1
-        h2load --help 2>/dev/null | grep -q -- '--lab-connect-wait=' && H2LOAD_WAIT=(--lab-connect-wait="${H2LOAD_CONNECT_WAIT_S}s")
+        help=$(h2load --help 2>/dev/null || true)
+        [[ $help != *--lab-connect-wait=* ]] || H2LOAD_WAIT=(--lab-connect-wait="${H2LOAD_CONNECT_WAIT_S}s")
     fi
     return 0
 }
@@ -377,9 +383,9 @@ h2load_measure() {
     fi
     h2load_args "$DURATION"
     h2load_wait_args
-    LAST_TOOL_CMD="h2load ${H2LOAD_WAIT[*]}${H2LOAD_WAIT[*]:+ }${H2_ARGS[*]}"
-    local rc=0
-    tool_run "$(( DURATION + TOOL_MARGIN ))" "$part.stdout.txt" "$part.stderr.txt" h2load "${H2LOAD_WAIT[@]}" "${H2_ARGS[@]}" || rc=$?
+    local cmd=(h2load "${H2LOAD_WAIT[@]}" "${H2_ARGS[@]}") rc=0
+    LAST_TOOL_CMD="${cmd[*]}"
+    tool_run "$(( DURATION + TOOL_MARGIN ))" "$part.stdout.txt" "$part.stderr.txt" "${cmd[@]}" || rc=$?
     note_unconnected "h2load's throughput run" "$part.stderr.txt"
     return "$rc"
 }
