@@ -6,7 +6,7 @@
 #     PATH and LAB_USE_CONDA=1, else .venv (uv installs the pinned packages); the lab's package editable;
 #   - the Jupyter kernel "httplab" that the notebooks name;
 #   - h2spec (HTTP/2 conformance tests) into build/tools;
-#   - h2load rebuilt from Debian's source with the lab's three changes (scripts/patches/), once per machine;
+#   - h2load and wrk rebuilt from Debian's source with the lab's changes (scripts/patches/), once per machine;
 #   - oha, the open-model (constant request rate) load generator, once per machine.
 # Without root or apt it stops and names what is missing.
 set -euo pipefail
@@ -22,10 +22,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # ngtcp2-client: ngtcp2's example HTTP/3 client (gtlsclient), the harness's probe of a server's
 # HTTP/3 mode (Debian's curl has none).
 # cmake, libev-dev, libc-ares-dev, libjemalloc-dev, libssl-dev, zlib1g-dev: what h2load's rebuild
-# needs (setup_h2load below).
+# needs; libluajit-5.1-dev, luajit, pkg-config: wrk's (debian_rebuild below).
 LAB_APT_PACKAGES=(wrk nghttp2-client build-essential jq curl ca-certificates time xz-utils strace iproute2 chromium
                   linux-perf valgrind openssh-client openssh-server python3-numpy python3-pandas ngtcp2-client
-                  cmake libev-dev libc-ares-dev libjemalloc-dev libssl-dev zlib1g-dev)
+                  cmake libev-dev libc-ares-dev libjemalloc-dev libssl-dev zlib1g-dev libluajit-5.1-dev luajit pkg-config)
 # Toolchains that come with the machine image rather than apt (Debian's Go is too old).
 TOOLCHAINS=(gcc g++ make go cargo node npm python3)
 
@@ -150,60 +150,90 @@ setup_oha() {
     cargo install -q --locked --root "$root" oha --version "$OHA_VERSION"
 }
 
-# h2load, rebuilt from Debian's own nghttp2 source with three changes (scripts/patches/h2load-lab.patch,
-# whose header says why): Debian 12's h2load never exits when a client is still connecting at the
-# end of its -D window, which a TLS point on a loaded machine meets (100 handshakes outlasting a 1 s
-# window; the harness then stopped the suite at the tool's deadline); SIGINT ends a -D run as
-# its duration's end would, which the interleaved slices need (scripts/lib/sliced.sh); and
-# --lab-connect-wait starts the clock once every client has connected (scripts/lib/measure.sh). The source is the one Debian's package is
-# built from (pinned by its SHA-256, Debian's security patches applied as its series lists them), the
-# flags Debian's (dpkg-buildflags), jemalloc as in Debian's; the binary links the system's
-# libnghttp2. Built once per machine (half a minute) into /usr/local/bin as root (ahead of /usr/bin
-# on PATH), else ~/.local/bin; a stamp of the source and the patch says when it must be rebuilt.
-# Where the source cannot be fetched, the run keeps Debian's h2load and meta.json says so
-# (tools.h2load_build, scripts/lib/run.sh).
-NGHTTP2_DEB=1.52.0-1+deb12u3
-NGHTTP2_POOL=http://deb.debian.org/debian/pool/main/n/nghttp2
-NGHTTP2_SOURCES=("nghttp2_1.52.0.orig.tar.gz 6b71561a9950b4a90fa36aa3160763f1437f3730d7a12434e416aa3f4ab145e0"
-                 "nghttp2_$NGHTTP2_DEB.debian.tar.xz 57aee32be437d31753cb36e6a518a48693f129cb884c17b0dcf323426331001d")
-H2LOAD_PATCH=$LAB_ROOT/scripts/patches/h2load-lab.patch
-h2load_stamp() { { printf '%s\n' "${NGHTTP2_SOURCES[@]}"; cat "$H2LOAD_PATCH"; } | sha256sum | cut -d' ' -f1; }
-setup_h2load() {
-    local root=/usr/local src=$BUILD_DIR/h2load-src f sum
+# The load tools the lab patches, h2load and wrk, are rebuilt from the very source of Debian 12's
+# packages: fetched from Debian's pool and pinned by SHA-256, Debian's own patches applied as its
+# series lists them, built with Debian's flags (dpkg-buildflags), then the lab's patch
+# (scripts/patches/<tool>-lab.patch, whose header says what it changes and why). Each is built
+# once per machine into /usr/local/bin as root (ahead of /usr/bin on PATH), else ~/.local/bin; a
+# stamp of the sources and the patch says when it must be rebuilt. Where the source cannot be
+# fetched, the runs keep Debian's binary and meta.json says so (tools.<tool>_build,
+# scripts/lib/run.sh).
+#
+# debian_rebuild TOOL DIR POOL BUILD ORIG DEBIAN: TOOL from ORIG (the upstream tarball, which unpacks
+# into DIR) and DEBIAN (Debian's tarball of its packaging), each "FILE SHA256", fetched from POOL;
+# BUILD DEST is run in DIR once it is patched and leaves the binary at DEST.
+debian_rebuild() {
+    local tool=$1 dir=$2 pool=$3 build=$4 root=/usr/local src=$BUILD_DIR/$1-src f sum stamp
+    local patch=$LAB_ROOT/scripts/patches/$1-lab.patch
+    shift 4
     [[ $(id -u) == 0 ]] || root=$HOME/.local
-    [[ -x $root/bin/h2load && $(cat "$root/share/httplab/h2load.stamp" 2>/dev/null) == "$(h2load_stamp)" ]] && return 0
-    log "building h2load from Debian's nghttp2 $NGHTTP2_DEB with the lab's changes into $root/bin (once per machine)"
+    stamp=$({ printf '%s\n' "$@"; cat "$patch"; } | sha256sum | cut -d' ' -f1)
+    [[ -x $root/bin/$tool && $(cat "$root/share/httplab/$tool.stamp" 2>/dev/null) == "$stamp" ]] && return 0
+    log "building $tool from Debian's source ($dir) with the lab's changes into $root/bin (once per machine)"
     rm -rf "$src"; mkdir -p "$src"
-    for f in "${NGHTTP2_SOURCES[@]}"; do
+    for f in "$@"; do
         read -r f sum <<<"$f"
-        if ! curl -fsS --retry 2 -o "$src/$f" "$NGHTTP2_POOL/$f" ||
+        if ! curl -fsS --retry 2 -o "$src/$f" "$pool/$f" ||
            [[ $(sha256sum "$src/$f" | cut -d' ' -f1) != "$sum" ]]; then
-            log "warning: could not fetch $NGHTTP2_POOL/$f with its pinned SHA-256: keeping Debian's h2load, which hangs when a client is still connecting as its window ends"
+            log "warning: could not fetch $pool/$f with its pinned SHA-256: keeping Debian's $tool, without the lab's changes ($patch)"
             rm -rf "$src"; return 0
         fi
     done
     # (each step ends the subshell on failure itself: set -e does not act left of ||)
     (   cd "$src/" || exit 1
-        tar xzf "nghttp2_1.52.0.orig.tar.gz" && cd nghttp2-1.52.0 &&
-            tar xJf "../nghttp2_$NGHTTP2_DEB.debian.tar.xz" || exit 1
+        tar xf "${1%% *}" && cd "$dir" && tar xf "../${2%% *}" || exit 1
         while read -r f; do
             [[ -z $f || $f == \#* ]] || patch -s -p1 <"debian/patches/$f" || exit 1
         done <debian/patches/series
-        patch -s -p1 <"$H2LOAD_PATCH" && mkdir -p _build && cd _build || exit 1
-        export CFLAGS="$(dpkg-buildflags --get CFLAGS) $(dpkg-buildflags --get CPPFLAGS)"
-        export CXXFLAGS="$(dpkg-buildflags --get CXXFLAGS) $(dpkg-buildflags --get CPPFLAGS)"
-        export LDFLAGS="$(dpkg-buildflags --get LDFLAGS)"
-        cmake .. -DCMAKE_BUILD_TYPE=None -DENABLE_APP=ON -DENABLE_HTTP3=OFF -DENABLE_DOC=OFF \
-            -DENABLE_EXAMPLES=OFF -DENABLE_HPACK_TOOLS=OFF -DENABLE_FAILMALLOC=OFF -DENABLE_SHARED_LIB=OFF \
-            -DENABLE_STATIC_LIB=ON -DWITH_JEMALLOC=ON -DWITH_LIBXML2=OFF -DWITH_MRUBY=OFF \
-            -DWITH_NEVERBLEED=OFF -DWITH_LIBBPF=OFF >cmake.log 2>&1 || { tail -20 cmake.log >&2; exit 1; }
-        make -j"$(nproc)" h2load >make.log 2>&1 || { tail -20 make.log >&2; exit 1; }
-        install -D -m 0755 src/h2load "$root/bin/h2load"
-    ) || die "building h2load failed (its log above; the source is in $src)"
-    mkdir -p "$root/share/httplab"; h2load_stamp >"$root/share/httplab/h2load.stamp"
+        patch -s -p1 <"$patch" || exit 1
+        "$build" "$root/bin/$tool" || exit 1
+    ) || die "building $tool failed (its log above; the source is in $src)"
+    mkdir -p "$root/share/httplab"; printf '%s\n' "$stamp" >"$root/share/httplab/$tool.stamp"
     rm -rf "$src"
-    [[ $(command -v h2load) == "$root/bin/h2load" ]] ||
-        log "warning: $root/bin is not ahead of $(dirname "$(command -v h2load)") on PATH: the runs would use Debian's h2load"
+    [[ $(command -v "$tool") == "$root/bin/$tool" ]] ||
+        log "warning: $root/bin is not ahead of $(dirname "$(command -v "$tool")") on PATH: the runs would use Debian's $tool"
+}
+
+# h2load (scripts/patches/h2load-lab.patch): Debian 12's never exits when a client is still
+# connecting at the end of its -D window, which a TLS point on a loaded machine meets; SIGINT ends
+# a -D run as its duration's end would, which the interleaved slices need (scripts/lib/sliced.sh);
+# and --lab-connect-wait starts the clock once every client has connected (scripts/lib/measure.sh).
+# jemalloc as in Debian's build; the binary links the system's libnghttp2. Half a minute.
+NGHTTP2_DEB=1.52.0-1+deb12u3
+build_h2load() {
+    mkdir -p _build && cd _build || return 1
+    export CFLAGS="$(dpkg-buildflags --get CFLAGS) $(dpkg-buildflags --get CPPFLAGS)"
+    export CXXFLAGS="$(dpkg-buildflags --get CXXFLAGS) $(dpkg-buildflags --get CPPFLAGS)"
+    export LDFLAGS="$(dpkg-buildflags --get LDFLAGS)"
+    cmake .. -DCMAKE_BUILD_TYPE=None -DENABLE_APP=ON -DENABLE_HTTP3=OFF -DENABLE_DOC=OFF \
+        -DENABLE_EXAMPLES=OFF -DENABLE_HPACK_TOOLS=OFF -DENABLE_FAILMALLOC=OFF -DENABLE_SHARED_LIB=OFF \
+        -DENABLE_STATIC_LIB=ON -DWITH_JEMALLOC=ON -DWITH_LIBXML2=OFF -DWITH_MRUBY=OFF \
+        -DWITH_NEVERBLEED=OFF -DWITH_LIBBPF=OFF >cmake.log 2>&1 || { tail -20 cmake.log >&2; return 1; }
+    make -j"$(nproc)" h2load >make.log 2>&1 || { tail -20 make.log >&2; return 1; }
+    install -D -m 0755 src/h2load "$1"
+}
+setup_h2load() {
+    debian_rebuild h2load nghttp2-1.52.0 http://deb.debian.org/debian/pool/main/n/nghttp2 build_h2load \
+        "nghttp2_1.52.0.orig.tar.gz 6b71561a9950b4a90fa36aa3160763f1437f3730d7a12434e416aa3f4ab145e0" \
+        "nghttp2_$NGHTTP2_DEB.debian.tar.xz 57aee32be437d31753cb36e6a518a48693f129cb884c17b0dcf323426331001d"
+}
+
+# wrk (scripts/patches/wrk-lab.patch): --lab-connect-wait starts the clock once every connection
+# has connected, as h2load's. Debian's flags with its hardening=+all, LuaJIT and OpenSSL from the
+# system as in Debian's rules; VER as Debian's binary package names itself (4.1.0-3+b2 is a rebuild
+# of the 4.1.0-3 source), so the first line of `wrk -v` is unchanged. A few seconds.
+WRK_DEB=4.1.0-3
+build_wrk() {
+    export DEB_BUILD_MAINT_OPTIONS=hardening=+all
+    CFLAGS="$(dpkg-buildflags --get CFLAGS)" CPPFLAGS="$(dpkg-buildflags --get CPPFLAGS)" \
+        LDFLAGS="$(dpkg-buildflags --get LDFLAGS)" make -j"$(nproc)" WITH_LUAJIT=/usr WITH_OPENSSL=/usr \
+        VER="debian/$WRK_DEB+b2" >make.log 2>&1 || { tail -20 make.log >&2; return 1; }
+    install -D -m 0755 wrk "$1"
+}
+setup_wrk() {
+    debian_rebuild wrk wrk-4.1.0 http://deb.debian.org/debian/pool/main/w/wrk build_wrk \
+        "wrk_4.1.0.orig.tar.gz d8f1ba8b70ae5e10aef63ef4d5b6520bc0da103f7f1c59c79f50e2efd6810f8f" \
+        "wrk_$WRK_DEB.debian.tar.xz 29a120ffc5789cbdc2afebe02223c56aee38c6e1c6f16901736617d51301f2bd"
 }
 
 # inferno: folds perf's stacks and draws them as a flame graph (scripts/profile_evloop.sh,
@@ -230,6 +260,7 @@ main() {
     setup_lab_bytecode
     setup_h2spec
     setup_h2load
+    setup_wrk
     setup_oha
     setup_inferno
     log "setup: system packages, Python env ($VENV_DIR), the httplab kernel, h2spec, h2load, oha and inferno are ready"

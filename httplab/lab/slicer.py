@@ -8,7 +8,17 @@ SPEC.json (written by the harness):
 
     {"slice_s": 0.25, "active_s": 1.0, "grace_s": 10,
      "tools": [{"name": "SERVER", "argv": ["wrk", ...], "stdout": "PATH", "stderr": "PATH",
-                "end": "sigint"}, ...]}
+                "end": "sigint", "ready": {"pattern": "the clock starts", "count": 1}}, ...]}
+
+A tool with "ready" waits for its connections before its clock starts (the lab's builds of wrk and
+h2load: --lab-connect-wait) and says so on stderr, "count" lines matching the regex "pattern" (one
+per h2load thread). Its first slice runs until they are all there, then slice_s more; only that
+part is its time (its connects and TLS handshakes are not: it counts no request before its clock
+starts, and the handshakes would be a fifth of a 1 s budget over TLS at 100 connections), and the
+part before is recorded as connect_s. Requests sent before the clock and answered after it are the
+tool's own matter: wrk counts them (at most its connections times their depth, a millisecond or
+two of the server's time), h2load does not (the same number, up to 1 % of a second of slices at
+these rates), as in its contiguous runs.
 
 Every tool starts stopped: a shell in a session of its own stops itself (SIGSTOP) before it execs
 the tool, so no tool has sent a byte before its first slice. Then, in the order given, each tool's
@@ -46,7 +56,7 @@ killed and its record says so; one that exits during the cycles gets no more sli
 
 The record (raw data) gives per tool: ran_s (slices, drains and tail), slices, drain_s (the drains'
 seconds counted as the tool's), drain_wait_s (the whole waits, quiet polls included), drains_capped,
-tail_s, exit, fault, and the wall-clock times of its first and last slice. The slices follow one
+tail_s, connect_s (a "ready" tool's connects, not counted; null without "ready"), exit, fault, and the wall-clock times of its first and last slice. The slices follow one
 another: each is slice_s from its SIGCONT, the next starting after the drain. Standard library only (it runs on a benchmark host).
 """
 from __future__ import annotations
@@ -55,6 +65,7 @@ import argparse
 import ctypes
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -62,7 +73,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-TOOL_VERSION = 3   # 2: drains, slices one after another; 3: a drain's quiet polls not counted
+TOOL_VERSION = 4   # 2: drains, slices one after another; 3: a drain's quiet polls not counted; 4: "ready"
 SYS_TGKILL = {"x86_64": 234, "aarch64": 131}
 ENDS = ("sigint", "deadline")
 # how long a tool may take to reach its self-stop before the first slice
@@ -73,6 +84,10 @@ START_WAIT_S = 5.0
 DRAIN_POLL_S = 0.002
 DRAIN_BUSY = 0.05
 DRAIN_MAX_S = 0.5
+# a tool's wait for its ready lines: polled every READY_POLL_S, for at most READY_WAIT_S (beyond the
+# tools' own connect wait, the harness's 5 s, after which they say they start without the rest)
+READY_POLL_S = 0.001
+READY_WAIT_S = 15.0
 
 
 class SpecError(ValueError):
@@ -88,6 +103,9 @@ class Tool:
     end: str
     window_s: float | None = None
     server_pids: list[int] = field(default_factory=list)
+    ready_pattern: str | None = None
+    ready_count: int = 0
+    connect_s: float | None = None
     proc: subprocess.Popen | None = None
     ran_s: float = 0.0
     slices: int = 0
@@ -112,7 +130,9 @@ def read_spec(path: Path) -> tuple[float, float, float, list[Tool]]:
         slice_s, active_s = float(spec["slice_s"]), float(spec["active_s"])
         grace_s = float(spec.get("grace_s", 10))
         tools = [Tool(t["name"], list(t["argv"]), t["stdout"], t["stderr"], t.get("end", "sigint"),
-                      t.get("window_s"), [int(p) for p in t.get("server_pids", [])]) for t in spec["tools"]]
+                      t.get("window_s"), [int(p) for p in t.get("server_pids", [])],
+                      str(t["ready"]["pattern"]) if "ready" in t else None,
+                      int(t["ready"]["count"]) if "ready" in t else 0) for t in spec["tools"]]
     except (KeyError, TypeError, ValueError) as e:
         raise SpecError(f"{path}: a field is missing or of the wrong type ({e!r})") from e
     if not 0 < slice_s <= active_s:
@@ -125,6 +145,13 @@ def read_spec(path: Path) -> tuple[float, float, float, list[Tool]]:
             raise SpecError(f"{path}: tool {t.name}: end {t.end!r} is not one of {', '.join(ENDS)}")
         if not t.argv:
             raise SpecError(f"{path}: tool {t.name}: an empty argv")
+        if t.ready_pattern is not None:
+            if t.end != "sigint" or t.ready_count < 1:
+                raise SpecError(f"{path}: tool {t.name}: ready needs end sigint and a count of at least 1")
+            try:
+                re.compile(t.ready_pattern)
+            except re.error as e:
+                raise SpecError(f"{path}: tool {t.name}: ready pattern {t.ready_pattern!r}: {e}") from e
         if t.end == "deadline":
             # its first slice starts i slices in, its last ends (cycles-1) cycles later (without
             # drains: the harness leaves a second's margin for them)
@@ -232,19 +259,49 @@ def deadline_of(tool: Tool) -> float | None:
     return tool.first_cont + tool.window_s
 
 
+def ready_lines(tool: Tool) -> int:
+    """How many lines of the tool's stderr say its clock started."""
+    try:
+        text = Path(tool.stderr).read_text(errors="replace")
+    except OSError:
+        return 0
+    return len(re.findall(tool.ready_pattern, text))
+
+
+def wait_ready(tool: Tool, t0: float) -> float:
+    """A "ready" tool's connects, in its first slice (it runs, continued at t0): until its ready
+    lines are all there; returns when they were seen, which is where its time starts. A tool that
+    exits first, or says nothing within READY_WAIT_S, is a fault."""
+    while ready_lines(tool) < tool.ready_count:
+        if tool.proc.poll() is not None:
+            tool.fault = f"exited with {tool.proc.returncode} before its clock started"
+            break
+        if time.monotonic() - t0 > READY_WAIT_S:
+            tool.fault = f"did not say its clock started within {READY_WAIT_S:g} s ({tool.ready_pattern!r} on {tool.stderr})"
+            break
+        time.sleep(READY_POLL_S)
+    seen = time.monotonic()
+    tool.connect_s = seen - t0
+    return seen
+
+
 def run_slice(tool: Tool, slice_s: float) -> None:
-    """One slice of the tool (cut at its own deadline, where it has one), then its server's drain."""
+    """One slice of the tool (cut at its own deadline, where it has one), then its server's drain.
+    A "ready" tool's first slice starts when its clock does (wait_ready)."""
     if tool.proc.poll() is not None:
         if tool.fault is None:
             tool.fault = f"exited with {tool.proc.returncode} during the slices"
         return
     t0 = time.monotonic()
-    if tool.first_cont is None:
+    first = tool.first_cont is None
+    if first:
         tool.first_cont, tool.first_utc = t0, time.time()
+    signal_group(tool, signal.SIGCONT)
+    if first and tool.ready_pattern is not None:
+        t0 = wait_ready(tool, t0)
     end = t0 + slice_s
     if (d := deadline_of(tool)) is not None:
         end = min(end, d)
-    signal_group(tool, signal.SIGCONT)
     sleep_until(end)
     signal_group(tool, signal.SIGSTOP)
     tool.ran_s += time.monotonic() - t0
@@ -312,6 +369,7 @@ def run(slice_s: float, active_s: float, grace_s: float, tools: list[Tool]) -> d
                            "drain_wait_s": round(t.drain_wait_s, 6),
                            "drains_capped": t.drains_capped, "tail_s": round(t.tail_s, 6),
                            "end": t.end, "exit": t.exit, "fault": t.fault,
+                           "connect_s": None if t.connect_s is None else round(t.connect_s, 6),
                            "first_utc": t.first_utc, "last_utc": t.last_utc} for t in tools},
     }
 

@@ -3,13 +3,28 @@ host I's share of a several-host point (r<rep>.h<I>.wrk.json + r<rep>.h<I>.stdou
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .layout import STDOUT, WRK_JSON, RepFiles
+from .layout import STDERR, STDOUT, WRK_JSON, RepFiles
 from .loadresult import LoadResult
 from .wrk import check_req_per_s, parse_wrk_json, parse_wrk_text
+
+
+# The lab's wrk (Debian's, rebuilt with --lab-connect-wait: scripts/patches/wrk-lab.patch) says on
+# stderr how many connections were still connecting when its wait for them ran out and the clock
+# started without them: they joined the window late, if at all.
+_UNCONNECTED = re.compile(r"^wrk: (\d+) connection\(s\) had not finished connecting when the connect wait "
+                          r"ended", re.MULTILINE)
+
+
+def unconnected(files: RepFiles) -> int:
+    """Connections the run's stderr names as not connected when its clock started (0 without the
+    file or the line)."""
+    text = files.text(STDERR, errors="replace")
+    return 0 if text is None else sum(int(m.group(1)) for m in _UNCONNECTED.finditer(text))
 
 
 def load_wrk_point(scenario_dir: Path, rep: int, host: int | None = None) -> LoadResult | None:
@@ -37,6 +52,7 @@ def wrk_result(files: RepFiles, scen: Mapping[str, Any] | None = None) -> LoadRe
         "write errors": hook.socket_errors.write,
         "timeouts": hook.socket_errors.timeout,
         "non-2xx/3xx responses": hook.status_errors,
+        "connections still connecting when the connect wait ended": unconnected(files),
     }
     empty = int(hook.hist_counts.sum()) == 0
     return LoadResult(

@@ -16,8 +16,12 @@ from typing import Any
 
 HOST_KEYS: tuple[str, ...] = ("cpu_model", "cores", "kernel", "hostname")
 CPU_SET_KEYS: tuple[str, ...] = ("server_cpus", "client_cpus")
-LOAD_TOOLS: tuple[str, ...] = ("wrk", "h2load")
+LOAD_TOOLS: tuple[str, ...] = ("wrk", "wrk_build", "h2load", "h2load_build")
 NOT_RECORDED = "not recorded"
+# A run made before meta.json recorded a load tool's build ran Debian's own: the lab's builds
+# (scripts/setup.sh) keep Debian's version line, and what they change (when the clock starts, what
+# ends a timed run) moves the figures, so the build is compared as the version is.
+BUILD_BEFORE_RECORDED = "Debian's (not recorded: the run predates the lab's builds)"
 
 
 @dataclass(frozen=True)
@@ -62,7 +66,12 @@ def tool_differences(meta_a: Mapping[str, Any], meta_b: Mapping[str, Any]) -> li
     """The load tools always; any other tool recorded by both runs (its version line)."""
     ta, tb = _d(meta_a.get("tools")), _d(meta_b.get("tools"))
     keys = list(LOAD_TOOLS) + sorted((set(ta) & set(tb)) - set(LOAD_TOOLS))
-    return [d for k in keys for d in _diff(f"tools.{k}", ta.get(k), tb.get(k))]
+
+    def value(tools: Mapping[str, Any], k: str) -> Any:
+        if k.endswith("_build") and k not in tools and tools.get(k.removesuffix("_build")):
+            return BUILD_BEFORE_RECORDED
+        return tools.get(k)
+    return [d for k in keys for d in _diff(f"tools.{k}", value(ta, k), value(tb, k))]
 
 
 def info_differences(meta_a: Mapping[str, Any], meta_b: Mapping[str, Any]) -> list[Difference]:

@@ -66,9 +66,10 @@ note_tool_fault() {
     TOOL_END=   # read once: a tool_run that never ran (its output file could not be made) is no fault
 }
 
-# note_unconnected WHAT STDERR: the lab's h2load had clients still connecting (TCP or TLS) when
-# WHAT's connect wait ran out or its window ended, and its stderr says how many (a client late for
-# the wait and never connected is named twice: the count is of such lines' clients). On a point's
+# note_unconnected WHAT STDERR: the lab's h2load or wrk had connections still connecting (TCP or TLS)
+# when WHAT's connect wait ran out (or, h2load, its window ended), and its stderr says how many (an
+# h2load client late for the wait and never connected is named twice: the count is of such lines'
+# clients). On a point's
 # first try that is a fault of kind "unconnected", which the suite answers as it answers a tool
 # past its deadline while its server still answers: the point is not recorded and is measured
 # again, once (a handshake that outlasted the window is more often a loaded machine's moment than
@@ -79,7 +80,7 @@ note_tool_fault() {
 note_unconnected() {
     [[ -z $POINT_FAULT && -z ${POINT_RETRIED:-} && ${BLOCKS:-server} != sliced ]] || return 0
     local n
-    n=$(awk '/^h2load: [0-9]+ client\(s\) had not finished connecting/ { s += $2 } END { print s + 0 }' "$2" 2>/dev/null || echo 0)
+    n=$(awk '/^(h2load|wrk): [0-9]+ (client|connection)\(s\) had not finished connecting/ { s += $2 } END { print s + 0 }' "$2" 2>/dev/null || echo 0)
     (( n > 0 )) || return 0
     POINT_FAULT_KIND=unconnected
     POINT_FAULT="$1 had client(s) still connecting when its connect wait or window ended ($n on its stderr)"
@@ -255,10 +256,14 @@ wrk_measure() {
         return
     fi
     wrk_args
-    LAST_TOOL_CMD="$(wrk_env) wrk -d ${DURATION}s ${WRK_ARGS[*]}"
+    connect_wait_args wrk
+    LAST_TOOL_CMD="$(wrk_env) wrk -d ${DURATION}s ${CONNECT_WAIT[*]}${CONNECT_WAIT[*]:+ }${WRK_ARGS[*]}"
+    local rc=0
     tool_run "$(( DURATION + TOOL_MARGIN ))" "$part.stdout.txt" "$part.stderr.txt" \
         env $(wrk_env) WRK_JSON="$part.wrk.json" WRK_END_SNAPSHOT="$part.end.snapshot" \
-        WRK_SNAPSHOT_PIDS="$SNAPSHOT_PIDS" wrk -d "${DURATION}s" "${WRK_ARGS[@]}"
+        WRK_SNAPSHOT_PIDS="$SNAPSHOT_PIDS" wrk -d "${DURATION}s" "${CONNECT_WAIT[@]}" "${WRK_ARGS[@]}" || rc=$?
+    note_unconnected "wrk" "$part.stderr.txt"
+    return "$rc"
 }
 
 # wrk_slice_cmd PART SERVERS CYCLES: wrk for a sliced block (scripts/lib/sliced.sh): TOOL_CMD runs
@@ -277,9 +282,13 @@ wrk_slice_cmd() {
     stopped=$(awk -v k="$2" -v s="$SLICE_S" -v dr="$SLICE_DRAIN_MAX_S" \
         'BEGIN { t = (k - 1) * s + k * dr; printf "%d", (t == int(t)) ? t : int(t) + 1 }')
     WRK_TIMEOUT="$(( 2 + stopped ))s" wrk_args
+    connect_wait_args wrk
     TOOL_CMD=(env $(wrk_env) WRK_JSON="$part.wrk.json" WRK_END_SNAPSHOT="$part.end.snapshot"
-              WRK_SNAPSHOT_PIDS="$SNAPSHOT_PIDS" WRK_NO_HIST=1 wrk -d 3600s "${WRK_ARGS[@]}")
+              WRK_SNAPSHOT_PIDS="$SNAPSHOT_PIDS" WRK_NO_HIST=1 wrk -d 3600s "${CONNECT_WAIT[@]}" "${WRK_ARGS[@]}")
     SLICE_END=sigint SLICE_WINDOW=
+    # (its one line when the clock starts; none without the option, whose time counts from the start)
+    SLICE_READY= SLICE_READY_COUNT=0
+    (( ${#CONNECT_WAIT[@]} == 0 )) || SLICE_READY="the clock starts" SLICE_READY_COUNT=1
 }
 
 # fanout_warmup BUILDER: the warm-up from every client host at once (the server is warmed as it
@@ -342,33 +351,36 @@ h2load_warmup() {
     note_tool_fault "h2load's warm-up" "$WARMUP"
 }
 
-# The clock of a measured h2load run starts once every client has connected (TLS handshake
-# included), at most H2LOAD_CONNECT_WAIT_S after the first connect: the lab's build's
-# --lab-connect-wait (scripts/patches/h2load-lab.patch, its third change). Upstream's clock starts at
-# the first connect() call, so a short window's first part loaded the server with fewer clients
-# than the point names while the rest handshook, and on a loaded machine a TLS point's last
-# handshakes outlasted a 1 s window (the test command's smoke runs: 1 to 13 of 100 clients). The
-# handshakes stay inside the server's CPU window (window_open is read before the tool starts), as
-# wrk's connects do; the requests counted come from a window in which every client loads. A client
-# still connecting when the wait runs out is named on stderr and fails the point (note_unconnected,
-# the loader). Where the option is missing (Debian's h2load, where the lab's could not be built) the
-# runs keep upstream's start, and meta.json's tools.h2load_build says which build ran. The wait is
-# well inside the tool's deadline (TOOL_MARGIN). Not in a sliced block: there h2load's count must
-# cover every slice the slicer times, connects included; nor on client hosts, which may run
-# Debian's build.
-# h2load_wait_args: H2LOAD_WAIT, the option where this machine's h2load has it, else nothing; asked
-# once (the help captured whole: grep -q on a pipe could end h2load with SIGPIPE, which pipefail
-# would read as the option missing).
-H2LOAD_CONNECT_WAIT_S=5
-H2LOAD_WAIT=()
-h2load_wait_args() {
+# The clock of a measured run starts once every connection is up (TLS handshake included), at most
+# CONNECT_WAIT_S after the tool started: the lab's builds' --lab-connect-wait (scripts/patches/: the
+# third change to h2load, wrk's one). Upstream's clocks start at the first connect, so a short
+# window's first part loaded the server with fewer connections than the point names while the rest
+# handshook, and on a loaded machine a TLS point's last handshakes outlasted a 1 s window (the test
+# command's smoke runs: 1 to 13 of 100 h2load clients). The handshakes stay inside the server's CPU
+# window (window_open is read before the tool starts); the requests counted come from a window in
+# which every connection loads. A connection still connecting when the wait runs out is named on
+# stderr and fails the point (note_unconnected, the loaders). Where the option is missing (Debian's
+# build, where the lab's could not be built) the runs keep upstream's start, and meta.json's
+# tools.<tool>_build says which build ran. The wait is well inside the tool's deadline
+# (TOOL_MARGIN). In a sliced block the slicer counts the tool's time from the line the tool writes
+# when its clock starts (SLICE_READY). Not on client hosts, which may run Debian's builds.
+CONNECT_WAIT_S=5
+declare -gA CONNECT_WAIT_OF=()
+# connect_wait_args TOOL: CONNECT_WAIT, the option for this machine's TOOL (h2load or wrk), or
+# nothing where TOOL lacks it; asked once per tool (its help captured whole: grep -q on a pipe could
+# end the tool with SIGPIPE, which pipefail reads as a failure).
+connect_wait_args() {
     local help
-    if [[ -z ${H2LOAD_WAIT_KNOWN:-} ]]; then
-        H2LOAD_WAIT_KNOWN=1
-        help=$(h2load --help 2>/dev/null || true)
-        [[ $help != *--lab-connect-wait=* ]] || H2LOAD_WAIT=(--lab-connect-wait="${H2LOAD_CONNECT_WAIT_S}s")
+    if [[ -z ${CONNECT_WAIT_OF[$1]+set} ]]; then
+        case $1 in
+            h2load) help=$(h2load --help 2>&1 || true) ;;
+            wrk)    help=$(wrk -v 2>&1 || true) ;;
+            *)      help= ;;
+        esac
+        CONNECT_WAIT_OF[$1]=
+        [[ $help != *--lab-connect-wait* ]] || CONNECT_WAIT_OF[$1]="--lab-connect-wait=${CONNECT_WAIT_S}s"
     fi
-    return 0
+    CONNECT_WAIT=(${CONNECT_WAIT_OF[$1]})
 }
 
 # The throughput run: no per-request log, because writing it slows h2load
@@ -382,8 +394,8 @@ h2load_measure() {
         return
     fi
     h2load_args "$DURATION"
-    h2load_wait_args
-    local cmd=(h2load "${H2LOAD_WAIT[@]}" "${H2_ARGS[@]}") rc=0
+    connect_wait_args h2load
+    local cmd=(h2load "${CONNECT_WAIT[@]}" "${H2_ARGS[@]}") rc=0
     LAST_TOOL_CMD="${cmd[*]}"
     tool_run "$(( DURATION + TOOL_MARGIN ))" "$part.stdout.txt" "$part.stderr.txt" "${cmd[@]}" || rc=$?
     note_unconnected "h2load's throughput run" "$part.stderr.txt"
@@ -398,8 +410,12 @@ h2load_measure() {
 # a second or more a block; a tool whose window ran out in long drains lost its last slices.)
 h2load_slice_cmd() {
     h2load_args 3600
-    TOOL_CMD=(h2load "${H2_ARGS[@]}")
+    connect_wait_args h2load
+    TOOL_CMD=(h2load "${CONNECT_WAIT[@]}" "${H2_ARGS[@]}")
     SLICE_END=sigint SLICE_WINDOW=
+    # (a line per thread when its clock starts: H2_ARGS begins with -t N)
+    SLICE_READY= SLICE_READY_COUNT=0
+    (( ${#CONNECT_WAIT[@]} == 0 )) || SLICE_READY="thread #[0-9]+ starts" SLICE_READY_COUNT=${H2_ARGS[1]}
 }
 
 # latency_rep REP: whether REP has h2load's latency run: reps 1, 1+N, 1+2N... with
@@ -426,9 +442,9 @@ h2load_after() {
     fi
     log=$(mktemp "${LAB_LOG_TMP:-/dev/shm}/h2load.XXXXXX.log" 2>/dev/null || mktemp)
     h2load_args "$(lat_h2load)"
-    h2load_wait_args
+    connect_wait_args h2load
     tool_run "$(( $(lat_limit) + TOOL_MARGIN ))" "$part.lat.stdout.txt" "$part.lat.stderr.txt" \
-        h2load --log-file="$log" --warm-up-time="$LAT_WARMUP" "${H2LOAD_WAIT[@]}" "${H2_ARGS[@]}" || LAT_EXIT_CODE=$?
+        h2load --log-file="$log" --warm-up-time="$LAT_WARMUP" "${CONNECT_WAIT[@]}" "${H2_ARGS[@]}" || LAT_EXIT_CODE=$?
     note_tool_fault "h2load's latency run" "$(lat_limit)"
     note_unconnected "h2load's latency run" "$part.lat.stderr.txt"
     [[ -z $POINT_FAULT ]] || { rm -f "$log"; return 0; }

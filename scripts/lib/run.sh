@@ -10,6 +10,8 @@ tool_version() {
         h2load)  h2load --version 2>&1 | head -n 1 ;;
         # the lab's rebuild says so on a second line (scripts/setup.sh, setup_h2load); Debian's has one
         h2load_build) h2load --version 2>&1 | sed -n '2{p;q}' | grep . || echo "Debian's (without the lab's changes: it hangs when a client is still connecting as its -D window ends, and SIGINT kills it)" ;;
+        # likewise wrk's, on the line after its version (scripts/setup.sh, setup_wrk)
+        wrk_build) { wrk -v 2>&1 || true; } | grep '^lab build' || echo "Debian's (without the lab's change: its clock starts before its connections are up)" ;;
         gcc)     gcc --version | head -n 1 ;;
         go)      go version ;;
         rustc)   rustc --version ;;
@@ -31,7 +33,7 @@ create_run_meta() {
     # it recorded (LAB_BUILD_TOOLS, a JSON object), not asked of this host, which has none.
     local built=" "
     [[ -z ${LAB_BUILD_TOOLS:-} ]] || built+="$(jq -r 'keys | join(" ")' "$LAB_BUILD_TOOLS") "
-    for t in wrk h2load h2load_build oha h3load gtlsclient gcc go rustc node python openssl nghttp2 curl; do
+    for t in wrk wrk_build h2load h2load_build oha h3load gtlsclient gcc go rustc node python openssl nghttp2 curl; do
         [[ $built == *" $t "* ]] && continue
         tools=$(jq --arg k "$t" --arg v "$(tool_version "$t")" '. + {($k): $v}' <<<"$tools")
     done

@@ -114,7 +114,7 @@ sliced_point_files() {
 
 # sliced_block REP LINE SERVER...: the scenario LINE of every SERVER in one interleaved window.
 sliced_block() {
-    local rep=$1 line=$2 server spec record rc tools=() cycles t
+    local rep=$1 line=$2 server spec record rc tools=() cycles t ready
     shift 2
     spec=$(mktemp) record=$(mktemp)
     # the warm-ups, one server at a time, then every window opened
@@ -148,11 +148,16 @@ sliced_block() {
         CLIENT_TIME_FILE=$PART.client.time.txt client_argv
         # (the spec written by bash: json.sh says why)
         json_strs "${CLIENT_ARGV[@]}" "${TOOL_CMD[@]}"
-        json_check "the slicer's spec" "${SLICE_WINDOW:-null}"
-        # (its server's processes: the slicer waits after each of its slices until they are idle)
+        json_check "the slicer's spec" "${SLICE_WINDOW:-null}" "$SLICE_READY_COUNT"
+        ready=
+        [[ -z $SLICE_READY ]] ||
+            ready="\"ready\": {\"pattern\": $(json_str "$SLICE_READY"), \"count\": $SLICE_READY_COUNT}, "
+        # (its server's processes: the slicer waits after each of its slices until they are idle;
+        # the line its tool writes on stderr when its clock starts, where it waits for its
+        # connections: the slicer counts its time from there)
         tools+=("{\"name\": $(json_str "$server"), \"argv\": $JSON_STRS, \"stdout\": $(json_str "$PART.stdout.txt"),
   \"stderr\": $(json_str "$PART.stderr.txt"), \"end\": $(json_str "$SLICE_END")${SLICE_WINDOW:+, \"window_s\": $SLICE_WINDOW},
-  \"server_pids\": $(json_nums ${W_PIDS[$server]})}")
+  $ready\"server_pids\": $(json_nums ${W_PIDS[$server]})}")
     done
     json_check "the slicer's spec" "$SLICE_S" "$DURATION" "$TOOL_MARGIN"
     printf '{"slice_s": %s, "active_s": %s, "grace_s": %s, "tools": [%s]}\n' \

@@ -508,9 +508,8 @@ def test_h2load_latency_window_opens_after_warmup(make_lab):
         thr = parse_h2load_text(thr_text)
         assert thr.warmup_s == 0 and thr.measured_duration_s == 1   # its warm-up is a separate run
         # both runs start their clock once every client has connected (--lab-connect-wait)
-        for text in (thr_text, lat):
-            lines = text.splitlines()
-            assert lines.index("Every client of thread #0 connected.") < lines.index("Warm-up started for thread #0.")
+        for err in ("r1.stderr.txt", "r1.lat.stderr.txt"):
+            assert "h2load: every client connected; thread #0 starts" in (point / err).read_text(), err
         run = json.loads((point / "r1.run.json").read_text())
         assert run["cmd"].startswith("h2load --lab-connect-wait=5s "), run["cmd"]
     meta = json.loads((lab.run_dir() / "meta.json").read_text())

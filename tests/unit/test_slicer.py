@@ -18,12 +18,18 @@ from httplab.lab import slicer
 
 FAKE_TOOL = r'''
 import json, signal, sys, time
-window = float(sys.argv[1]) if len(sys.argv) > 1 else None
+window = float(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1] != "-" else None
 notes, stop = [], False
 def on_int(*_):
     global stop
     stop = True
 signal.signal(signal.SIGINT, on_int)
+# a tool that waits for its connections (argv[2]: seconds of its own running, then a line on stderr)
+if len(sys.argv) > 2:
+    busy = time.monotonic()
+    while time.monotonic() - busy < float(sys.argv[2]):
+        time.sleep(0.001)
+    print("fake: every connection connected; the clock starts", file=sys.stderr, flush=True)
 t0 = time.monotonic()
 while not stop and (window is None or time.monotonic() - t0 < window):
     notes.append(time.monotonic())
@@ -237,3 +243,35 @@ def test_the_shell_knows_the_longest_drain():
     shell = (Path(__file__).resolve().parents[2] / "scripts" / "lib" / "sliced.sh").read_text()
     line = next(x for x in shell.splitlines() if x.startswith("SLICE_DRAIN_MAX_S="))
     assert float(line.split("=", 1)[1]) == slicer.DRAIN_MAX_S
+
+
+def test_a_ready_tool_counts_its_time_from_its_clock(tmp_path: Path) -> None:
+    """A tool that waits for its connections says when its clock starts; the slicer lets its first
+    slice run until then, and counts only what follows (connect_s records the rest)."""
+    ready = {"pattern": "the clock starts", "count": 1}
+    path = spec(tmp_path, [{"name": "a", "end": "sigint", "args": ["-", "0.2"], "ready": ready},
+                           {"name": "b", "end": "sigint"}])
+    record = slicer.run(*slicer.read_spec(path))
+    a, b = record["tools"]["a"], record["tools"]["b"]
+    assert record["tool_version"] == 4
+    assert a["fault"] is None and a["slices"] == 6 and 0.19 < a["connect_s"] < 0.35
+    # its six slices, as b's, without the 0.2 s before its clock
+    assert 0.28 < a["ran_s"] - a["tail_s"] < 0.36 and b["connect_s"] is None
+
+
+def test_a_ready_tool_that_never_says_so_is_a_fault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(slicer, "READY_WAIT_S", 0.3)
+    path = spec(tmp_path, [{"name": "mute", "end": "sigint", "ready": {"pattern": "never", "count": 1}}],
+                active_s=0.1)
+    record = slicer.run(*slicer.read_spec(path))
+    assert "did not say its clock started within 0.3 s" in record["tools"]["mute"]["fault"]
+
+
+@pytest.mark.parametrize("ready, why", [
+    ({"pattern": "(", "count": 1}, "ready pattern"),
+    ({"pattern": "x", "count": 0}, "count of at least 1"),
+])
+def test_a_bad_ready_is_refused(tmp_path: Path, ready: dict, why: str) -> None:
+    path = spec(tmp_path, [{"name": "a", "end": "sigint", "ready": ready}])
+    with pytest.raises(slicer.SpecError, match=why):
+        slicer.read_spec(path)

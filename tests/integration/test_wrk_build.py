@@ -1,0 +1,69 @@
+"""The lab's wrk (scripts/setup.sh, setup_wrk: Debian's wrk 4.1.0 source with
+scripts/patches/wrk-lab.patch): --lab-connect-wait starts its clock once every connection has
+connected, or says on stderr how many had not when the wait ran out (the loader fails such a point:
+tests/unit/test_wrk_loader.py); -v names the build on its second line, its first being Debian's."""
+import shutil
+import socket
+import subprocess
+import time
+
+import pytest
+
+pytestmark = pytest.mark.concurrent   # a deadline with seconds of margin
+
+
+def _lab_wrk() -> str:
+    import os
+    path = shutil.which("wrk")
+    version = subprocess.run([path, "-v"], capture_output=True, text=True).stdout if path else ""
+    if "lab build" not in version:
+        if os.environ.get("LAB_REQUIRE_TOOLS"):
+            pytest.fail(f"wrk on PATH ({path}) is not the lab's build: scripts/setup.sh builds it")
+        pytest.skip("the lab's wrk is not on PATH (scripts/setup.sh builds it)")
+    return path
+
+
+def test_version_names_the_build_and_keeps_the_first_line():
+    out = subprocess.run([_lab_wrk(), "-v"], capture_output=True, text=True).stdout.splitlines()
+    # the first line is Debian's binary package's, unchanged (run.sh records it as tools.wrk)
+    assert out[0] == "wrk debian/4.1.0-3+b2 [epoll] Copyright (C) 2012 Will Glozer"
+    assert out[1] == "lab build: --lab-connect-wait"
+
+
+def test_connect_wait_runs_out_and_names_the_connections_still_connecting():
+    wrk = _lab_wrk()
+    # a listener that accepts (the kernel completes the TCP handshake) and never answers: every
+    # connection stays in its TLS handshake
+    with socket.socket() as lsn:
+        lsn.bind(("127.0.0.1", 0))
+        lsn.listen(16)
+        port = lsn.getsockname()[1]
+        t0 = time.monotonic()
+        r = subprocess.run(["timeout", "10", wrk, "--lab-connect-wait=1s", "-t1", "-c4", "-d1s",
+                            f"https://127.0.0.1:{port}/ping"], capture_output=True, text=True)
+        took = time.monotonic() - t0
+    assert r.returncode == 0, (r.returncode, r.stdout, r.stderr)
+    assert 1.9 < took < 5, took   # the wait, then the run
+    assert ("wrk: 4 connection(s) had not finished connecting when the connect wait ended; the clock starts "
+            "without them") in r.stderr.splitlines()
+    assert "0 requests in" in r.stdout
+
+
+def test_connect_wait_starts_the_clock_once_every_connection_connected(server):
+    r = subprocess.run(["timeout", "10", _lab_wrk(), "--lab-connect-wait=5s", "-t1", "-c8", "-d1s",
+                        f"http://127.0.0.1:{server.port}/ping"], capture_output=True, text=True)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    assert r.stderr.splitlines() == ["wrk: every connection connected; the clock starts"]
+    done = int(r.stdout.split(" requests in ")[0].split()[-1])
+    assert done > 0
+
+
+def test_without_the_option_nothing_is_said():
+    wrk = _lab_wrk()
+    with socket.socket() as lsn:
+        lsn.bind(("127.0.0.1", 0))
+        lsn.listen(16)
+        port = lsn.getsockname()[1]
+        r = subprocess.run(["timeout", "10", wrk, "-t1", "-c2", "-d1s", f"http://127.0.0.1:{port}/"],
+                           capture_output=True, text=True)
+    assert "connect" not in r.stderr, r.stderr
