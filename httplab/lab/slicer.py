@@ -56,7 +56,8 @@ killed and its record says so; one that exits during the cycles gets no more sli
 
 The record (raw data) gives per tool: ran_s (slices, drains and tail), slices, drain_s (the drains'
 seconds counted as the tool's), drain_wait_s (the whole waits, quiet polls included), drains_capped,
-tail_s, connect_s (a "ready" tool's connects, not counted; null without "ready"), exit, fault, and the wall-clock times of its first and last slice. The slices follow one
+tail_s, connect_s (a "ready" tool's connects, not counted; null without "ready") with the CPU its server
+and the tool spent in them (connect_server_cpu_s, connect_tool_cpu_s: left out of the cost too), exit, fault, and the wall-clock times of its first and last slice. The slices follow one
 another: each is slice_s from its SIGCONT, the next starting after the drain. Standard library only (it runs on a benchmark host).
 """
 from __future__ import annotations
@@ -106,6 +107,8 @@ class Tool:
     ready_pattern: str | None = None
     ready_count: int = 0
     connect_s: float | None = None
+    connect_server_cpu_s: float | None = None
+    connect_tool_cpu_s: float | None = None
     proc: subprocess.Popen | None = None
     ran_s: float = 0.0
     slices: int = 0
@@ -268,10 +271,12 @@ def ready_lines(tool: Tool) -> int:
     return len(re.findall(tool.ready_pattern, text))
 
 
-def wait_ready(tool: Tool, t0: float) -> float:
+def wait_ready(tool: Tool, t0: float, server_ns0: int, tool_ns0: int) -> float:
     """A "ready" tool's connects, in its first slice (it runs, continued at t0): until its ready
-    lines are all there; returns when they were seen, which is where its time starts. A tool that
-    exits first, or says nothing within READY_WAIT_S, is a fault."""
+    lines are all there; returns when they were seen, which is where its time starts. The CPU its
+    server and the tool spent meanwhile (from server_ns0 and tool_ns0, read before it was continued)
+    is recorded, for the build step to leave out with the time. A tool that exits first, or says
+    nothing within READY_WAIT_S, is a fault."""
     while ready_lines(tool) < tool.ready_count:
         if tool.proc.poll() is not None:
             tool.fault = f"exited with {tool.proc.returncode} before its clock started"
@@ -282,6 +287,8 @@ def wait_ready(tool: Tool, t0: float) -> float:
         time.sleep(READY_POLL_S)
     seen = time.monotonic()
     tool.connect_s = seen - t0
+    tool.connect_server_cpu_s = (cpu_ns(tool.server_pids) - server_ns0) / 1e9
+    tool.connect_tool_cpu_s = (cpu_ns(group_pids(tool.proc.pid)) - tool_ns0) / 1e9
     return seen
 
 
@@ -296,9 +303,12 @@ def run_slice(tool: Tool, slice_s: float) -> None:
     first = tool.first_cont is None
     if first:
         tool.first_cont, tool.first_utc = t0, time.time()
+    ready = first and tool.ready_pattern is not None
+    if ready:
+        server_ns0, tool_ns0 = cpu_ns(tool.server_pids), cpu_ns(group_pids(tool.proc.pid))
     signal_group(tool, signal.SIGCONT)
-    if first and tool.ready_pattern is not None:
-        t0 = wait_ready(tool, t0)
+    if ready:
+        t0 = wait_ready(tool, t0, server_ns0, tool_ns0)
     end = t0 + slice_s
     if (d := deadline_of(tool)) is not None:
         end = min(end, d)
@@ -370,6 +380,10 @@ def run(slice_s: float, active_s: float, grace_s: float, tools: list[Tool]) -> d
                            "drains_capped": t.drains_capped, "tail_s": round(t.tail_s, 6),
                            "end": t.end, "exit": t.exit, "fault": t.fault,
                            "connect_s": None if t.connect_s is None else round(t.connect_s, 6),
+                           "connect_server_cpu_s": (None if t.connect_server_cpu_s is None
+                                                    else round(t.connect_server_cpu_s, 6)),
+                           "connect_tool_cpu_s": (None if t.connect_tool_cpu_s is None
+                                                  else round(t.connect_tool_cpu_s, 6)),
                            "first_utc": t.first_utc, "last_utc": t.last_utc} for t in tools},
     }
 

@@ -307,6 +307,23 @@ def sliced_seconds(files: RepFiles) -> float | None:
     return float(ran)
 
 
+def sliced_connect_cpu(files: RepFiles) -> tuple[float, float]:
+    """The CPU seconds a sliced point's server and tool spent in the tool's connects, before its
+    clock started (r<rep>.slices.json: tool.connect_server_cpu_s and connect_tool_cpu_s, which the
+    slicer records for a tool that waits for its connections); (0, 0) where it did not. Left out of
+    the point's cost as the connects' seconds are left out of its time: CPU-µs per request is then
+    a keep-alive request's, without connection set-up (TLS handshakes)."""
+    doc = files.json(SLICES_JSON)
+    tool = {} if doc is None else require(doc, "tool", files.where(SLICES_JSON), dict)
+    out = []
+    for key in ("connect_server_cpu_s", "connect_tool_cpu_s"):
+        v = tool.get(key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0):
+            raise RawFormatError(files.where(SLICES_JSON), f"unexpected value {v!r}", key=key)
+        out.append(float(v or 0.0))
+    return out[0], out[1]
+
+
 def _sliced_core_columns(files: RepFiles, cpu_s: float, ran_s: float) -> dict[str, Any]:
     """The core figures of a sliced point: the busy shares are the tool's and the server's own CPU
     over the seconds the tool ran (the cores' counters over the window hold every server's and every
@@ -318,10 +335,11 @@ def _sliced_core_columns(files: RepFiles, cpu_s: float, ran_s: float) -> dict[st
         return _cpu_columns(None)
     n_server = len(cpu_list(require(cpu_doc, "server_cpus", files.where(CPU_JSON), str), files.where(CPU_JSON), "server_cpus"))
     n_client = len(cpu_list(require(cpu_doc, "client_cpus", files.where(CPU_JSON), str), files.where(CPU_JSON), "client_cpus"))
-    client_busy = win.client_cpu_s / (ran_s * n_client)
+    client_cpu_s = win.client_cpu_s - sliced_connect_cpu(files)[1]
+    client_busy = client_cpu_s / (ran_s * n_client)
     server_busy = cpu_s / (ran_s * n_server)
     return {
-        "client_cpu_s": win.client_cpu_s, "client_busy": client_busy, "server_busy": server_busy,
+        "client_cpu_s": client_cpu_s, "client_busy": client_busy, "server_busy": server_busy,
         "client_bound": bounds.client_bound(client_busy, server_busy),
         "steal_pct": win.steal_pct, "foreign_cpu_pct": math.nan,
         "noisy": bounds.noisy(win.steal_pct, math.nan), "noisy_reason": "",
@@ -357,7 +375,8 @@ def _point_row(run_id: str, point: PointFiles, rep: int
             run = dataclasses.replace(run, result=run.result.over_seconds(
                 ran_s, latency_kept=scen["tool"] in SLICED_LATENCY_KEPT))
         if cost is not None:
-            cost = dataclasses.replace(cost, wall_s=ran_s, window_end="sliced")
+            cost = dataclasses.replace(cost, cpu_s=cost.cpu_s - sliced_connect_cpu(files)[0], wall_s=ran_s,
+                                       window_end="sliced")
     result = run.result
     reasons = fail_reasons(exit_code, result, _alive(run_doc, cost), scen["tool"])
     if run.multi is not None:

@@ -257,6 +257,10 @@ def test_a_ready_tool_counts_its_time_from_its_clock(tmp_path: Path) -> None:
     assert a["fault"] is None and a["slices"] == 6 and 0.19 < a["connect_s"] < 0.35
     # its six slices, as b's, without the 0.2 s before its clock
     assert 0.28 < a["ran_s"] - a["tail_s"] < 0.36 and b["connect_s"] is None
+    # the CPU spent in the connects (the fake tool's, and no server's here), for the build step to
+    # leave out with the time
+    assert 0 <= a["connect_tool_cpu_s"] < 0.2 and a["connect_server_cpu_s"] == 0
+    assert b["connect_tool_cpu_s"] is None
 
 
 def test_a_ready_tool_that_never_says_so_is_a_fault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
