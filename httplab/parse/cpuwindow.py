@@ -232,10 +232,16 @@ def window_cpu_of(cpu_doc: dict, where: str | Path, time_text: str | None, time_
     ct = client_time_of(time_text, time_where) if time_text is not None else None
     client_cpu_s = ct.cpu_s if ct else math.nan
     ticks = doc.get("client_cpu_ticks")
+    # the tool's CPU when the window opened at its clock's start (window_start clock_start): its
+    # connects' share, left out as the server's is
+    before = doc.get("client_cpu_ticks_before", 0)
+    if isinstance(before, bool) or not isinstance(before, int) or before < 0:
+        raise RawFormatError(path, f"unexpected value {before!r}", key="client_cpu_ticks_before")
+    client_cpu_s -= before / clk
     if ticks is not None:
-        if isinstance(ticks, bool) or not isinstance(ticks, int) or ticks < 0:
+        if isinstance(ticks, bool) or not isinstance(ticks, int) or ticks < before:
             raise RawFormatError(path, f"unexpected value {ticks!r}", key="client_cpu_ticks")
-        client_cpu_s = ticks / clk    # the tool's CPU up to the end of the load
+        client_cpu_s = (ticks - before) / clk    # the tool's CPU up to the end of the load
     elif tail_s > 0:
         server = server.without_tail(tail_s * clk, busy_cpus=0)
         client = client.without_tail(tail_s * clk, busy_cpus=1)

@@ -52,6 +52,10 @@ class ServerCost:
     rss_warm_kb: float = math.nan
     rss_peak_method: str = "cumulative"
     window_end: str = "tool_exit"   # load_end: the window closed when the load ended (snapshot)
+    # the seconds from the window's opening, before the tool started, to the tool's clock start
+    # (its connects and handshakes), when the window starts there (window_start clock_start: the
+    # lab's wrk's and h2load's start snapshot); NaN where the window opened before the tool
+    clock_start_s: float = math.nan
 
 
 def _opt_float(doc: dict[str, Any], key: str, path: str | Path) -> float:
@@ -92,8 +96,16 @@ def server_cost(doc: dict[str, Any], where: str | Path) -> ServerCost:
     window_end = doc.get("window_end", "tool_exit")
     if window_end not in ("load_end", "tool_exit"):
         raise RawFormatError(path, f"unknown window end {window_end!r}", key="window_end")
+    window_start = doc.get("window_start", "tool_start")
+    if window_start not in ("tool_start", "clock_start"):
+        raise RawFormatError(path, f"unknown window start {window_start!r}", key="window_start")
+    clock_start_s = _opt_float(doc, "clock_start_s", path)
+    if window_start == "clock_start" and not clock_start_s >= 0:
+        raise RawFormatError(path, "a window that starts at the tool's clock needs clock_start_s >= 0",
+                             key="clock_start_s")
     return ServerCost(
         window_end=window_end,
+        clock_start_s=clock_start_s if window_start == "clock_start" else math.nan,
         cpu_s=(after - before) / clk,
         wall_s=float(wall),
         rss_kb=_opt_float(doc, "rss_kb", path),
@@ -307,6 +319,19 @@ def sliced_seconds(files: RepFiles) -> float | None:
     return float(ran)
 
 
+def sliced_connect_seconds(files: RepFiles) -> float:
+    """The seconds a sliced point's tool spent connecting before its clock started
+    (r<rep>.slices.json: tool.connect_s); NaN where its time counted from its start."""
+    doc = files.json(SLICES_JSON)
+    tool = {} if doc is None else require(doc, "tool", files.where(SLICES_JSON), dict)
+    v = tool.get("connect_s")
+    if v is None:
+        return math.nan
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+        raise RawFormatError(files.where(SLICES_JSON), f"unexpected value {v!r}", key="connect_s")
+    return float(v)
+
+
 def sliced_connect_cpu(files: RepFiles) -> tuple[float, float]:
     """The CPU seconds a sliced point's server and tool spent in the tool's connects, before its
     clock started (r<rep>.slices.json: tool.connect_server_cpu_s and connect_tool_cpu_s, which the
@@ -376,7 +401,7 @@ def _point_row(run_id: str, point: PointFiles, rep: int
                 ran_s, latency_kept=scen["tool"] in SLICED_LATENCY_KEPT))
         if cost is not None:
             cost = dataclasses.replace(cost, cpu_s=cost.cpu_s - sliced_connect_cpu(files)[0], wall_s=ran_s,
-                                       window_end="sliced")
+                                       window_end="sliced", clock_start_s=sliced_connect_seconds(files))
     result = run.result
     reasons = fail_reasons(exit_code, result, _alive(run_doc, cost), scen["tool"])
     if run.multi is not None:
@@ -398,6 +423,8 @@ def _point_row(run_id: str, point: PointFiles, rep: int
         "fail_reason": "; ".join(reasons), "start_utc": run_doc.get("start_utc"),
         **tls_cols,
     }
+    if cost is not None and not math.isnan(cost.clock_start_s):
+        row["connect_s"] = cost.clock_start_s   # an optional column: windows that began at the clock
     host_rows: list[dict[str, Any]] = []
     if run.multi is not None:
         row["client_hosts"] = run.n_hosts

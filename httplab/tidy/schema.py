@@ -86,6 +86,7 @@ aa_of              | str?            |             | for an A/A copy, the server
 start_utc          | str?            |             | when the measured run started (ISO 8601, UTC)
 window_s           | float           | s           | length of the window cpu_pct and the busy shares are over
 window_end         | str             |             | load_end (wrk's end-of-load snapshot), tool_exit_corrected (older wrk windows less wrk's post-load tail), tool_exit, or sliced (the seconds the tool ran in its slices, --blocks sliced)
+connect_s          | float, optional | s           | the seconds the tool spent connecting (TCP, TLS handshakes) before its clock started, left out of the window and the counts (the lab's wrk and h2load, --lab-connect-wait); NaN where the clock started with the tool
 req_per_s_with_log | float, optional | 1/s         | h2load points: req/s of the rep's latency run (the one writing --log-file)
 target_rps         | float, optional | 1/s         | open-model points (latency suites): the rate the tool was asked to send at; NaN for closed-loop points
 load_fraction      | float, optional | fraction    | open-model points set as a share of the server's capacity: that share; NaN otherwise

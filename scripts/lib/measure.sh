@@ -157,8 +157,23 @@ window_open() {
 window_close() {
     local key=$1 dir=$2 rep=$3 tool=$4 rc=$5 part="$2/.r$3" pids t1 stat1 client_ticks wall window_end
     local tool_wall hwm alive f rss finish
+    local t0=${W_T0[$key]} stat0=${W_STAT0[$key]} up0=${W_UP0[$key]} window_start=tool_start
+    local client_ticks0=0 clock_start_s=null
     tool_wall=$(awk -v a="${W_W0[$key]}" -v b="${W_W1[$key]}" 'BEGIN { printf "%.6f", b - a }')
     mapfile -t pids < <(tree_pids "$SERVER_PID")
+    if [[ -s $part.start.snapshot ]]; then
+        # The window starts where the tool's clock started (its snapshot: the lab's wrk and h2load
+        # write one with --lab-connect-wait once every connection is up), not before its connects:
+        # the CPU the server and the tool spent connecting and handshaking is not a request's cost,
+        # and a sliced point leaves it out as well (the slicer's connect_*_cpu_s). clock_start_s
+        # keeps how long that took.
+        window_start=clock_start
+        t0=$(snapshot_ticks "$part.start.snapshot" pid)
+        stat0=$(proc_stat_json "$part.start.snapshot")
+        up0=$(snapshot_uptime "$part.start.snapshot")
+        client_ticks0=$(snapshot_ticks "$part.start.snapshot" self)
+        clock_start_s=$(awk -v a="${W_UP0[$key]}" -v b="$up0" 'BEGIN { printf "%.6f", b - a }')
+    fi
     if [[ -s $part.end.snapshot ]]; then
         # The window ends where the load ended (the tool's snapshot), not where
         # the tool exited after its own post-processing.
@@ -166,13 +181,13 @@ window_close() {
         t1=$(snapshot_ticks "$part.end.snapshot" pid)
         stat1=$(proc_stat_json "$part.end.snapshot")
         client_ticks=$(snapshot_ticks "$part.end.snapshot" self)
-        wall=$(awk -v a="${W_UP0[$key]}" -v b="$(snapshot_uptime "$part.end.snapshot")" 'BEGIN { printf "%.6f", b - a }')
+        wall=$(awk -v a="$up0" -v b="$(snapshot_uptime "$part.end.snapshot")" 'BEGIN { printf "%.6f", b - a }')
     else
         window_end=tool_exit
         t1=$(cpu_ticks "${pids[@]}")
         stat1=$(proc_stat_json)
         client_ticks=null
-        wall=$tool_wall
+        wall=$(awk -v w="$tool_wall" -v c="$clock_start_s" 'BEGIN { printf "%.6f", (c == "null") ? w : w - c }')
     fi
     if [[ ${W_PEAK[$key]} == sampled ]]; then
         rss_sampler_stop
@@ -188,22 +203,23 @@ window_close() {
     [[ -z $POINT_FAULT ]] || return 0
     # (written by bash: json.sh says why)
     rss=$(mem_kb VmRSS "${pids[@]}") finish=$(utc_now)
-    json_check "the window of $key" "${W_T0[$key]}" "$t1" "$wall" "$tool_wall" "${SERVER_RSS_START:-null}" \
+    json_check "the window of $key" "$t0" "$t1" "$wall" "$tool_wall" "${SERVER_RSS_START:-null}" \
         "${W_RSS_WARM[$key]}" "${hwm:-null}" "$rss" "$alive" "$client_ticks" "$rep" "$rc" \
-        "${POINT_POSITION:-null}" "$LAT_EXIT_CODE"
+        "${POINT_POSITION:-null}" "$LAT_EXIT_CODE" "$clock_start_s" "$client_ticks0"
     printf '{"pids": %s, "clk_tck": %s, "cpu_ticks_before": %s, "cpu_ticks_after": %s, "wall_s": %s,
- "tool_wall_s": %s, "window_end": %s,
+ "tool_wall_s": %s, "window_start": %s, "clock_start_s": %s, "window_end": %s,
  "rss_start_kb": %s, "rss_warm_kb": %s, "rss_peak_kb": %s,
  "rss_peak_method": %s, "rss_kb": %s, "server_alive": %s}\n' \
-        "$(json_nums "${pids[@]}")" "$CLK_TCK" "${W_T0[$key]}" "$t1" "$wall" "$tool_wall" \
+        "$(json_nums "${pids[@]}")" "$CLK_TCK" "$t0" "$t1" "$wall" "$tool_wall" \
+        "$(json_str "$window_start")" "$clock_start_s" \
         "$(json_str "$window_end")" "${SERVER_RSS_START:-null}" "${W_RSS_WARM[$key]}" "${hwm:-null}" \
         "$(json_str "${W_PEAK[$key]}")" "$rss" "$alive" >"$part.server.json"
-    printf '{"clk_tck": %s, "server_cpus": %s, "client_cpus": %s, "window_end": %s,
- "client_cpu_ticks": %s,
+    printf '{"clk_tck": %s, "server_cpus": %s, "client_cpus": %s, "window_start": %s, "window_end": %s,
+ "client_cpu_ticks": %s, "client_cpu_ticks_before": %s,
  "fields": ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal", "guest", "guest_nice"],
  "proc_stat_before": %s, "proc_stat_after": %s}\n' \
-        "$CLK_TCK" "$(json_str "$SERVER_CPUS")" "$(json_str "$CLIENT_CPUS")" "$(json_str "$window_end")" \
-        "$client_ticks" "${W_STAT0[$key]}" "$stat1" >"$part.cpu.json"
+        "$CLK_TCK" "$(json_str "$SERVER_CPUS")" "$(json_str "$CLIENT_CPUS")" "$(json_str "$window_start")" \
+        "$(json_str "$window_end")" "$client_ticks" "$client_ticks0" "$stat0" "$stat1" >"$part.cpu.json"
     for f in "$part".*; do mv "$f" "$dir/r$rep.${f##*/.r$rep.}"; done
     {
         printf '{"rep": %s, "start_utc": %s, "end_utc": %s, "exit_code": %s, "cmd": %s, "server_alive": %s,
@@ -261,7 +277,8 @@ wrk_measure() {
     local rc=0
     tool_run "$(( DURATION + TOOL_MARGIN ))" "$part.stdout.txt" "$part.stderr.txt" \
         env $(wrk_env) WRK_JSON="$part.wrk.json" WRK_END_SNAPSHOT="$part.end.snapshot" \
-        WRK_SNAPSHOT_PIDS="$SNAPSHOT_PIDS" wrk -d "${DURATION}s" "${CONNECT_WAIT[@]}" "${WRK_ARGS[@]}" || rc=$?
+        WRK_START_SNAPSHOT="$part.start.snapshot" WRK_SNAPSHOT_PIDS="$SNAPSHOT_PIDS" \
+        wrk -d "${DURATION}s" "${CONNECT_WAIT[@]}" "${WRK_ARGS[@]}" || rc=$?
     note_unconnected "wrk" "$part.stderr.txt"
     return "$rc"
 }
@@ -397,7 +414,9 @@ h2load_measure() {
     connect_wait_args h2load
     local cmd=(h2load "${CONNECT_WAIT[@]}" "${H2_ARGS[@]}") rc=0
     LAST_TOOL_CMD="${cmd[*]}"
-    tool_run "$(( DURATION + TOOL_MARGIN ))" "$part.stdout.txt" "$part.stderr.txt" "${cmd[@]}" || rc=$?
+    # (the start snapshot: window_close; not in the record, as wrk's files are not)
+    tool_run "$(( DURATION + TOOL_MARGIN ))" "$part.stdout.txt" "$part.stderr.txt" \
+        env H2LOAD_START_SNAPSHOT="$part.start.snapshot" H2LOAD_SNAPSHOT_PIDS="$SNAPSHOT_PIDS" "${cmd[@]}" || rc=$?
     note_unconnected "h2load's throughput run" "$part.stderr.txt"
     return "$rc"
 }

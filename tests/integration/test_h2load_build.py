@@ -103,6 +103,29 @@ def test_connect_wait_starts_the_clock_once_every_client_connected(h2c_port):
     assert done > 0
 
 
+def test_start_snapshot_is_taken_when_the_main_duration_begins(h2c_port, tmp_path):
+    """H2LOAD_START_SNAPSHOT receives the counters the lab reads around its window (the format of
+    the lab's wrk snapshots), for the PIDs named, once the clients have connected."""
+    snap = tmp_path / "start.snapshot"
+    server_pid = next(p for p in _pids_listening(h2c_port))
+    env = {**os.environ, "H2LOAD_START_SNAPSHOT": str(snap), "H2LOAD_SNAPSHOT_PIDS": f"{server_pid} x1 999999999"}
+    before = time.clock_gettime(time.CLOCK_BOOTTIME)
+    r = subprocess.run(["timeout", "10", _lab_h2load(), "--lab-connect-wait=5s", "-t2", "-c8", "-m1", "-D", "1",
+                        f"http://127.0.0.1:{h2c_port}/ping"], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    lines = snap.read_text().splitlines()
+    assert lines[0].startswith("uptime ") and before - 0.02 <= float(lines[0].split()[1]) <= before + 1.0, lines[0]
+    assert any(l.startswith("cpu0 ") for l in lines) and sum(l.startswith("self ") for l in lines) == 1
+    assert [l.split()[1] for l in lines if l.startswith("pid ")] == [str(server_pid)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["start.snapshot"]
+
+
+def _pids_listening(port: int) -> list[int]:
+    """The PIDs with a socket listening on 127.0.0.1:port (ss -ltnp)."""
+    out = subprocess.run(["ss", "-Hltnp", f"sport = :{port}"], capture_output=True, text=True, check=True).stdout
+    return [int(x.split("=")[1]) for x in out.replace(",", " ").split() if x.startswith("pid=")]
+
+
 def test_the_harness_passes_the_connect_wait_to_its_measured_runs():
     root = Path(__file__).resolve().parents[2]
     for tool in ("h2load", "wrk"):

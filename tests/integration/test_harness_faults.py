@@ -512,6 +512,13 @@ def test_h2load_latency_window_opens_after_warmup(make_lab):
             assert "h2load: every client connected; thread #0 starts" in (point / err).read_text(), err
         run = json.loads((point / "r1.run.json").read_text())
         assert run["cmd"].startswith("h2load --lab-connect-wait=5s "), run["cmd"]
+        # the server's CPU window starts with the clock (h2load's start snapshot), after the connects
+        server = json.loads((point / "r1.server.json").read_text())
+        assert server["window_start"] == "clock_start" and 0 < server["clock_start_s"] < 5, server
+        assert server["wall_s"] < server["tool_wall_s"], server
+        snap = (point / "r1.start.snapshot").read_text().splitlines()
+        assert snap[0].startswith("uptime ") and any(l.startswith("self ") for l in snap)
+        assert {l.split()[1] for l in snap if l.startswith("pid ")} == {str(p) for p in server["pids"]}
     meta = json.loads((lab.run_dir() / "meta.json").read_text())
     assert meta["params"]["latency_warmup_s"] == 0.5
 

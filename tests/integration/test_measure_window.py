@@ -114,6 +114,19 @@ def test_window_records_client_and_cores(tmp_path, grow_server):
     t = read_client_time(d / "r1.client.time.txt")
     assert 0.9 < t.wall_s < 5 and t.cpu_s >= w.client_cpu_s >= 0   # wrk ran for its second
     assert cost.window_end == "load_end"
+    # the lab's wrk (--lab-connect-wait) opens the window when its clock starts, after its connects
+    lab_wrk = "lab build" in subprocess.run(["wrk", "-v"], capture_output=True, text=True).stdout
+    assert lab_wrk or not os.environ.get("LAB_REQUIRE_TOOLS"), "wrk on PATH is not the lab's build"
+    doc = json.loads((d / "r1.server.json").read_text())
+    cpu = json.loads((d / "r1.cpu.json").read_text())
+    if lab_wrk:
+        assert (d / "r1.start.snapshot").is_file()
+        assert doc["window_start"] == cpu["window_start"] == "clock_start" and 0 < doc["clock_start_s"] < 1, doc
+        assert 0.9 < doc["wall_s"] < 1.2, doc          # the load's second, from the clock's start
+        assert cost.clock_start_s == doc["clock_start_s"]
+        assert 0 <= cpu["client_cpu_ticks_before"] <= cpu["client_cpu_ticks"], cpu
+    else:
+        assert doc["window_start"] == "tool_start" and doc["clock_start_s"] is None
     assert 0 <= w.client_busy <= 1 and 0 <= w.server_busy <= 1
     assert w.steal_pct >= 0 and w.foreign_cpu_pct >= 0
 

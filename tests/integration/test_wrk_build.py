@@ -2,6 +2,7 @@
 scripts/patches/wrk-lab.patch): --lab-connect-wait starts its clock once every connection has
 connected, or says on stderr how many had not when the wait ran out (the loader fails such a point:
 tests/unit/test_wrk_loader.py); -v names the build on its second line, its first being Debian's."""
+import os
 import shutil
 import socket
 import subprocess
@@ -67,3 +68,38 @@ def test_without_the_option_nothing_is_said():
         r = subprocess.run(["timeout", "10", wrk, "-t1", "-c2", "-d1s", f"http://127.0.0.1:{port}/"],
                            capture_output=True, text=True)
     assert "connect" not in r.stderr, r.stderr
+
+
+def _snapshot_lines(path) -> list[str]:
+    lines = path.read_text().splitlines()
+    assert lines[0].startswith("uptime ") and len(lines[0].split()) == 3, lines[0]
+    assert any(l.startswith("cpu0 ") for l in lines), lines
+    assert sum(l.startswith("self ") for l in lines) == 1, lines
+    return lines
+
+
+def test_start_snapshot_is_taken_when_the_clock_starts(server, tmp_path):
+    """With the connect wait, WRK_START_SNAPSHOT receives the counters the lab reads around its
+    window (the end snapshot's format), for the PIDs named, the moment the clock starts."""
+    snap = tmp_path / "start.snapshot"
+    env = {**os.environ, "WRK_START_SNAPSHOT": str(snap), "WRK_SNAPSHOT_PIDS": f"{server.proc.pid} 999999999"}
+    before = time.clock_gettime(time.CLOCK_BOOTTIME)
+    r = subprocess.run(["timeout", "10", _lab_wrk(), "--lab-connect-wait=5s", "-t1", "-c8", "-d1s",
+                        f"http://127.0.0.1:{server.port}/ping"], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    lines = _snapshot_lines(snap)
+    # taken inside the run, before its second of load
+    taken = float(lines[0].split()[1])
+    assert before - 0.02 <= taken <= before + 1.0, (before, taken)
+    # the server's line (a PID that does not exist adds nothing); no temporary file left
+    assert [l.split()[1] for l in lines if l.startswith("pid ")] == [str(server.proc.pid)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["start.snapshot"]
+
+
+def test_no_start_snapshot_without_the_connect_wait(server, tmp_path):
+    snap = tmp_path / "start.snapshot"
+    env = {**os.environ, "WRK_START_SNAPSHOT": str(snap), "WRK_SNAPSHOT_PIDS": str(server.proc.pid)}
+    r = subprocess.run(["timeout", "10", _lab_wrk(), "-t1", "-c2", "-d1s", f"http://127.0.0.1:{server.port}/ping"],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    assert not snap.exists()

@@ -94,6 +94,37 @@ def test_window_tail_only_for_wrk_windows_read_at_exit():
     assert window_tail_s("wrk", None, res) == 0.0
 
 
+def test_window_from_the_clock_start_leaves_the_connects_out(tmp_path):
+    """A window opened at the tool's clock (its start snapshot): the server's ticks are counted
+    from there (cpu_ticks_before is the snapshot's), clock_start_s keeps the connects' seconds, and
+    the tool's CPU before the clock (client_cpu_ticks_before) comes off its CPU, whether that is
+    read from its end snapshot or from its exit's /usr/bin/time."""
+    p = tmp_path / "r1.server.json"
+    doc = {"pids": [1], "clk_tck": 100, "cpu_ticks_before": 40, "cpu_ticks_after": 140, "wall_s": 1.0,
+           "tool_wall_s": 1.9, "window_start": "clock_start", "clock_start_s": 0.8, "window_end": "load_end",
+           "rss_kb": 1, "server_alive": True}
+    p.write_text(json.dumps(doc))
+    cost = read_server_cost(p)
+    assert cost.cpu_s == pytest.approx(1.0) and cost.clock_start_s == 0.8
+    p.write_text(json.dumps({**doc, "window_start": "tool_start", "clock_start_s": None}))
+    assert math.isnan(read_server_cost(p).clock_start_s)
+    for bad in ({"window_start": "somewhere"}, {"clock_start_s": None}, {"clock_start_s": -1}):
+        p.write_text(json.dumps({**doc, **bad}))
+        with pytest.raises(RawFormatError, match=r"r1\.server\.json.*(window_start|clock_start_s)"):
+            read_server_cost(p)
+    (tmp_path / "w").mkdir()
+    d = _window(tmp_path / "w", server_cpu_s=1.0, wall_s=1.0, client_cpu_s=1.5)
+    c = d / "r1.cpu.json"
+    cpu = json.loads(c.read_text())
+    c.write_text(json.dumps({**cpu, "client_cpu_ticks_before": 50}))
+    assert window_cpu(d, 1, 1.0).client_cpu_s == pytest.approx(1.0, abs=0.02)    # the time file's
+    c.write_text(json.dumps({**cpu, "client_cpu_ticks": 160, "client_cpu_ticks_before": 50}))
+    assert window_cpu(d, 1, 1.0).client_cpu_s == pytest.approx(1.1)                # the snapshots'
+    c.write_text(json.dumps({**cpu, "client_cpu_ticks": 40, "client_cpu_ticks_before": 50}))
+    with pytest.raises(RawFormatError, match="client_cpu_ticks"):
+        window_cpu(d, 1, 1.0)
+
+
 def test_window_cpu_absent_for_old_runs(tmp_path):
     assert window_cpu(tmp_path, 1, 1.0) is None
 
