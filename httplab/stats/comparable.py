@@ -71,7 +71,12 @@ def tool_differences(meta_a: Mapping[str, Any], meta_b: Mapping[str, Any]) -> li
         if k.endswith("_build") and k not in tools and tools.get(k.removesuffix("_build")):
             return BUILD_BEFORE_RECORDED
         return tools.get(k)
-    return [d for k in keys for d in _diff(f"tools.{k}", value(ta, k), value(tb, k))]
+    def said_by_its_tool(k: str) -> bool:
+        # a build where a run lacks the tool itself: the tool's own line already differs
+        base = k.removesuffix("_build")
+        return k != base and not (ta.get(base) and tb.get(base))
+    return [d for k in keys if not said_by_its_tool(k)
+            for d in _diff(f"tools.{k}", value(ta, k), value(tb, k))]
 
 
 def info_differences(meta_a: Mapping[str, Any], meta_b: Mapping[str, Any]) -> list[Difference]:

@@ -351,3 +351,13 @@ def test_the_share_the_canary_explains():
     assert explained_share(1.2, 1.0) == pytest.approx(0.0)            # equally fast machines
     assert explained_share(1 / 1.2, 1.2, scale=-1.0) == pytest.approx(1.0)   # CPU-µs/req falls on a faster machine
     assert math.isnan(explained_share(1.005, 1.2))                   # a Δ within ±1 %: no share
+
+
+def test_a_load_tools_build_blocks_and_an_old_run_ran_debians():
+    """The lab's wrk and h2load keep Debian's version line, so their build is compared on its own:
+    a run that predates the record ran Debian's build."""
+    lab = _meta(tools__wrk_build="lab build: --lab-connect-wait")
+    diffs = blocking(differences(META, lab))
+    assert [d.what for d in diffs] == ["tools.wrk_build"]
+    assert diffs[0].a.startswith("Debian's (not recorded") and diffs[0].b == "lab build: --lab-connect-wait"
+    assert not blocking(differences(lab, json.loads(json.dumps(lab))))
