@@ -197,7 +197,8 @@ debian_rebuild() {
 # h2load (scripts/patches/h2load-lab.patch): Debian 12's never exits when a client is still
 # connecting at the end of its -D window, which a TLS point on a loaded machine meets; SIGINT ends
 # a -D run as its duration's end would, which the interleaved slices need (scripts/lib/sliced.sh);
-# and --lab-connect-wait starts the clock once every client has connected (scripts/lib/measure.sh).
+# and --lab-connect-wait starts the clock once every client has connected, saying so on stderr and
+# snapshotting the counters the window is read from (scripts/lib/measure.sh, docs/method.md).
 # jemalloc as in Debian's build; the binary links the system's libnghttp2. Half a minute.
 NGHTTP2_DEB=1.52.0-1+deb12u3
 build_h2load() {
@@ -219,7 +220,8 @@ setup_h2load() {
 }
 
 # wrk (scripts/patches/wrk-lab.patch): --lab-connect-wait starts the clock once every connection
-# has connected, as h2load's. Debian's flags with its hardening=+all, LuaJIT and OpenSSL from the
+# has connected, as h2load's, says so on stderr and snapshots the counters the window is read from.
+# Debian's flags with its hardening=+all, LuaJIT and OpenSSL from the
 # system as in Debian's rules; VER as Debian's binary package names itself (4.1.0-3+b2 is a rebuild
 # of the 4.1.0-3 source), so the first line of `wrk -v` is unchanged. A few seconds.
 WRK_DEB=4.1.0-3
