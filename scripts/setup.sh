@@ -265,7 +265,7 @@ main() {
     setup_wrk
     setup_oha
     setup_inferno
-    log "setup: system packages, Python env ($VENV_DIR), the httplab kernel, h2spec, h2load, oha and inferno are ready"
+    log "setup: system packages, Python env ($VENV_DIR), the httplab kernel, h2spec, h2load, wrk, oha and inferno are ready"
 }
 
 main "$@"
