@@ -6,7 +6,6 @@ its report, also after the tool was stopped (SIGSTOP) and continued, as the inte
 and --lab-connect-wait starts the clock once every client has connected, or says on stderr how many
 had not when the wait ran out; the harness passes it to its measured runs."""
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -15,17 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from lab_tools import lab_tool, silent_listener
+
 pytestmark = pytest.mark.concurrent   # a deadline with seconds of margin
 
 
 def _lab_h2load() -> str:
-    path = shutil.which("h2load")
-    version = subprocess.run([path, "--version"], capture_output=True, text=True).stdout if path else ""
-    if "lab build" not in version:
-        if os.environ.get("LAB_REQUIRE_TOOLS"):
-            pytest.fail(f"h2load on PATH ({path}) is not the lab's build: scripts/setup.sh builds it")
-        pytest.skip("the lab's h2load is not on PATH (scripts/setup.sh builds it)")
-    return path
+    return lab_tool("h2load", "--version")
 
 
 def test_version_names_the_build_and_keeps_the_first_line():
@@ -39,10 +34,7 @@ def test_clients_that_never_connect_end_with_the_window():
     h2load = _lab_h2load()
     # a listener that accepts (the kernel completes the TCP handshake) and never answers: every
     # client stays in its TLS handshake for the whole window
-    with socket.socket() as lsn:
-        lsn.bind(("127.0.0.1", 0))
-        lsn.listen(16)
-        port = lsn.getsockname()[1]
+    with silent_listener() as port:
         t0 = time.monotonic()
         r = subprocess.run(["timeout", "10", h2load, "-t1", "-c4", "-D", "1", f"https://127.0.0.1:{port}/ping"],
                            capture_output=True, text=True)
@@ -56,10 +48,7 @@ def test_clients_that_never_connect_end_with_the_window():
 def test_connect_wait_runs_out_and_names_the_clients_still_connecting():
     h2load = _lab_h2load()
     # the silent listener again: no client ever finishes its handshake
-    with socket.socket() as lsn:
-        lsn.bind(("127.0.0.1", 0))
-        lsn.listen(16)
-        port = lsn.getsockname()[1]
+    with silent_listener() as port:
         t0 = time.monotonic()
         r = subprocess.run(["timeout", "10", h2load, "--lab-connect-wait=1s", "-t1", "-c4", "-D", "1",
                             f"https://127.0.0.1:{port}/ping"], capture_output=True, text=True)

@@ -3,25 +3,18 @@ scripts/patches/wrk-lab.patch): --lab-connect-wait starts its clock once every c
 connected, or says on stderr how many had not when the wait ran out (the loader fails such a point:
 tests/unit/test_wrk_loader.py); -v names the build on its second line, its first being Debian's."""
 import os
-import shutil
-import socket
 import subprocess
 import time
 
 import pytest
 
+from lab_tools import lab_tool, silent_listener
+
 pytestmark = pytest.mark.concurrent   # a deadline with seconds of margin
 
 
 def _lab_wrk() -> str:
-    import os
-    path = shutil.which("wrk")
-    version = subprocess.run([path, "-v"], capture_output=True, text=True).stdout if path else ""
-    if "lab build" not in version:
-        if os.environ.get("LAB_REQUIRE_TOOLS"):
-            pytest.fail(f"wrk on PATH ({path}) is not the lab's build: scripts/setup.sh builds it")
-        pytest.skip("the lab's wrk is not on PATH (scripts/setup.sh builds it)")
-    return path
+    return lab_tool("wrk", "-v")
 
 
 def test_version_names_the_build_and_keeps_the_first_line():
@@ -35,10 +28,7 @@ def test_connect_wait_runs_out_and_names_the_connections_still_connecting():
     wrk = _lab_wrk()
     # a listener that accepts (the kernel completes the TCP handshake) and never answers: every
     # connection stays in its TLS handshake
-    with socket.socket() as lsn:
-        lsn.bind(("127.0.0.1", 0))
-        lsn.listen(16)
-        port = lsn.getsockname()[1]
+    with silent_listener() as port:
         t0 = time.monotonic()
         r = subprocess.run(["timeout", "10", wrk, "--lab-connect-wait=1s", "-t1", "-c4", "-d1s",
                             f"https://127.0.0.1:{port}/ping"], capture_output=True, text=True)
@@ -61,10 +51,7 @@ def test_connect_wait_starts_the_clock_once_every_connection_connected(server):
 
 def test_without_the_option_nothing_is_said():
     wrk = _lab_wrk()
-    with socket.socket() as lsn:
-        lsn.bind(("127.0.0.1", 0))
-        lsn.listen(16)
-        port = lsn.getsockname()[1]
+    with silent_listener() as port:
         r = subprocess.run(["timeout", "10", wrk, "-t1", "-c2", "-d1s", f"http://127.0.0.1:{port}/"],
                            capture_output=True, text=True)
     assert "connect" not in r.stderr, r.stderr
