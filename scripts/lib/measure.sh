@@ -273,12 +273,11 @@ wrk_measure() {
     fi
     wrk_args
     connect_wait_args wrk
-    LAST_TOOL_CMD="$(wrk_env) wrk -d ${DURATION}s ${CONNECT_WAIT[*]}${CONNECT_WAIT[*]:+ }${WRK_ARGS[*]}"
-    local rc=0
+    local cmd=(wrk -d "${DURATION}s" "${CONNECT_WAIT[@]}" "${WRK_ARGS[@]}") rc=0
+    LAST_TOOL_CMD="$(wrk_env) ${cmd[*]}"
     tool_run "$(( DURATION + TOOL_MARGIN ))" "$part.stdout.txt" "$part.stderr.txt" \
         env $(wrk_env) WRK_JSON="$part.wrk.json" WRK_END_SNAPSHOT="$part.end.snapshot" \
-        WRK_START_SNAPSHOT="$part.start.snapshot" WRK_SNAPSHOT_PIDS="$SNAPSHOT_PIDS" \
-        wrk -d "${DURATION}s" "${CONNECT_WAIT[@]}" "${WRK_ARGS[@]}" || rc=$?
+        WRK_START_SNAPSHOT="$part.start.snapshot" WRK_SNAPSHOT_PIDS="$SNAPSHOT_PIDS" "${cmd[@]}" || rc=$?
     note_unconnected "wrk" "$part.stderr.txt"
     return "$rc"
 }
