@@ -94,7 +94,11 @@ def _blocks_words(blocks: str | None) -> str:
                 "up at once, and each scenario's load tools given the client CPUs in turn in short slices "
                 "until each had run the measured duration, so that the two runs of a comparison share the "
                 "same seconds; rates and cost are over the seconds each tool ran, and the latency of wrk's "
-                "points is not measured (its requests in flight waited out the others' slices)")
+                "points is not measured (its requests in flight waited out the others' slices). Absolute "
+                "req/s read about 5 % below contiguous runs of the same servers (CPU per request does not "
+                "move): a factor common to every server, so the ratios between servers hold, but compare an "
+                "absolute rate with another sliced run's, not with a server-block run's (docs/method.md, "
+                "\"The level shift at 32 reps\": HTTP/1.1 at 100 connections, shifts of 1-9 %, median 5 %)")
     return "(each server started fresh and passed the verify gate first)"
 
 
