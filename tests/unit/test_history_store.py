@@ -155,3 +155,13 @@ def test_a_run_built_into_two_folders_counts_once(history_data, tmp_path, capsys
     hist = page.write_history_page(reports, None, data)
     assert [(f.server, f.run_id) for f in hist.flags] == [("evloop", ids[7])]
     assert capsys.readouterr().err.count("0-backup") == 1   # named once per page, not per reader
+
+
+def test_an_interleaved_run_is_a_setup_of_its_own():
+    """Sliced runs read req/s about 5 % below contiguous runs on the same machine: their series is
+    their own, so the design's step is no change point."""
+    meta = {"host": {"cpu_model": "AMD EPYC", "cores": 2}, "server_cpus": "0", "client_cpus": "1"}
+    plain = store.setup_label(meta)
+    assert plain == "AMD EPYC, 2 cores; server CPUs 0, client CPUs 1; local"
+    assert store.setup_label({**meta, "params": {"blocks": "server"}}) == plain
+    assert store.setup_label({**meta, "params": {"blocks": "sliced"}}) == plain + "; interleaved slices"

@@ -166,6 +166,7 @@ def _meta(**change) -> dict:
     ({"tools__wrk": "wrk 4.2.0"}, "tools.wrk"), ({"tools__oha": "oha 1.17.0"}, "tools.oha"),
     ({"host__cpu_model": "Intel Xeon"}, "host.cpu_model"), ({"host__hostname": "other"}, "host.hostname"),
     ({"host__kernel": "Linux 6.19"}, "host.kernel"), ({"host__cores": 4}, "host.cores"),
+    ({"params__blocks": "sliced"}, "params.blocks"),
 ])
 def test_a_difference_of_machine_cpus_or_tools_is_refused_unless_forced(change, what):
     diffs = differences(META, _meta(**change))
@@ -361,3 +362,14 @@ def test_a_load_tools_build_blocks_and_an_old_run_ran_debians():
     assert [d.what for d in diffs] == ["tools.wrk_build"]
     assert diffs[0].a.startswith("Debian's (not recorded") and diffs[0].b == "lab build: --lab-connect-wait"
     assert not blocking(differences(lab, json.loads(json.dumps(lab))))
+
+
+def test_the_design_blocks_and_an_old_run_ran_server_blocks():
+    """Interleaved slices read absolute req/s about 5 % below contiguous runs (docs/method.md, "The
+    level shift at 32 reps"): a run-vs-run ratio across designs would take that for a change. A run
+    without params.blocks ran in server blocks."""
+    sliced = _meta(params__blocks="sliced")
+    diffs = blocking(differences(META, sliced))
+    assert [(d.what, d.a, d.b) for d in diffs] == [("params.blocks", "server", "sliced")]
+    assert not differences(META, _meta(params__blocks="server"))
+    assert not blocking(differences(sliced, _meta(params__blocks="sliced", params__reps=12)))

@@ -60,14 +60,17 @@ def machine_label(cpu_model: Any, cores: Any) -> str:
 
 def setup_label(meta: dict) -> str:
     """The conditions a figure depends on beyond the code: the machine (CPU model, cores), the CPU
-    sets of the servers and the load tool, and the host mode (local, netns with its client hosts,
-    an inventory). Two runs of one setup can be compared in a history; runs of two setups cannot."""
+    sets of the servers and the load tool, the host mode (local, netns with its client hosts, an
+    inventory) and, for an interleaved run, its design: sliced runs read absolute req/s about 5 %
+    below contiguous ones (docs/method.md, "The level shift at 32 reps"), a step a history would
+    flag as a change. Two runs of one setup can be compared in a history; runs of two setups cannot."""
     host, hosts = _host(meta), _hosts(meta)
     mode = str(hosts.get("mode") or "local")
     clients = hosts.get("client_hosts")
     where = mode if mode == "local" or not clients else f"{mode} ×{clients} clients"
+    sliced = "; interleaved slices" if _params(meta).get("blocks") == "sliced" else ""
     return (f"{machine_label(host.get('cpu_model'), host.get('cores'))}; server CPUs {meta.get('server_cpus', '?')}, "
-            f"client CPUs {meta.get('client_cpus', '?')}; {where}")
+            f"client CPUs {meta.get('client_cpus', '?')}; {where}{sliced}")
 
 
 # column -> how it is read from a run.json's meta (the raw meta.json). A new column (a canary figure,
