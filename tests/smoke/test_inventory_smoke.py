@@ -58,6 +58,10 @@ def test_each_hosts_facts_are_recorded(run_dir: Path) -> None:
         clients = [x for x in doc["hosts"] if x["role"] == "client"]
         assert [x["addr"] for x in clients] == ["10.231.0.11", "10.231.0.12"]
         assert all(any(t.startswith("wrk=wrk ") for t in x["tools"]) for x in clients), clients
+        # the stand-in hosts are this machine's namespaces: its lab builds, named as meta.json does
+        for tool in ("wrk_build", "h2load_build"):
+            assert all(sum(t.startswith(f"{tool}=") and len(t) > len(tool) + 1 for t in x["tools"]) == 1
+                       for x in clients), clients
 
 
 def test_the_report_header_names_the_mode_and_hosts(run_dir: Path) -> None:
