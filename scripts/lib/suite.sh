@@ -317,7 +317,7 @@ suite_run() {
     [[ $BLOCKS == sliced ]] && sliced_check
     read -r total f < <(suite_plan)
     mapfile -t blocks < <(suite_blocks)
-    log "suite $SUITE: $total points to run (${REPS} reps, ${DURATION}s + ${RUN_WARMUP}s warm-up each$( [[ -z $(longer_warmups) ]] || echo " (longer for some servers, above)"), $( if [[ $BLOCKS == sliced ]]; then echo "every server's runs interleaved in ${SLICE_S} s slices"; elif ((${#blocks[@]} > 1)); then echo "${#blocks[@]} scenario blocks per rep"; else echo "one block per rep"; fi); planned: $(plan_text "$f"), an estimate), server CPUs $SERVER_CPUS, client CPUs $CLIENT_CPUS"
+    log "suite $SUITE: $total points to run (${REPS} reps, ${DURATION}s + ${RUN_WARMUP}s warm-up each$( [[ -z ${SUITE_LONGER_WARMUPS:-} ]] || echo " (longer for some servers, above)"), $( if [[ $BLOCKS == sliced ]]; then echo "every server's runs interleaved in ${SLICE_S} s slices"; elif ((${#blocks[@]} > 1)); then echo "${#blocks[@]} scenario blocks per rep"; else echo "one block per rep"; fi); planned: $(plan_text "$f"), an estimate), server CPUs $SERVER_CPUS, client CPUs $CLIENT_CPUS"
     suite_order
     host_state start
     # the machine's own speed before, halfway through and after the suite (scripts/lib/canary.sh)
@@ -604,8 +604,9 @@ parse_suite_flags() {
     if [[ ! -f $RUN_DIR/meta.json ]]; then
         create_run_meta "$RUN_DIR" "$PROFILE" "$SUITE" "$(run_params_json)"
     fi
-    local longer
-    longer=$(longer_warmups)
+    # (kept for suite_run's first line: the manifests are read once)
+    SUITE_LONGER_WARMUPS=$(longer_warmups)
+    local longer=$SUITE_LONGER_WARMUPS
     if [[ -n $longer && -z ${LAB_COUNT_POINTS:-} ]]; then
         log "note: suite $SUITE warms these servers' points longer than ${RUN_WARMUP} s (their manifests' min_warmup_s: their runtimes compile as they serve): $(paste -sd, <<<"$longer" | sed 's/ /: /g; s/,/ s, /g') s"
         note_server_warmups "$RUN_DIR" "$longer" ||
