@@ -87,7 +87,7 @@ run_suites() {
         n=$(printf '%s\n' $nb | sort -u | grep -c . || true)
         after=$(( after + PLAN_NOTEBOOK_S * ( (n + $(report_jobs) - 1) / $(report_jobs) ) ))
     fi
-    log "planned: $RUN_TOTAL points, $(plan_text $(( secs + after ))) (an estimate: $(plan_text "$secs") of points, each ${DURATION} s$( (( WARMUP )) && echo " + ${WARMUP} s warm-up") plus the overheads measured on the two-core lab machine, docs/running.md \"What a run costs\"; then $(plan_text "$after") of packing$(${reports:-true} && echo " and reports")$( [[ ${HOSTS:-local} == local ]] || echo "; measured in the local host mode: --hosts $HOSTS takes longer"))"
+    log "planned: $RUN_TOTAL points, $(plan_text $(( secs + after ))) (an estimate: $(plan_text "$secs") of points, each its suite's run and warm-up plus the overheads measured on the two-core lab machine, docs/running.md \"What a run costs\"; then $(plan_text "$after") of packing$(${reports:-true} && echo " and reports")$( [[ ${HOSTS:-local} == local ]] || echo "; measured in the local host mode: --hosts $HOSTS takes longer"))"
     for suite in "${SUITES[@]}"; do
         log "=== suite $suite → $RUN_DIR"
         rc=0
@@ -203,7 +203,7 @@ main() {
     trap 'run_interrupted INT' INT
     trap 'run_interrupted TERM' TERM
     local profile=full run_id="" new=false skip_setup=false skip_build=false pack=true reports_only=false reports=true t0 s
-    local suites_given=false
+    local suites_given=false given=()
     mapfile -t SUITES < <(lab_suites)
     SUITE_FLAGS=() BUILD_FLAGS=()
     while (( $# )); do
@@ -215,11 +215,11 @@ main() {
             --suites)     IFS=, read -ra SUITES <<<"$2"; suites_given=true; shift ;;
             --run-id)     run_id=$2; shift ;;
             --new)        new=true ;;
-            --duration)   export DURATION=$2; shift ;;
-            --warmup)     export WARMUP=$2; shift ;;
-            --reps)       export REPS=$2; shift ;;
-            --latency-every) export LATENCY_EVERY=$2; shift ;;
-            --blocks)     check_blocks "$2"; export BLOCKS=$2; shift ;;
+            --duration)   export DURATION=$2; given+=(duration_s); shift ;;
+            --warmup)     export WARMUP=$2; given+=(warmup_s); shift ;;
+            --reps)       export REPS=$2; given+=(reps); shift ;;
+            --latency-every) export LATENCY_EVERY=$2; given+=(latency_every); shift ;;
+            --blocks)     check_blocks "$2"; export BLOCKS=$2; given+=(blocks); shift ;;
             --servers)    SUITE_FLAGS+=("$1" "$2"); BUILD_FLAGS=(--servers "${2//"$AA_SUFFIX"/}"); shift ;;
             --scenarios|--order-seed|--netns-rate) SUITE_FLAGS+=("$1" "$2"); shift ;;
             --hosts)      check_host_mode "$2"; export HOSTS=$2; SUITE_FLAGS+=("$1" "$2"); shift ;;
@@ -288,16 +288,9 @@ main() {
         die "cannot write raw files under $RAW_ROOT: $s; nothing was started"
     fi
     if [[ -n ${RUN_DIR:-} && -f $RUN_DIR/meta.json ]]; then
-        # A resumed run keeps the durations and reps it started with.
-        export DURATION WARMUP REPS
-        DURATION=$(jq -r .params.duration_s "$RUN_DIR/meta.json")
-        WARMUP=$(jq -r .params.warmup_s "$RUN_DIR/meta.json")
-        REPS=$(jq -r .params.reps "$RUN_DIR/meta.json")
-        LATENCY_EVERY=$(jq -r '.params.latency_every // 1' "$RUN_DIR/meta.json"); export LATENCY_EVERY
+        # A resumed run keeps the design it started with: resume_design.
+        resume_design "$RUN_DIR/meta.json"
         AA=$(jq -r '.params.aa // 0' "$RUN_DIR/meta.json"); export AA
-        BLOCKS=$(jq -r '.params.blocks // "server"' "$RUN_DIR/meta.json"); export BLOCKS
-        # (and its slices' length: sliced.sh reads LAB_SLICE_S)
-        LAB_SLICE_S=$(jq -r '.params.slice_s // empty' "$RUN_DIR/meta.json"); [[ -z $LAB_SLICE_S ]] || export LAB_SLICE_S
         # ... and its host mode: a run's points are all measured the same way
         local was
         was=$(jq -r '.params.hosts // "local"' "$RUN_DIR/meta.json")
@@ -307,11 +300,16 @@ main() {
         was=$(jq -r '.params.client_hosts // 1' "$RUN_DIR/meta.json")
         [[ $was == "${CLIENT_HOSTS:-1}" ]] || die "run $(basename "$RUN_DIR") was started with --clients $was; resume it with --clients $was (or start another with --new)"
         export CLIENT_HOSTS=$was
-        log "resuming run $(basename "$RUN_DIR") (${DURATION}s runs, $REPS reps, hosts $HOSTS, $CLIENT_HOSTS client host(s))"
+        log "resuming run $(basename "$RUN_DIR") (each part in the design it started with; hosts $HOSTS, $CLIENT_HOSTS client host(s))"
     else
         RUN_DIR=${RUN_DIR:-$RAW_ROOT/$(new_run_id)}
         apply_profile "$profile"
         create_run_meta "$RUN_DIR" "$profile" "${SUITES[*]}" "$(run_params_json)"
+        # (which settings were flags: a resumed run gives them to the parts it has not started,
+        # which otherwise take their own: resume_design)
+        json_strs "${given[@]}"
+        meta_update "$RUN_DIR" '.params.given = $g' --argjson g "$JSON_STRS" ||
+            die "could not write $RUN_DIR/meta.json ($(raw_problem "$RUN_DIR"))"
         log "new run $(basename "$RUN_DIR") (profile $profile, suites ${SUITES[*]})"
     fi
 

@@ -24,6 +24,10 @@ suite.toml:
   [wording]             latency_note = "…"; [wording.sections.<key prefix>] caption words
   [[sections]]          key, title, where = {column = value}, vary, vary_label: a table of the
                         generic report (rows: the `vary` column; one column per server)
+  [full]                the suite's own design in the full profile, where it differs from the
+                        profile's (3 s runs after 1 s of warm-up, 5 reps, server blocks): blocks
+                        ("server", "scenario", "sliced"), reps, duration_s, warmup_s, latency_every
+                        (docs/method.md, "Sizing the reps"); a flag given to run_all.sh overrides it
 """
 from __future__ import annotations
 
@@ -37,6 +41,13 @@ from types import ModuleType
 from typing import Any
 
 DEFAULT_ORDER = 1000
+# [full]: key -> (the shell variable scripts/lib/suite.sh sets from it, the least whole number it
+# takes; None: one of BLOCKS)
+FULL_KEYS: dict[str, tuple[str, int | None]] = {
+    "blocks": ("BLOCKS", None), "reps": ("REPS", 1), "duration_s": ("DURATION", 1),
+    "warmup_s": ("WARMUP", 0), "latency_every": ("LATENCY_EVERY", 1),
+}
+BLOCKS = ("server", "scenario", "sliced")
 
 
 class SuiteError(ValueError):
@@ -64,6 +75,7 @@ class Suite:
     composites: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     wording: dict[str, Any] = field(default_factory=dict)
     sections: tuple[dict[str, Any], ...] = ()
+    full: dict[str, Any] = field(default_factory=dict)   # [full]: its design in the full profile
 
     @property
     def notebook(self) -> Path | None:
@@ -105,6 +117,23 @@ def _curve_pairs(seed: dict[str, Any], part: str, where: str) -> tuple[list[tupl
         else:
             xp.append((pa, pb, a, b))
     return sp, xp
+
+
+def full_design(value: Any, where: str) -> dict[str, Any]:
+    """A suite's [full] table, checked: only FULL_KEYS, blocks one of BLOCKS, the others whole
+    numbers at or above their least."""
+    if not isinstance(value, dict):
+        raise SuiteError(f"{where}: a table expected")
+    for key, v in value.items():
+        if key not in FULL_KEYS:
+            raise SuiteError(f"{where}: unknown key {key!r} (known: {', '.join(FULL_KEYS)})")
+        least = FULL_KEYS[key][1]
+        if least is None:
+            if v not in BLOCKS:
+                raise SuiteError(f"{where}: {key} must be one of {', '.join(BLOCKS)} (got {v!r})")
+        elif isinstance(v, bool) or not isinstance(v, int) or v < least:
+            raise SuiteError(f"{where}: {key} must be a whole number ≥ {least} (got {v!r})")
+    return dict(value)
 
 
 def parts_of(folder: Path) -> tuple[str, ...]:
@@ -154,7 +183,8 @@ def load_suite(folder: Path) -> Suite:
                  order=order, baseline=data.get("baseline"),
                  headline={str(k): str(v) for k, v in data.get("headline", {}).items()},
                  scenario_pairs=sp, suite_pairs=xp,  # type: ignore[arg-type]
-                 composites=composites, wording=data.get("wording", {}), sections=tuple(sections))
+                 composites=composites, wording=data.get("wording", {}), sections=tuple(sections),
+                 full=full_design(data.get("full", {}), f"{toml} [full]"))
 
 
 @lru_cache(maxsize=4)
@@ -212,13 +242,31 @@ def composites(root: Path | None = None) -> dict[tuple[str, str], tuple[str, ...
     return {k: v for s in all_suites(root) for k, v in s.composites.items()}
 
 
+def full_assignments(part: str, root: Path | None = None) -> list[str]:
+    """The shell's view of a part's [full] table: VAR=value lines (scripts/lib/suite.sh,
+    apply_profile); none for a part of no suite or a suite without the table."""
+    s = suite_of_part(part, root)
+    return [f"{FULL_KEYS[k][0]}={v}" for k, v in (s.full if s else {}).items()]
+
+
 def main(argv: list[str] | None = None) -> int:
-    """`python -m httplab suites`: one line per suite: its name, run order, parts and title."""
+    """`python -m httplab suites`: one line per suite: its name, run order, parts and title;
+    `--full PART`: the full profile's design of the part's suite, as VAR=value lines."""
     import argparse
     ap = argparse.ArgumentParser(description="List the suites (suites/<name>/) and their parts.")
-    ap.parse_args(argv)
-    for s in all_suites():
-        print(f"{s.name}\torder {s.order}\tparts {' '.join(s.parts)}\t{s.title}")
+    ap.add_argument("--full", metavar="PART", help="print the design the full profile runs PART in "
+                    "(its suite's [full] table) as VAR=value lines for scripts/lib/suite.sh")
+    a = ap.parse_args(argv)
+    try:
+        if a.full:
+            for line in full_assignments(a.full):
+                print(line)
+            return 0
+        for s in all_suites():
+            print(f"{s.name}\torder {s.order}\tparts {' '.join(s.parts)}\t{s.title}")
+    except SuiteError as e:
+        print(f"httplab suites: {e}", file=sys.stderr)
+        return 2
     return 0
 
 

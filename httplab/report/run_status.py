@@ -86,33 +86,67 @@ def _seconds(x: Any) -> str:
     return f"{float(x):g} s"
 
 
+def _runs_words(params: dict[str, Any], older_own: dict[str, Any]) -> list[str]:
+    """'1 s runs + 1 s warm-up', '12 reps' (each left out where params lack it); older_own: an older
+    run's suites warmed otherwise (suite_params without a design), named after the runs."""
+    out = []
+    if params.get("duration_s") is not None:
+        runs = f"{_seconds(params['duration_s'])} runs"
+        if params.get("warmup_s"):
+            runs += f" + {_seconds(params['warmup_s'])} warm-up"
+        runs += "".join(f" ({suite}: + {_seconds(p['warmup_s'])} warm-up)" for suite, p in sorted(older_own.items())
+                        if isinstance(p, dict) and p.get("warmup_s") is not None)
+        out.append(runs)
+    if params.get("reps") is not None:
+        reps = int(params["reps"])
+        out.append(f"{reps} rep{'s' if reps != 1 else ''}")
+    if params.get("blocks") == "sliced":
+        out.append("interleaved")
+    return out
+
+
+def _part_designs(meta: dict[str, Any], params: dict[str, Any]) -> list[tuple[list[str], dict[str, Any]]]:
+    """The run's parts grouped by the design each ran in (suite_params.<part> with its blocks, as
+    runs since the suites' own designs record it; else the run's params), in the run's order:
+    [(parts, params)]; [] for a run that recorded none."""
+    own = meta.get("suite_params") if isinstance(meta.get("suite_params"), dict) else {}
+    designs = {k: v for k, v in own.items() if isinstance(v, dict) and "blocks" in v}
+    if not designs:
+        return []
+    groups: dict[tuple, tuple[list[str], dict[str, Any]]] = {}
+    for part in [str(x) for x in meta.get("suites") or []] or sorted(designs):
+        p = {**params, **designs.get(part, {})}
+        key = tuple(p.get(k) for k in ("duration_s", "warmup_s", "reps", "blocks"))
+        groups.setdefault(key, ([], p))[0].append(part)
+    return list(groups.values())
+
+
 def profile_label(meta: dict[str, Any]) -> str:
     """The run's profile with what its meta.json params say it ran: 'full (3 s runs + 1 s warm-up,
     5 reps, A/A)', 'full (2 s runs + 1 s warm-up, 5 reps, no A/A)'. A parameter the run did not
     record is left out (runs made before the A/A copy record no `aa`); servers warmed longer
     (server_params: their manifests' min_warmup_s) are counted: 'full (1 s runs (4 servers: + 1 s
     warm-up), 12 reps, A/A)', as an older run's suite warmed otherwise (suite_params) is named:
-    'full (1 s runs (languages: + 1 s warm-up), 12 reps, A/A)'; '—' without a profile."""
+    'full (1 s runs (languages: + 1 s warm-up), 12 reps, A/A)'. Where the parts ran in designs of
+    their own (suite_params with blocks: a suite's [full]) each design names its parts: 'full
+    (http1, h2c: 1 s runs, 12 reps, interleaved; latency_h1: 3 s runs + 1 s warm-up, 5 reps, A/A)';
+    '—' without a profile."""
     profile = str(meta.get("profile") or "—")
     params = meta.get("params") if isinstance(meta.get("params"), dict) else {}
-    parts = []
+    own = meta.get("suite_params") if isinstance(meta.get("suite_params"), dict) else {}
+    parts: list[str] = []
     try:
-        if params.get("duration_s") is not None:
-            runs = f"{_seconds(params['duration_s'])} runs"
-            if params.get("warmup_s"):
-                runs += f" + {_seconds(params['warmup_s'])} warm-up"
-            own = meta.get("suite_params") if isinstance(meta.get("suite_params"), dict) else {}
-            runs += "".join(f" ({suite}: + {_seconds(p['warmup_s'])} warm-up)" for suite, p in sorted(own.items())
-                            if isinstance(p, dict) and p.get("warmup_s") is not None)
+        designs = _part_designs(meta, params)
+        if len(designs) > 1:
+            parts.append("; ".join(f"{', '.join(names)}: {', '.join(_runs_words(p, {}))}" for names, p in designs))
+        else:
+            parts += _runs_words(designs[0][1] if designs else params, {} if designs else own)
+        if parts and params.get("duration_s") is not None:
             by_warmup: dict[float, int] = {}
             for w in server_warmups(meta).values():
                 by_warmup[w] = by_warmup.get(w, 0) + 1
-            runs += "".join(f" ({n} server{'s' if n != 1 else ''}: + {_seconds(w)} warm-up)"
-                            for w, n in sorted(by_warmup.items()))
-            parts.append(runs)
-        if params.get("reps") is not None:
-            reps = int(params["reps"])
-            parts.append(f"{reps} rep{'s' if reps != 1 else ''}")
+            parts[0] += "".join(f" ({n} server{'s' if n != 1 else ''}: + {_seconds(w)} warm-up)"
+                                for w, n in sorted(by_warmup.items()))
     except (TypeError, ValueError):
         parts = []
     if "aa" in params:

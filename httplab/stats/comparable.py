@@ -84,11 +84,21 @@ def tool_differences(meta_a: Mapping[str, Any], meta_b: Mapping[str, Any]) -> li
             for d in _diff(f"tools.{k}", value(ta, k), value(tb, k))]
 
 
+def _blocks(meta: Mapping[str, Any], part: str | None) -> str:
+    """The design a part ran in: its own (suite_params.<part>.blocks, where the full profile ran it
+    in its suite's: suite.toml [full]), else the run's params.blocks, else server blocks."""
+    own = _d(_d(meta.get("suite_params")).get(part)) if part is not None else {}
+    return str(own.get("blocks") or _d(meta.get("params")).get("blocks") or BLOCKS_BEFORE_RECORDED)
+
+
 def design_differences(meta_a: Mapping[str, Any], meta_b: Mapping[str, Any]) -> list[Difference]:
-    """params.blocks, the design (server, scenario or sliced; a run without it: server)."""
-    pa, pb = _d(meta_a.get("params")), _d(meta_b.get("params"))
-    return _diff("params.blocks", pa.get("blocks") or BLOCKS_BEFORE_RECORDED,
-                 pb.get("blocks") or BLOCKS_BEFORE_RECORDED)
+    """The design (server, scenario or sliced blocks) of each part both runs ran, as
+    'params.blocks (<part>)'; of the runs ('params.blocks') where they share no part."""
+    b_parts = {str(p) for p in meta_b.get("suites") or ()}
+    common = [str(p) for p in meta_a.get("suites") or () if str(p) in b_parts]
+    if not common:
+        return _diff("params.blocks", _blocks(meta_a, None), _blocks(meta_b, None))
+    return [d for p in common for d in _diff(f"params.blocks ({p})", _blocks(meta_a, p), _blocks(meta_b, p))]
 
 
 def info_differences(meta_a: Mapping[str, Any], meta_b: Mapping[str, Any]) -> list[Difference]:
@@ -96,7 +106,8 @@ def info_differences(meta_a: Mapping[str, Any], meta_b: Mapping[str, Any]) -> li
     (duration, warm-up, reps, A/A, ...) and the profile."""
     pa, pb = _d(meta_a.get("params")), _d(meta_b.get("params"))
     out = _diff("profile", meta_a.get("profile"), meta_b.get("profile"), False)
-    out += [d for k in sorted((set(pa) | set(pb)) - {"blocks"})
+    # (params.given: which settings were flags, the run's own bookkeeping for its resumption)
+    out += [d for k in sorted((set(pa) | set(pb)) - {"blocks", "given"})
             for d in _diff(f"params.{k}", pa.get(k), pb.get(k), False)]
     return out
 

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..tidy.rawrun import point_warmups
+from ..tidy.rawrun import point_warmups, suite_params
 from ..tidy.read import read_frame
 from .methods import t_bounds
 from .write import RUN_JSON, read_stats
@@ -172,6 +172,18 @@ def plan(spreads: pd.DataFrame, residuals: pd.DataFrame, duration_s: float, warm
     return pd.DataFrame(rows)
 
 
+def run_design(runs: pd.DataFrame, meta: dict, where: str) -> tuple[float, float]:
+    """(duration_s, warmup_s) of the parts in `runs`, as each ran (suite_params: the full profile
+    runs a suite in its own design); SystemExit naming `where` when they differ, since one plan
+    cannot stand for two designs."""
+    designs = {(float(p["duration_s"]), float(p["warmup_s"]))
+               for p in (suite_params(meta, str(s)) for s in sorted(runs["suite"].unique()))}
+    if len(designs) != 1:
+        raise SystemExit(f"{where}: its parts ran in {len(designs)} designs (durations and warm-ups "
+                         f"{sorted(designs)}); plan one design at a time (--parts)")
+    return designs.pop()
+
+
 def load_built_run(data_dir: str) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """A built run's runs and comparisons frames and its meta, read by the data layer's own readers
     (only these three files are needed: docs/evidence/rep-design/ keeps no more)."""
@@ -192,17 +204,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, nargs="+", default=[5, 10, 15, 20, 25, 30],
                     help="the numbers of reps to simulate")
     ap.add_argument("--trials", type=int, default=400)
+    ap.add_argument("--parts", help="only these parts (a comma list), e.g. those of one design")
     args = ap.parse_args(argv)
     runs, cmp_, meta = load_built_run(args.data_dir)
     long = load_built_run(args.long) if args.long else None
+    if args.parts:
+        keep = set(args.parts.split(","))
+        missing = keep - set(runs["suite"])
+        if missing:
+            raise SystemExit(f"{args.data_dir}: no part {', '.join(sorted(missing))} (it has {', '.join(sorted(set(runs['suite'])))})")
+        # (the comparisons pair only the runs kept: rep_log_ratios)
+        runs = runs[runs["suite"].isin(keep)]
+        if long is not None:
+            long = (long[0][long[0]["suite"].isin(keep)], long[1], long[2])
     pd.set_option("display.width", 160)
     ratios = {m: rep_log_ratios(runs, cmp_, m) for m in METRICS}
     short = {m: pair_spreads(ratios[m]) for m in METRICS}
+    d_s, w = run_design(runs, meta, args.data_dir)
     for m, sp in short.items():
-        print(f"{args.data_dir}: {m}, reps {int(sp['n'].max()) if len(sp) else 0}, "
-              f"{meta['params']['duration_s']} s runs")
+        print(f"{args.data_dir}: {m}, reps {int(sp['n'].max()) if len(sp) else 0}, {d_s:g} s runs")
         print(summary(sp).round(3).to_string(index=False))
-    d_s, w = float(meta["params"]["duration_s"]), float(meta["params"]["warmup_s"])
     points = int(runs.groupby("rep").size().max())
     warmups = point_warmups(runs, meta)
     overhead = point_cost(runs, warmups)
@@ -216,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         if long is not None:
             runs_l, cmp_l, meta_l = long
             comp = components(short[m], d_s, pair_spreads(rep_log_ratios(runs_l, cmp_l, m)),
-                              float(meta_l["params"]["duration_s"]))
+                              run_design(runs_l, meta_l, args.long)[0])
             share = np.median(comp["b"] / d_s / (comp["a"] + comp["b"] / d_s))
             print(f"\n{m}: against the longer runs ({len(comp)} pairs), the run length accounts for "
                   f"{share:.0%} of the spread at {d_s:g} s (median over pairs)")

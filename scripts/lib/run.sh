@@ -86,6 +86,32 @@ meta_update() {
     jq "$@" "$filter" "$f" >"$f.tmp" && mv "$f.tmp" "$f" || { rm -f "$f.tmp"; return 1; }
 }
 
+# resume_design META: the design settings a resumed run passes on to its parts. A part it started
+# recorded its own (meta.json suite_params: scripts/lib/suite.sh, recorded_design); one it has not
+# started gets the settings the run was started with as flags (params.given), and takes the rest
+# from its suite as a new run would. A run made before params.given passed its params to every part.
+# (The slices' length too: sliced.sh reads LAB_SLICE_S.)
+resume_design() {
+    local key var keys
+    local -A var_of=([duration_s]=DURATION [warmup_s]=WARMUP [reps]=REPS [latency_every]=LATENCY_EVERY [blocks]=BLOCKS)
+    keys=$(jq -r 'if .params | has("given") then .params.given[] else "duration_s", "warmup_s", "reps", "latency_every", "blocks" end' "$1") ||
+        die "could not read the run's params from $1"
+    unset DURATION WARMUP REPS LATENCY_EVERY BLOCKS
+    for key in $keys; do
+        var=${var_of[$key]:-}
+        [[ -n $var ]] || die "$1: params.given names $key, not a design setting"
+        export "$var=$(jq -r --arg k "$key" '.params[$k] // ({latency_every: 1, blocks: "server"}[$k])' "$1")"
+    done
+    LAB_SLICE_S=$(jq -r '.params.slice_s // empty' "$1"); [[ -z $LAB_SLICE_S ]] || export LAB_SLICE_S
+}
+
+# note_suite_params DIR PART JSON: the design the part runs in (run_params_json) under
+# suite_params.<part> of meta.json, which the reports read before params: in the full profile a
+# suite may have its own (suite.toml [full]).
+note_suite_params() {
+    meta_update "$1" '.suite_params = ((.suite_params // {}) + {($p): $v})' --arg p "$2" --argjson v "$3"
+}
+
 # note_server_warmups DIR LINES: servers whose points are warmed longer than the run's params say
 # (LINES: "SERVER SECONDS" a line; their manifests' min_warmup_s), under
 # server_params.<server>.warmup_s of meta.json, which the reports read before params.

@@ -456,18 +456,48 @@ run_params_json() {
          + (if $blocks == "sliced" then {slice_s: $slice} else {} end)'
 }
 
-# apply_profile NAME: durations and reps. Flags given after it override.
+# apply_profile NAME: durations and reps, for each that no flag gave. In the full profile a suite
+# may declare its own ([full] in its suite.toml: suite_full_design); the run's meta.json records
+# each part's (suite_params) when it starts.
 apply_profile() {
     case $1 in
         # quick checks the pipeline, not the servers: no warm-up (it would double each point's time)
         quick) DURATION=${DURATION:-1} WARMUP=${WARMUP:-0} REPS=${REPS:-1} AA=${AA:-0} ;;
-        full)  DURATION=${DURATION:-3} WARMUP=${WARMUP:-1} REPS=${REPS:-5} AA=${AA:-1} ;;
+        full)  [[ -z ${SUITE:-} ]] || suite_full_design
+               DURATION=${DURATION:-3} WARMUP=${WARMUP:-1} REPS=${REPS:-5} AA=${AA:-1} ;;
         # the write-ups' own runs (wrk -t4 -c100 -d10s) with the lab's warm-up, reps and A/A copy;
         # the CPU split is seed_conditions' (below)
         seed)  DURATION=${DURATION:-10} WARMUP=${WARMUP:-1} REPS=${REPS:-5} AA=${AA:-1} ;;
         *)     die "unknown profile '$1' (quick, full, seed)" ;;
     esac
     PROFILE=$1
+}
+
+# suite_full_design: the settings of SUITE's suite.toml [full] (httplab.lab.suites: BLOCKS, REPS,
+# DURATION, WARMUP, LATENCY_EVERY), each where no flag gave it: a flag overrides the one setting
+# it names.
+suite_full_design() {
+    local out line var
+    out=$("$(lab_python)" -m httplab suites --full "$SUITE") || die "suite $SUITE: its suite.toml [full] cannot be read (above)"
+    while IFS= read -r line; do
+        [[ -n $line ]] || continue
+        var=${line%%=*}
+        [[ -n ${!var:-} ]] || printf -v "$var" '%s' "${line#*=}"
+    done <<<"$out"
+}
+
+# recorded_design: a part resumed in a run that recorded its design when it started (meta.json
+# suite_params.<part>, with its blocks) runs on in that design, whatever the flags or its
+# suite.toml say now: a run's points of one part are all measured alike.
+recorded_design() {
+    local f=${RUN_DIR:-}/meta.json rec slice
+    [[ -n ${RUN_DIR:-} && -f $f ]] || return 0
+    rec=$(jq -r --arg s "$SUITE" '(.suite_params // {})[$s] // {} | select(has("blocks"))
+          | "\(.duration_s) \(.warmup_s) \(.reps) \(.latency_every // 1) \(.blocks) \(.slice_s // "-")"' "$f") ||
+        die "could not read the design of $SUITE from $f"
+    [[ -n $rec ]] || return 0
+    read -r DURATION WARMUP REPS LATENCY_EVERY BLOCKS slice <<<"$rec"
+    [[ $slice == - ]] || SLICE_S=$slice
 }
 
 # apply_cpu_plan KIND WHAT: the CPU plan KIND (python -m httplab cores KIND: scaling or seed;
@@ -566,6 +596,7 @@ parse_suite_flags() {
     done
     [[ $profile == seed ]] && seed_conditions
     apply_profile "$profile"
+    recorded_design
     # The quick profile checks the pipeline, not the servers: a few points per suite.
     [[ $profile == quick && -z ${SCENARIO_FILTER:-} ]] && SCENARIO_FILTER=${QUICK_SCENARIOS:-}
     [[ $DURATION =~ ^[1-9][0-9]*$ ]] || die "--duration takes whole seconds ≥ 1 (got '$DURATION')"
@@ -603,6 +634,12 @@ parse_suite_flags() {
     fi
     if [[ ! -f $RUN_DIR/meta.json ]]; then
         create_run_meta "$RUN_DIR" "$PROFILE" "$SUITE" "$(run_params_json)"
+    fi
+    # the design this part runs in, which may be its suite's own (suite.toml [full]) and which a
+    # resumed run keeps (recorded_design)
+    if [[ -z ${LAB_COUNT_POINTS:-} ]]; then
+        note_suite_params "$RUN_DIR" "$SUITE" "$(run_params_json)" ||
+            die "could not write suite $SUITE's design to $RUN_DIR/meta.json ($(raw_problem "$RUN_DIR"))"
     fi
     # (kept for suite_run's first line: the manifests are read once)
     SUITE_LONGER_WARMUPS=$(longer_warmups)

@@ -157,11 +157,21 @@ def test_a_run_built_into_two_folders_counts_once(history_data, tmp_path, capsys
     assert capsys.readouterr().err.count("0-backup") == 1   # named once per page, not per reader
 
 
-def test_an_interleaved_run_is_a_setup_of_its_own():
-    """Sliced runs read req/s about 5 % below contiguous runs on the same machine: their series is
-    their own, so the design's step is no change point."""
-    meta = {"host": {"cpu_model": "AMD EPYC", "cores": 2}, "server_cpus": "0", "client_cpus": "1"}
-    plain = store.setup_label(meta)
-    assert plain == "AMD EPYC, 2 cores; server CPUs 0, client CPUs 1; local"
-    assert store.setup_label({**meta, "params": {"blocks": "server"}}) == plain
-    assert store.setup_label({**meta, "params": {"blocks": "sliced"}}) == plain + "; interleaved slices"
+def test_an_interleaved_part_is_a_setup_of_its_own(tmp_path):
+    """Sliced parts read req/s about 5 % below contiguous ones on the same machine: their series is
+    their own (a part's own design, suite_params, or the run's), so the design's step is no change
+    point, and the page names both setups."""
+    data = tmp_path / "data"
+    ids = [_run(data, i, AMD, {"evloop": (150_000.0 * (1 + 0.01 * (i % 2)), 6.0)}) for i in range(4)]
+    ids += [_run(data, i, AMD, {"evloop": (142_000.0 * (1 + 0.01 * (i % 2)), 6.0)},
+                 extra={"suite_params": {"http1": {"blocks": "sliced", "reps": 12}}}) for i in range(4, 7)]
+    ids += [_run(data, 7, AMD, {"evloop": (142_500.0, 6.0)}, extra={"params": {"duration_s": 1, "reps": 12, "blocks": "sliced"}})]
+    con = store.connect(data)
+    h = store.history_frame(con, "req_per_s", "http1", "get_ping_c100", "evloop")
+    plain = "AMD EPYC, 2 cores; server CPUs 0, client CPUs 1; local"
+    assert list(h["setup"]) == [plain] * 4 + [plain + store.SLICED_SETUP] * 4
+    assert list(h["blocks"]) == ["server"] * 4 + ["sliced"] * 4
+    hist = page.build(data)
+    assert not hist.flags and len(hist.setups) == 2
+    md = page.render_md(hist)
+    assert f"| S2 | {plain}{store.SLICED_SETUP} |" in md

@@ -165,6 +165,22 @@ def test_profile_label():
     mixed = {"profile": "full", "params": {"duration_s": 1, "warmup_s": 0, "reps": 12, "aa": 1},
              "suite_params": {"languages": {"warmup_s": 1}}}
     assert profile_label(mixed) == "full (1 s runs (languages: + 1 s warm-up), 12 reps, A/A)"
+    sliced = {"profile": "full", "params": {"duration_s": 1, "warmup_s": 0, "reps": 12, "aa": 1, "blocks": "sliced"}}
+    assert profile_label(sliced) == "full (1 s runs, 12 reps, interleaved, A/A)"
+
+
+def test_profile_label_names_each_design_with_its_parts():
+    """The full profile runs a suite in its own design (suite.toml [full]), which each part records
+    (suite_params.<part> with its blocks): the label groups the parts by design, in the run's order."""
+    seed = {"duration_s": 1, "warmup_s": 0, "reps": 12, "blocks": "sliced"}
+    plain = {"duration_s": 3, "warmup_s": 1, "reps": 5, "blocks": "server"}
+    meta = {"profile": "full", "suites": ["http1", "h2c", "latency_h1"],
+            "params": {**plain, "aa": 1}, "suite_params": {"http1": seed, "h2c": seed, "latency_h1": plain}}
+    assert profile_label(meta) == ("full (http1, h2c: 1 s runs, 12 reps, interleaved; "
+                                   "latency_h1: 3 s runs + 1 s warm-up, 5 reps, A/A)")
+    # one design for every part reads as the run's
+    one = {**meta, "suites": ["http1", "h2c"], "suite_params": {"http1": seed, "h2c": seed}}
+    assert profile_label(one) == "full (1 s runs, 12 reps, interleaved, A/A)"
 
 
 def test_index_profile_column_says_the_params(tmp_path):

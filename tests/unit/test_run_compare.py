@@ -373,3 +373,16 @@ def test_the_design_blocks_and_an_old_run_ran_server_blocks():
     assert [(d.what, d.a, d.b) for d in diffs] == [("params.blocks", "server", "sliced")]
     assert not differences(META, _meta(params__blocks="server"))
     assert not blocking(differences(sliced, _meta(params__blocks="sliced", params__reps=12)))
+
+
+def test_the_design_is_compared_per_part_where_the_parts_ran_their_own():
+    """The full profile runs a suite in its own design (suite.toml [full], recorded as
+    suite_params.<part>): each part both runs ran is compared in the design it ran in."""
+    own = _meta(suites=["http1", "latency_h1"], params__blocks="server",
+                suite_params={"http1": {"blocks": "sliced"}, "latency_h1": {"blocks": "server"}})
+    sliced = _meta(suites=["http1"], params__blocks="sliced")
+    assert not blocking(differences(own, sliced))
+    server = _meta(suites=["http1", "latency_h1"])
+    assert [(d.what, d.a, d.b) for d in blocking(differences(own, server))] == [("params.blocks (http1)", "sliced", "server")]
+    assert not [d for d in differences(own, _meta(**{"suites": ["http1"], "params__blocks": "sliced",
+                                                     "params__given": ["blocks"]})) if "given" in d.what]

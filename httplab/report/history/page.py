@@ -3,8 +3,9 @@ headline point (suite.toml `headline`) over every committed run — req/s and CP
 each server, with their intervals, by date, commit and setup — and the change points found in each
 series measured on one setup (changepoints: Apache Otava's algorithm).
 
-A setup is the machine (CPU model and cores) with the CPU sets of the servers and the load tool and
-the host mode (store.setup_label): figures from two setups are never joined (no line between them in
+A setup is the machine (CPU model and cores) with the CPU sets of the servers and the load tool, the
+host mode (store.setup_label) and, for a part run in interleaved slices, that design (the history
+view's setup is the part's: store.part_designs): figures from two setups are never joined (no line between them in
 the figures, one table block each, and no change-point test across them): a change of machine is not
 a regression. index.write_index writes this page and puts index_html's lines on the index.
 """
@@ -97,7 +98,8 @@ def build(data_root: Path, reports_dir: Path | None = None, raw_root: Path | Non
         return None
     frame = pd.concat(frames, ignore_index=True).sort_values(["start_utc", "run_id"]).reset_index(drop=True)
     frame["flag"] = ""
-    setups_in_order = list(dict.fromkeys(ident["setup"]))
+    # (a figure's setup is its part's: store.part_designs)
+    setups_in_order = list(dict.fromkeys(frame["setup"]))
     hist = History(frame, ident, {s: f"S{i + 1}" for i, s in enumerate(setups_in_order)})
     for (part, scen, server, metric, setup), g in frame.groupby(["suite", "scenario", "server", "metric", "setup"],
                                                                  sort=False):
@@ -168,11 +170,12 @@ def figure(hist: History, metric: str):
                     ax.scatter(xs[flagged.to_numpy()], ys[flagged.to_numpy()], s=220, facecolors="none",
                                edgecolors="#d62728", linewidths=2, zorder=5)
         ident = hist.identity.set_index("run_id")
+        setup_of = p.drop_duplicates("run_id").set_index("run_id")["setup"]
         ax.set_xticks(range(len(runs)))
-        ax.set_xticklabels([f"{ident.loc[r, 'date'][5:]}\n{ident.loc[r, 'commit_short']}\n{hist.setups[ident.loc[r, 'setup']]}"
+        ax.set_xticklabels([f"{ident.loc[r, 'date'][5:]}\n{ident.loc[r, 'commit_short']}\n{hist.setups[setup_of[r]]}"
                             for r in runs], fontsize=8)
         for i in range(1, len(runs)):   # a change of setup: a grey dashed line between the runs
-            if ident.loc[runs[i], "setup"] != ident.loc[runs[i - 1], "setup"]:
+            if setup_of[runs[i]] != setup_of[runs[i - 1]]:
                 ax.axvline(i - 0.5, color="#888888", linestyle="--", linewidth=1)
         ax.set_xlim(-0.5, len(runs) - 0.5)
         set_value_axis(ax, np.concatenate([p["estimate"], p["lo"].dropna(), p["hi"].dropna()]))
@@ -207,8 +210,8 @@ def figure(hist: History, metric: str):
 INTRO = ("Each suite part's headline point (its suite.toml `headline`) over every committed run that measured it: "
          "the geometric mean of each server's ok runs with its 95 % interval and n (from each run's "
          "`data/<run_id>/estimates`), by date, the lab commit the run was made at, and the setup. "
-         "**A setup is the machine (CPU model, cores) with the CPU sets of the servers and the load tool and the "
-         "host mode**; figures of two setups are not comparable (a different CPU, or the servers on other cores, "
+         "**A setup is the machine (CPU model, cores) with the CPU sets of the servers and the load tool, the "
+         "host mode and, for a part run in interleaved slices, that design** (it reads req/s about 5 % lower); figures of two setups are not comparable (a different CPU, or the servers on other cores, "
          "moves every figure), so each table lists its runs by setup, the figures join no two setups, and a "
          "change point is only looked for within one setup's runs: a change of machine is not a regression. "
          "Within a setup the runs still differ by more than their intervals (the machine's speed drifts between "
@@ -237,10 +240,10 @@ def render_md(hist: History, alts: dict[str, str] | None = None) -> str:
         lines += [f"- **{f.line()}**" for f in hist.flags]
     else:
         lines.append(f"None: no series of one setup ({hist.tested} tested) shows a step at p ≤ {changepoints.MAX_PVALUE}.")
-    lines += ["", "## Setups", "", "| Setup | Machine, CPU sets, host mode | Kernels | Runs |", "|---|---|---|---|"]
+    lines += ["", "## Setups", "", "| Setup | Machine, CPU sets, host mode, design | Kernels | Runs |", "|---|---|---|---|"]
     ident = hist.identity
     for setup, letter in hist.setups.items():
-        g = ident[ident["setup"] == setup]
+        g = ident[ident["run_id"].isin(hist.frame.loc[hist.frame["setup"] == setup, "run_id"])]
         lines.append(f"| {letter} | {setup} | {', '.join(sorted(set(g['kernel'])))} | {len(g)} |")
     lines.append("")
     for metric, (unit, words, better) in METRICS.items():

@@ -8,13 +8,15 @@ conditions), read from data/<run_id>/run.json (the raw run's meta.json as the bu
 
 Tables and views (docs/history.md):
     run_identity   one row per run: IDENTITY's columns
+    part_design    one row per run and part: the design it ran in (blocks: a part may have its own)
     estimates      every run's estimates.parquet (union by column name: older runs lack a few)
     comparisons    every run's comparisons.parquet
     runs           every run's runs.parquet (one row per measured run)
     canary         every run's canary.parquet (runs made before the canary have none)
     canary_part    per run and part: the geometric mean of its canary's floor req/s and CPU loop
-    history        estimates joined with run_identity and canary_part (estimate_per_canary: the
-                   figure over its part's canary floor; the page's and the CLI's view)
+    history        estimates joined with run_identity, part_design and canary_part (setup and
+                   blocks are the part's; estimate_per_canary: the figure over its part's canary
+                   floor; the page's and the CLI's view)
     comparison_history   comparisons joined with run_identity
 
 A run is in the store when its data folder has run.json; its frames are read where they exist. A
@@ -59,18 +61,40 @@ def machine_label(cpu_model: Any, cores: Any) -> str:
 
 
 def setup_label(meta: dict) -> str:
-    """The conditions a figure depends on beyond the code: the machine (CPU model, cores), the CPU
-    sets of the servers and the load tool, the host mode (local, netns with its client hosts, an
-    inventory) and, for an interleaved run, its design: sliced runs read absolute req/s about 5 %
-    below contiguous ones (docs/method.md, "The level shift at 32 reps"), a step a history would
-    flag as a change. Two runs of one setup can be compared in a history; runs of two setups cannot."""
+    """The conditions a run's figures depend on beyond the code: the machine (CPU model, cores), the
+    CPU sets of the servers and the load tool, and the host mode (local, netns with its client
+    hosts, an inventory). Two runs of one setup can be compared in a history; runs of two setups
+    cannot. (A part's design adds to it in the history view: part_designs.)"""
     host, hosts = _host(meta), _hosts(meta)
     mode = str(hosts.get("mode") or "local")
     clients = hosts.get("client_hosts")
     where = mode if mode == "local" or not clients else f"{mode} ×{clients} clients"
-    sliced = "; interleaved slices" if _params(meta).get("blocks") == "sliced" else ""
     return (f"{machine_label(host.get('cpu_model'), host.get('cores'))}; server CPUs {meta.get('server_cpus', '?')}, "
-            f"client CPUs {meta.get('client_cpus', '?')}; {where}{sliced}")
+            f"client CPUs {meta.get('client_cpus', '?')}; {where}")
+
+
+# An interleaved part's setup says so: sliced runs read absolute req/s about 5 % below contiguous
+# runs of the same servers on the same machine (docs/method.md, "The level shift at 32 reps"), a
+# step the history would flag as a change.
+SLICED_SETUP = "; interleaved slices"
+
+
+def part_blocks(meta: dict, part: str) -> str:
+    """The design a part of the run ran in: its own (suite_params.<part>.blocks, where the full
+    profile ran it in its suite's: suite.toml [full]), else the run's, else server blocks."""
+    own = meta.get("suite_params") if isinstance(meta.get("suite_params"), dict) else {}
+    mine = own.get(part) if isinstance(own.get(part), dict) else {}
+    return str(mine.get("blocks") or _params(meta).get("blocks") or "server")
+
+
+def part_designs(folders: list[Path]) -> pd.DataFrame:
+    """One row per run and part its meta.json names: run_id, suite (the part), blocks."""
+    rows = []
+    for d in folders:
+        run_id, _, meta = _run_doc(d)
+        rows += [{"run_id": run_id, "suite": str(p), "blocks": part_blocks(meta, str(p))}
+                 for p in meta.get("suites") or ()]
+    return pd.DataFrame(rows, columns=["run_id", "suite", "blocks"])
 
 
 # column -> how it is read from a run.json's meta (the raw meta.json). A new column (a canary figure,
@@ -96,6 +120,7 @@ IDENTITY: dict[str, Callable[[dict], Any]] = {
     "duration_s": lambda m: _params(m).get("duration_s"),
     "reps": lambda m: _params(m).get("reps"),
     "aa": lambda m: bool(_params(m).get("aa")),
+    "blocks": lambda m: str(_params(m).get("blocks") or "server"),
     "machine": lambda m: machine_label(_host(m).get("cpu_model"), _host(m).get("cores")),
     "setup": setup_label,
 }
@@ -173,6 +198,9 @@ def connect(data_root: str | Path = "data", reports_dir: str | Path | None = Non
     con.register("_identity", ident)
     con.execute("CREATE OR REPLACE TABLE run_identity AS SELECT * FROM _identity")
     con.unregister("_identity")
+    con.register("_parts", part_designs(folders))
+    con.execute("CREATE OR REPLACE TABLE part_design AS SELECT * FROM _parts")
+    con.unregister("_parts")
     for frame in FRAMES:
         files = [d / f"{frame}.parquet" for d in folders if (d / f"{frame}.parquet").is_file()]
         if files:
@@ -182,10 +210,14 @@ def connect(data_root: str | Path = "data", reports_dir: str | Path | None = Non
     if "estimates" in tables(con):
         # each figure beside its part's canary floor, and as a multiple of it (the same point on a
         # faster machine reads a larger req/s and, to the canary's extent, the same multiple)
-        con.execute("CREATE OR REPLACE VIEW history AS SELECT e.*, i.* EXCLUDE (run_id), "
+        # (the setup and design of each figure's part: a part may have run in its own design)
+        con.execute("CREATE OR REPLACE VIEW history AS SELECT e.*, i.* EXCLUDE (run_id, setup, blocks), "
+                    "COALESCE(p.blocks, i.blocks) AS blocks, "
+                    f"i.setup || CASE WHEN COALESCE(p.blocks, i.blocks) = 'sliced' THEN '{SLICED_SETUP}' ELSE '' END AS setup, "
                     "c.canary_floor_req_per_s, c.canary_cpu_mops_per_s, "
                     "e.estimate / c.canary_floor_req_per_s AS estimate_per_canary "
                     "FROM estimates e JOIN run_identity i ON e.run_id = i.run_id "
+                    "LEFT JOIN part_design p ON e.run_id = p.run_id AND e.suite = p.suite "
                     "LEFT JOIN canary_part c ON e.run_id = c.run_id AND e.suite = c.suite")
     if "comparisons" in tables(con):
         con.execute("CREATE OR REPLACE VIEW comparison_history AS SELECT c.*, i.* EXCLUDE (run_id) "
