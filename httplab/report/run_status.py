@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..tidy.rawrun import server_warmups
+from ..tidy.rawrun import server_warmups, suite_params
 
 RUNS_FILE = "runs.toml"   # reports/runs.toml: the committed runs' status (superseded, caveats)
 RUN_STATES = ("current", "superseded")
@@ -105,7 +105,7 @@ def _runs_words(params: dict[str, Any], older_own: dict[str, Any]) -> list[str]:
     return out
 
 
-def _part_designs(meta: dict[str, Any], params: dict[str, Any]) -> list[tuple[list[str], dict[str, Any]]]:
+def _part_designs(meta: dict[str, Any]) -> list[tuple[list[str], dict[str, Any]]]:
     """The run's parts grouped by the design each ran in (suite_params.<part> with its blocks, as
     runs since the suites' own designs record it; else the run's params), in the run's order:
     [(parts, params)]; [] for a run that recorded none."""
@@ -115,7 +115,7 @@ def _part_designs(meta: dict[str, Any], params: dict[str, Any]) -> list[tuple[li
         return []
     groups: dict[tuple, tuple[list[str], dict[str, Any]]] = {}
     for part in [str(x) for x in meta.get("suites") or []] or sorted(designs):
-        p = {**params, **designs.get(part, {})}
+        p = suite_params(meta, part)
         key = tuple(p.get(k) for k in ("duration_s", "warmup_s", "reps", "blocks"))
         groups.setdefault(key, ([], p))[0].append(part)
     return list(groups.values())
@@ -136,7 +136,7 @@ def profile_label(meta: dict[str, Any]) -> str:
     own = meta.get("suite_params") if isinstance(meta.get("suite_params"), dict) else {}
     parts: list[str] = []
     try:
-        designs = _part_designs(meta, params)
+        designs = _part_designs(meta)
         if len(designs) > 1:
             parts.append("; ".join(f"{', '.join(names)}: {', '.join(_runs_words(p, {}))}" for names, p in designs))
         else:

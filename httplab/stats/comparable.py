@@ -15,14 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..tidy.rawrun import part_blocks
+
 HOST_KEYS: tuple[str, ...] = ("cpu_model", "cores", "kernel", "hostname")
 CPU_SET_KEYS: tuple[str, ...] = ("server_cpus", "client_cpus")
 LOAD_TOOLS: tuple[str, ...] = ("wrk", "wrk_build", "h2load", "h2load_build")
 NOT_RECORDED = "not recorded"
-# A run made before meta.json recorded params.blocks ran in server blocks. The design moves absolute
-# rates: interleaved slices read req/s about 5 % below contiguous runs of the same servers
-# (docs/method.md, "The level shift at 32 reps"), which a run-vs-run ratio would take for a change.
-BLOCKS_BEFORE_RECORDED = "server"
 # A run made before meta.json recorded a load tool's build ran Debian's own: the lab's builds
 # (scripts/setup.sh) keep Debian's version line, and what they change (when the clock starts, what
 # ends a timed run) moves the figures, so the build is compared as the version is.
@@ -84,21 +82,14 @@ def tool_differences(meta_a: Mapping[str, Any], meta_b: Mapping[str, Any]) -> li
             for d in _diff(f"tools.{k}", value(ta, k), value(tb, k))]
 
 
-def _blocks(meta: Mapping[str, Any], part: str | None) -> str:
-    """The design a part ran in: its own (suite_params.<part>.blocks, where the full profile ran it
-    in its suite's: suite.toml [full]), else the run's params.blocks, else server blocks."""
-    own = _d(_d(meta.get("suite_params")).get(part)) if part is not None else {}
-    return str(own.get("blocks") or _d(meta.get("params")).get("blocks") or BLOCKS_BEFORE_RECORDED)
-
-
 def design_differences(meta_a: Mapping[str, Any], meta_b: Mapping[str, Any]) -> list[Difference]:
     """The design (server, scenario or sliced blocks) of each part both runs ran, as
     'params.blocks (<part>)'; of the runs ('params.blocks') where they share no part."""
     b_parts = {str(p) for p in meta_b.get("suites") or ()}
     common = [str(p) for p in meta_a.get("suites") or () if str(p) in b_parts]
     if not common:
-        return _diff("params.blocks", _blocks(meta_a, None), _blocks(meta_b, None))
-    return [d for p in common for d in _diff(f"params.blocks ({p})", _blocks(meta_a, p), _blocks(meta_b, p))]
+        return _diff("params.blocks", part_blocks(meta_a), part_blocks(meta_b))
+    return [d for p in common for d in _diff(f"params.blocks ({p})", part_blocks(meta_a, p), part_blocks(meta_b, p))]
 
 
 def info_differences(meta_a: Mapping[str, Any], meta_b: Mapping[str, Any]) -> list[Difference]:

@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..tidy.rawrun import suite_params
+from ..tidy.rawrun import part_blocks
 from .methods import DEFAULT_CONFIDENCE, t_bounds, welch_bounds
 from .multiple import holm
 
@@ -156,7 +156,7 @@ def write_residuals(data_dirs: list[str]) -> pd.DataFrame:
     for d in data_dirs:
         runs, comparisons, meta = load_built_run(d)
         # (each part as it ran: the full profile runs a suite in its own design, suite_params)
-        other = sorted(p for p in runs["suite"].unique() if suite_params(meta, str(p)).get("blocks") != "sliced")
+        other = sorted(p for p in runs["suite"].unique() if part_blocks(meta, str(p)) != "sliced")
         if other:
             raise SystemExit(f"{d}: not an interleaved run ({', '.join(other)} did not run sliced)")
         for m in METRICS:

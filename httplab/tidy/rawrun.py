@@ -233,7 +233,7 @@ def load_suites(run_dir: str | Path, meta: Mapping[str, Any] | None = None) -> p
     return pd.DataFrame(rows, columns=list(SUITE_COLUMNS))
 
 
-def suite_params(meta: dict[str, Any], suite: str | None = None) -> dict[str, Any]:
+def suite_params(meta: Mapping[str, Any], suite: str | None = None) -> dict[str, Any]:
     """The run's params (meta.json) as one suite's points ran them. A run made while a suite could
     declare a longer warm-up than the run's for all its servers (SUITE_MIN_WARMUP, 2026-11-28)
     recorded it under suite_params.<suite>, which overrides params for it; runs since record such
@@ -242,6 +242,19 @@ def suite_params(meta: dict[str, Any], suite: str | None = None) -> dict[str, An
     per_suite = meta.get("suite_params") if isinstance(meta.get("suite_params"), dict) else {}
     own = per_suite.get(suite) if suite is not None else None
     return {**params, **own} if isinstance(own, dict) else dict(params)
+
+
+# A run made before meta.json recorded params.blocks ran in server blocks. The design moves absolute
+# rates: interleaved slices read req/s about 5 % below contiguous runs of the same servers
+# (docs/method.md, "The level shift at 32 reps"), which a run-vs-run ratio would take for a change.
+BLOCKS_BEFORE_RECORDED = "server"
+
+
+def part_blocks(meta: Mapping[str, Any], part: str | None = None) -> str:
+    """The design (server, scenario or sliced blocks) a part of the run ran in: its own
+    (suite_params.<part>.blocks, where the full profile ran it in its suite's: suite.toml [full]),
+    else the run's params.blocks, else server blocks; the run's own where part is None."""
+    return str(suite_params(meta, part).get("blocks") or BLOCKS_BEFORE_RECORDED)
 
 
 def server_warmups(meta: dict[str, Any]) -> dict[str, float]:

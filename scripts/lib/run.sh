@@ -92,16 +92,20 @@ meta_update() {
 # from its suite as a new run would. A run made before params.given passed its params to every part.
 # (The slices' length too: sliced.sh reads LAB_SLICE_S.)
 resume_design() {
-    local key var keys
+    local key value var pairs
     local -A var_of=([duration_s]=DURATION [warmup_s]=WARMUP [reps]=REPS [latency_every]=LATENCY_EVERY [blocks]=BLOCKS)
-    keys=$(jq -r 'if .params | has("given") then .params.given[] else "duration_s", "warmup_s", "reps", "latency_every", "blocks" end' "$1") ||
+    # one line "KEY VALUE" per setting passed on; a setting older runs did not record has its default
+    pairs=$(jq -r '.params as $p
+        | (if $p | has("given") then $p.given[] else "duration_s", "warmup_s", "reps", "latency_every", "blocks" end)
+        | "\(.) \($p[.] // ({latency_every: 1, blocks: "server"}[.]))"' "$1") ||
         die "could not read the run's params from $1"
     unset DURATION WARMUP REPS LATENCY_EVERY BLOCKS
-    for key in $keys; do
+    while read -r key value; do
+        [[ -n $key ]] || continue
         var=${var_of[$key]:-}
         [[ -n $var ]] || die "$1: params.given names $key, not a design setting"
-        export "$var=$(jq -r --arg k "$key" '.params[$k] // ({latency_every: 1, blocks: "server"}[$k])' "$1")"
-    done
+        export "$var=$value"
+    done <<< "$pairs"
     LAB_SLICE_S=$(jq -r '.params.slice_s // empty' "$1"); [[ -z $LAB_SLICE_S ]] || export LAB_SLICE_S
 }
 

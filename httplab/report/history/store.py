@@ -33,6 +33,7 @@ from typing import Any
 import pandas as pd
 
 from ...stats.canary import canary_parts
+from ...tidy.rawrun import part_blocks
 from ..run_status import RUNS_FILE, read_run_status
 
 FRAMES = ("estimates", "comparisons", "runs")
@@ -77,14 +78,6 @@ def setup_label(meta: dict) -> str:
 # runs of the same servers on the same machine (docs/method.md, "The level shift at 32 reps"), a
 # step the history would flag as a change.
 SLICED_SETUP = "; interleaved slices"
-
-
-def part_blocks(meta: dict, part: str) -> str:
-    """The design a part of the run ran in: its own (suite_params.<part>.blocks, where the full
-    profile ran it in its suite's: suite.toml [full]), else the run's, else server blocks."""
-    own = meta.get("suite_params") if isinstance(meta.get("suite_params"), dict) else {}
-    mine = own.get(part) if isinstance(own.get(part), dict) else {}
-    return str(mine.get("blocks") or _params(meta).get("blocks") or "server")
 
 
 def part_designs(folders: list[Path]) -> pd.DataFrame:
