@@ -300,6 +300,9 @@ main() {
         was=$(jq -r '.params.client_hosts // 1' "$RUN_DIR/meta.json")
         [[ $was == "${CLIENT_HOSTS:-1}" ]] || die "run $(basename "$RUN_DIR") was started with --clients $was; resume it with --clients $was (or start another with --new)"
         export CLIENT_HOSTS=$was
+        # ... and its machine, where it measures on this one (an inventory's hosts are checked by
+        # their own facts)
+        [[ $HOSTS == inventory ]] || resume_host_check "$RUN_DIR/meta.json"
         log "resuming run $(basename "$RUN_DIR") (each part in the design it started with; hosts $HOSTS, $CLIENT_HOSTS client host(s))"
     else
         RUN_DIR=${RUN_DIR:-$RAW_ROOT/$(new_run_id)}

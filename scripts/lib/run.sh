@@ -26,6 +26,28 @@ tool_version() {
     esac 2>/dev/null || echo "not found"
 }
 
+# this_host_json: the machine the harness runs on, as meta.json's host records it.
+this_host_json() {
+    jq -cn --arg cpu "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)" \
+        --argjson cores "$(nproc)" --arg kernel "$(uname -sr)" --arg host "$(hostname -s)" \
+        '{cpu_model: $cpu, cores: $cores, kernel: $kernel, hostname: $host}'
+}
+
+# resume_host_check META: dies where the run META was started on another machine than this one
+# (its CPU model, CPU count, kernel or host name differ). The same point moves by half between
+# machines of one family (docs/method.md, "The canary"), so a run resumed elsewhere would mix two
+# machines' figures in one interval, which no report could tell apart; the canary can compare two
+# runs, not mend one. A run older than the record resumes as before.
+resume_host_check() {
+    local diff
+    diff=$(jq -r --argjson now "$(this_host_json)" '.host // {} | to_entries[]
+        | select(.key | IN("cpu_model", "cores", "kernel", "hostname"))
+        | select(.value != $now[.key]) | "\(.key) \(.value) (here: \($now[.key]))"' "$1") ||
+        die "could not read the run's host from $1"
+    [[ -z $diff ]] ||
+        die "run $(basename "$(dirname "$1")") was started on another machine than this one: $(paste -sd ';' <<<"$diff" | sed 's/;/; /g'); its points would mix two machines. Resume it there, or start another with --new"
+}
+
 # create_run_meta RUN_DIR PROFILE SUITES PARAMS_JSON: writes meta.json once.
 create_run_meta() {
     local dir=$1 profile=$2 suites=$3 params=$4 tools='{}' t commit dirty state versions
@@ -59,13 +81,11 @@ create_run_meta() {
         --argjson host_state "$state" --argjson versions "$versions" \
         --arg suites "$suites" --arg scpu "$SERVER_CPUS" --arg ccpu "$CLIENT_CPUS" \
         --argjson cthreads "$CLIENT_THREADS" --argjson params "$params" --argjson tools "$tools" \
-        --arg cpu "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)" \
-        --argjson cores "$(nproc)" --arg kernel "$(uname -sr)" --arg host "$(hostname -s)" \
-        --arg commit "$commit" --argjson dirty "$dirty" \
+        --argjson host "$(this_host_json)" --arg commit "$commit" --argjson dirty "$dirty" \
         '{run_id: $run_id, profile: $profile, start_utc: $start, end_utc: null, complete: false,
           suites: ($suites | split(" ")), server_cpus: $scpu, client_cpus: $ccpu,
           client_threads: $cthreads, params: $params,
-          host: {cpu_model: $cpu, cores: $cores, kernel: $kernel, hostname: $host},
+          host: $host,
           host_state: $host_state, tools: $tools, servers: $versions, git: {commit: $commit, dirty: $dirty},
           hosts: $hosts}' >"$dir/meta.json.tmp"
     mv "$dir/meta.json.tmp" "$dir/meta.json"
