@@ -41,7 +41,7 @@ this_host_json() {
 resume_host_check() {
     local diff
     diff=$(jq -r --argjson now "$(this_host_json)" '.host // {} | to_entries[]
-        | select(.key | IN("cpu_model", "cores", "kernel", "hostname"))
+        | select(.key | IN($now | keys[]))
         | select(.value != $now[.key]) | "\(.key) \(.value) (here: \($now[.key]))"' "$1") ||
         die "could not read the run's host from $1"
     [[ -z $diff ]] ||

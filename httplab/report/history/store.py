@@ -113,7 +113,7 @@ IDENTITY: dict[str, Callable[[dict], Any]] = {
     "duration_s": lambda m: _params(m).get("duration_s"),
     "reps": lambda m: _params(m).get("reps"),
     "aa": lambda m: bool(_params(m).get("aa")),
-    "blocks": lambda m: str(_params(m).get("blocks") or "server"),
+    "blocks": part_blocks,   # the run's own (part_designs: each part's)
     "machine": lambda m: machine_label(_host(m).get("cpu_model"), _host(m).get("cores")),
     "setup": setup_label,
 }
