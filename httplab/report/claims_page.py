@@ -25,12 +25,12 @@ import pandas as pd
 
 from ..lab import suites as lab_suites
 from ..lab.servers import pairs_named
-from ..stats.claims import VERDICTS, is_read, verdict
+from ..stats.claims import OUTCOMES, VERDICTS, outcome_reason, verdict
 from ..stats.write import read_stats
 from .run_status import read_run_status, RUNS_FILE
 
 CLAIMS_PAGE_MD = "claims.md"
-_RANK = {"confirmed": 0, "partly": 0, "refuted": 0, "not comparable": 1, "untested": 2}
+_RANK = {"confirmed": 0, "same direction, different size": 0, "partly": 0, "refuted": 0, "not comparable": 1, "untested": 2}
 
 
 def collect(reports_dir: Path, raw_root: Path, data_root: Path) -> pd.DataFrame:
@@ -98,7 +98,7 @@ def combine(chosen: pd.DataFrame, books: pd.DataFrame, points: pd.DataFrame) -> 
     rows = []
     for row in out.to_dict("records"):
         mine = points[points["claim_id"] == row["claim_id"]]
-        read_ok = pd.Series([is_read(r, e) for r, e in zip(mine["reading"], mine["expected"])], index=mine.index, dtype=bool)
+        read_ok = mine["outcome"].isin(OUTCOMES)
         readable = mine[mine["comparable"].astype(bool) & read_ok]
         best = _run_order(readable).drop_duplicates("point")
         if best["run_id"].nunique() < 2:
@@ -106,31 +106,30 @@ def combine(chosen: pd.DataFrame, books: pd.DataFrame, points: pd.DataFrame) -> 
             continue
         names = list(dict.fromkeys(mine["point"]))          # every point, in the ledger's order
         by_point = best.set_index("point")
-        pairs, texts = [], []
+        outcomes, wanted, texts = [], [], []
         for name in names:
             if name in by_point.index:
                 p = by_point.loc[name]
-                pairs.append((str(p["reading"]), str(p["expected"])))
+                outcomes.append(str(p["outcome"]))
+                wanted.append(str(p["expected"]))
                 texts.append(f"{p['text']} in `{p['run_id']}`")
             else:
                 # read in no run that measured it as the write-up did: why, as the best such run says
                 # (a run under other conditions never lends a point its reading)
                 alike = mine[(mine["point"] == name) & mine["comparable"].astype(bool)]
                 if alike.empty:
-                    want = str(mine[mine["point"] == name]["expected"].iloc[0])
-                    pairs.append(("not run", want))
+                    outcomes.append("not run")
+                    wanted.append(str(mine[mine["point"] == name]["expected"].iloc[0]))
                     texts.append(f"{name}: not run as the write-up ran it")
                 else:
                     unread = _run_order(alike).iloc[0]
-                    pairs.append((str(unread["reading"]), str(unread["expected"])))
+                    outcomes.append(str(unread["outcome"]))
+                    wanted.append(str(unread["expected"]))
                     texts.append(str(unread["text"]))
-        v, n_read, n_agree = verdict(pairs)
+        v, n_read, n_agree = verdict(outcomes)
         runs = list(dict.fromkeys(_run_order(best)["run_id"]))
-        reason = (f"{n_agree} of {n_read} points read as the write-up's ({', '.join(e for _, e in pairs)}), "
-                  f"read across {len(runs)} runs that measured it as the write-up did, each point in one run")
-        unread = [r for r, e in pairs if not is_read(r, e)]
-        if unread:
-            reason += f"; {len(unread)} not read ({', '.join(sorted(set(unread)))})"
+        reason = (outcome_reason(outcomes, wanted)
+                  + f"; read across {len(runs)} runs that measured it as the write-up did, each point in one run")
         alone = books[(books["claim_id"] == row["claim_id"]) & ~books["run_id"].isin(runs)]["verdict"].value_counts()
         others = ", ".join(f"{int(alone[x])} {x}" for x in VERDICTS if x in alone) or "—"
         rows.append({**row, "run_id": runs[0], "read_in": runs, "verdict": v, "reason": reason,
@@ -153,9 +152,15 @@ INTRO = ("Every claim of the four write-ups the lab reproduces, with the verdict
          "(a language runtime, a pool of threads or processes) can only be judged by a run under the same conditions "
          "(`run_all.sh --seed-conditions`, 16-core or larger host), and reads **not comparable** elsewhere "
          "(the reason says what the run would have read). A point is read off the run's comparisons frame: "
-         "higher or lower when its 95 % interval excludes no change, same when it holds it; a claim is "
-         "**confirmed** when every point it could read agrees with the write-up, **refuted** when none does, "
-         "**partly** in between, **untested** when no point could be read (not run, fewer than 5 runs, "
+         "higher or lower when its 95 % interval excludes no change, same when it holds it. Then it is judged on its "
+         "size as well as its sign: a claimed difference is **confirmed** when the write-up's figure lies inside our "
+         "interval (or our figure over the write-up's is within ±10 %, the equivalence margin), **same direction, "
+         "different size** when the sign agrees and the figure lies outside, **refuted** when the sign is opposite or "
+         "no change is clear; a claim of no difference (\"nearly flat\") is an equivalence test, confirmed when the "
+         "whole interval lies within ±10 %, refuted when it lies wholly outside (docs/method.md, \"Verdicts that "
+         "check the size\"). A claim is confirmed when every point it could judge is, same direction, different "
+         "size when none is refuted, refuted when all are, **partly** for a mix, **untested** when no point could "
+         "be judged (not run, fewer than 5 runs, too wide to tell, "
          "client-bound). Absolute figures (the peaks: req/s, transfer) measure the machine and are never comparable. "
          "A claim about how a lead moves (a trend) is read as the ratio of the two leads, paired by rep. "
          "Where runs that measured a claim's servers as the write-up did read different points of it, the claim is "

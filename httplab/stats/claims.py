@@ -21,11 +21,23 @@ Each point is read first (READINGS): higher, lower or same (its interval holds 1
 run's A/A noise floor), or why it cannot be read (not run, fewer than 5 runs, client-bound: the
 load tool set the figure; too wide to tell: the interval holds both 1 and the write-up's own ratio,
 where the write-up claims a difference). The seed's own ratio sets what the point should read (expected: higher or
-lower past ±5 %, else same, or the claim's `expect`). A claim whose points all read as expected is
-confirmed, one with none refuted, one with some partly; untested when no point could be read; not
-comparable when the run's conditions differ from the write-up's for a server the claim is about
-(the write-ups ran every server on a 12-core laptop, their event loop on one thread: our stand-in
-on one core is that, any other server only under run_all.sh --seed-conditions).
+lower past ±5 %, else same, or the claim's `expect`). Then the point is judged on its size as well
+as its sign (judge_point, OUTCOMES; docs/method.md, "Verdicts that check the size"):
+- a claimed difference is *confirmed* when the write-up's ratio lies inside our 95 % interval, or our
+  ratio over the write-up's is equivalent to 1 within EQUIVALENCE_MARGIN; *same direction, different
+  size* when the sign agrees and the write-up's figure lies outside; *refuted* when the sign is
+  opposite, or our interval holds no change and excludes the write-up's figure;
+- a claim of no difference ("nearly flat", "about the same") is an equivalence test, two one-sided
+  tests at EQUIVALENCE_MARGIN: *confirmed* when the whole 95 % interval lies within the margin,
+  *refuted* when it lies wholly outside it (a clear difference stands where the write-up saw none),
+  too wide to tell otherwise;
+- "not lower" / "not higher" state no size: the sign decides.
+A claim whose read points are all confirmed is confirmed; all of one sign with the write-up but not
+all of its size, same direction, different size; all refuted, refuted; a mix, partly; untested when no
+point could be read; not comparable when the run's conditions differ from the write-up's for a
+server the claim is about (the write-ups ran every server unpinned on one multi-core machine, their
+event loop on one thread: our stand-in on one core is that, any other server only under
+run_all.sh --seed-conditions).
 """
 from __future__ import annotations
 
@@ -40,7 +52,17 @@ from .cells import mean_ci
 from .frames import RunStats
 from .methods import ratio_by_rep, ratio_welch
 
-VERDICTS = ("confirmed", "partly", "refuted", "not comparable", "untested")
+VERDICTS = ("confirmed", "same direction, different size", "partly", "refuted", "not comparable", "untested")
+# what a point read as the write-up's says, once its size is checked (judge_point); any other
+# outcome is a reading that could not be judged (READINGS' reasons)
+OUTCOMES = ("confirmed", "same direction, different size", "refuted")
+# The equivalence margin: a ratio within ±10 % of another (1/1.1 to 1.1) is "the same size". Why 10 %:
+# the seed suites' design (12 interleaved reps of 1 s) gives server-vs-server intervals a 90th
+# percentile half-width of 5.8-8.0 % on the two-core machine, and two copies of one server (the A/A
+# pair) have a 95 % interval inside ±10 % on all 13 of the criterion run's points on both metrics
+# (inside ±5 % on only 9 of 13): a narrower margin would call truly equal figures "too wide to tell"
+# a third of the time. tests/unit/test_claims_margin.py checks both on the committed run.
+EQUIVALENCE_MARGIN = 0.10
 READINGS = ("higher", "lower", "same", "inside the noise floor", "too wide to tell", "not run",
             "fewer than 5 runs", "client-bound: capacity only")
 # A seed ratio within ±5 % of 1 claims no difference (the write-ups call +3 % "nearly identical").
@@ -299,6 +321,45 @@ def read_point(row: pd.Series | None, throughput: bool = True) -> tuple[str, flo
     return reading, ratio, lo, hi
 
 
+def within_margin(lo: float, hi: float, centre: float = 1.0, margin: float = EQUIVALENCE_MARGIN) -> bool:
+    """Whether the interval [lo, hi], taken relative to `centre`, lies inside ±margin (a ratio band:
+    1/(1+margin) to 1+margin): two one-sided tests at the interval's level each side."""
+    return math.isfinite(lo) and math.isfinite(hi) and centre > 0 and \
+        lo / centre >= 1 / (1 + margin) and hi / centre <= 1 + margin
+
+
+def outside_margin(lo: float, hi: float, margin: float = EQUIVALENCE_MARGIN) -> bool:
+    """Whether the interval lies wholly outside the band 1/(1+margin)..1+margin: a difference
+    larger than the margin stands."""
+    return math.isfinite(lo) and math.isfinite(hi) and (lo > 1 + margin or hi < 1 / (1 + margin))
+
+
+def judge_point(reading: str, want: str, lo: float, hi: float, seed_ratio: float) -> str:
+    """A point's outcome (OUTCOMES) once its size is checked against the write-up's ratio, or the
+    reading itself where it could not be judged (module docstring; docs/method.md)."""
+    if want == "same":
+        # an equivalence test on the interval, whatever the run's noise floor says of the centre
+        if reading not in ("higher", "lower", "same", "inside the noise floor"):
+            return reading
+        if within_margin(lo, hi):
+            return "confirmed"
+        if outside_margin(lo, hi):
+            return "refuted"
+        return "too wide to tell"
+    if not is_read(reading, want):
+        return reading
+    if want in ("not lower", "not higher"):
+        # a claim of no size: its sign decides (a change inside the noise floor is none)
+        return "confirmed" if agrees("same" if reading == "inside the noise floor" else reading, want) else "refuted"
+    if reading != want:
+        # the opposite sign, or no change where the interval also excludes the write-up's figure
+        # (one that holds both read "too wide to tell" and is not judged)
+        return "refuted"
+    if lo <= seed_ratio <= hi or within_margin(lo, hi, seed_ratio):
+        return "confirmed"
+    return "same direction, different size"
+
+
 UNREAD_ORDER = ("not run", "fewer than 5 runs", "client-bound: capacity only")
 
 
@@ -340,23 +401,47 @@ def _pct(r: float) -> str:
     return f"{(r - 1) * 100:+.0f}%".replace("-", "−")
 
 
-def _point_text(scenario: str, reading: str, ratio: float, lo: float, hi: float) -> str:
+def _point_text(scenario: str, outcome: str, ratio: float, lo: float, hi: float, seed_ratio: float) -> str:
+    """'get_ping_c50: +93% [+86%, +101%] vs the write-up's +18% (same direction, different size)'."""
     if not math.isfinite(ratio):
-        return f"{scenario}: {reading}"
+        return f"{scenario}: {outcome}"
     ci = f" [{_pct(lo)}, {_pct(hi)}]" if math.isfinite(lo) and math.isfinite(hi) else ""
-    return f"{scenario}: {_pct(ratio)}{ci} ({reading})"
+    seed = f" vs the write-up's {_pct(seed_ratio)}" if math.isfinite(seed_ratio) else ""
+    return f"{scenario}: {_pct(ratio)}{ci}{seed} ({outcome})"
 
 
 # ---------------------------------------------------------------- one claim against one run
 
-def verdict(readings: Iterable[tuple[str, str]]) -> tuple[str, int, int]:
-    """(verdict, points read, points as expected) from each point's (reading, expected): a point inside the
-    noise floor reads as same where the write-up expects no difference, and is not read elsewhere."""
-    read = [("same" if r == "inside the noise floor" else r, e) for r, e in readings if is_read(r, e)]
-    if not read:
+def verdict(outcomes: Iterable[str]) -> tuple[str, int, int]:
+    """(verdict, points judged, points confirmed) from each point's outcome (judge_point): confirmed
+    when every judged point is, same direction, different size when none is refuted, refuted when
+    all are, partly for a mix; untested when no point could be judged."""
+    judged = [o for o in outcomes if o in OUTCOMES]
+    if not judged:
         return "untested", 0, 0
-    agree = sum(agrees(r, e) for r, e in read)
-    return ("confirmed" if agree == len(read) else "refuted" if agree == 0 else "partly"), len(read), agree
+    confirmed, refuted = judged.count("confirmed"), judged.count("refuted")
+    if confirmed == len(judged):
+        v = "confirmed"
+    elif refuted == 0:
+        v = "same direction, different size"
+    elif refuted == len(judged):
+        v = "refuted"
+    else:
+        v = "partly"
+    return v, len(judged), confirmed
+
+
+def outcome_reason(outcomes: list[str], wanted: list[str]) -> str:
+    """The reason of a judged claim: its points' outcomes counted, what the write-up's figures
+    said they should read, and the points that could not be judged."""
+    judged = [o for o in outcomes if o in OUTCOMES]
+    counted = ", ".join(f"{judged.count(o)} {o}" for o in OUTCOMES if o in judged)
+    reason = (f"of {len(judged)} point{'s' if len(judged) != 1 else ''} judged on sign and size: {counted} "
+              f"(the write-up's figures read {', '.join(wanted)}; equivalence margin ±{EQUIVALENCE_MARGIN:.0%})")
+    unread = [o for o in outcomes if o not in OUTCOMES]
+    if unread:
+        reason += f"; {len(unread)} not judged ({', '.join(sorted(set(unread)))})"
+    return reason
 
 
 def _cell_name(a: tuple[str, str, str], b: tuple[str, str, str], mixed: bool) -> str:
@@ -440,28 +525,28 @@ def ledger_rows(claims: Iterable[Claim], stats: RunStats, runs: pd.DataFrame,
                     row = stats.compare(c.metric, p.a, p.b)
                     named.append((_cell_name(p.a, p.b, mixed), *read_point(row, c.metric == "req_per_s"),
                                   seed_p.seed_ratio))
+            outcomes, wanted = [], []
             for name, reading, ratio, lo, hi, seed_ratio in named:
                 want = expected(seed_ratio, c.expect)
                 if reading == "same" and want in ("higher", "lower") and lo <= seed_ratio <= hi:
                     # the interval holds both no change and the write-up's own figure: it cannot
                     # tell them apart, so it neither confirms nor refutes the claimed difference
                     reading = "too wide to tell"
-                texts.append(_point_text(name, reading, ratio, lo, hi))
-                pairs.append((reading, want))
+                outcome = judge_point(reading, want, lo, hi, seed_ratio)
+                texts.append(_point_text(name, outcome, ratio, lo, hi, seed_ratio))
+                outcomes.append(outcome)
+                wanted.append(want)
                 point_rows.append({"run_id": run_id, "claim_id": c.claim_id, "point": name, "reading": reading,
-                                   "expected": want, "ratio": ratio, "lo": lo, "hi": hi,
+                                   "expected": want, "outcome": outcome, "seed_ratio": seed_ratio,
+                                   "ratio": ratio, "lo": lo, "hi": hi,
                                    "comparable": not why_not, "text": texts[-1]})
                 if math.isfinite(ratio):
                     ratios.append(ratio / seed_ratio)
-            v, n_read, n_agree = verdict(pairs)
+            v, n_read, n_agree = verdict(outcomes)
             if v == "untested":
-                reasons = sorted({r for r, _ in pairs})
-                reason = "no point could be read: " + ", ".join(reasons)
+                reason = "no point could be judged: " + ", ".join(sorted(set(outcomes)))
             else:
-                reason = f"{n_agree} of {n_read} points read as the write-up's ({', '.join(e for _, e in pairs)})"
-                untested = [r for r, e in pairs if not is_read(r, e)]
-                if untested:
-                    reason += f"; {len(untested)} not read ({', '.join(sorted(set(untested)))})"
+                reason = outcome_reason(outcomes, wanted)
         # a run that could read nothing of the claim is silent on it (untested), whatever its
         # conditions; one that read it under other conditions says what it read, not a verdict
         if c.kind != "peak" and why_not and v != "untested":

@@ -66,17 +66,17 @@ seed_text          | str   |          | the write-up's words or figure
 servers            | str   |          | the run's servers the claim is read on (the C server stands in for the write-ups' xKit)
 scenarios          | str   |          | the points (part/scenario) that test it
 statistic          | str   |          | what is compared
-ours               | str   |          | per point: our ratio − 1 with its 95 % interval and its reading (higher, lower, same, inside the noise floor, too wide to tell, not run, fewer than 5 runs, client-bound: capacity only)
+ours               | str   |          | per point: our ratio − 1 with its 95 % interval, the write-up's, and its outcome (confirmed, same direction, different size, refuted), or why it was not judged (inside the noise floor, too wide to tell, not run, fewer than 5 runs, client-bound: capacity only)
 seed_ratio         | str   |          | per point: the write-up's ratio − 1 (a peak: its figure)
 ours_over_seed_lo  | float | ratio    | smallest of our ratio ÷ the write-up's over the points read; NaN when none
 ours_over_seed_hi  | float | ratio    | largest of the same
 seed_conditions    | str   |          | how the write-ups measured
 our_conditions     | str   |          | how this run measured
-verdict            | str   |          | confirmed, partly, refuted, not comparable or untested (httplab.stats.claims)
+verdict            | str   |          | confirmed, same direction, different size, partly, refuted, not comparable or untested (httplab.stats.claims: sign and size checked)
 reason             | str   |          | why: the points read as the write-up's, or what kept the run from speaking to the claim
 points             | int   | points   | the claim's points
-points_read        | int   | points   | points with a reading (higher, lower or same; inside the noise floor where the write-up claims no difference)
-points_agree       | int   | points   | points that read as the write-up's
+points_read        | int   | points   | points judged on sign and size (confirmed, same direction, different size or refuted)
+points_agree       | int   | points   | points confirmed: the write-up's sign and size
 """)
 
 CLAIM_POINTS: tuple[Column, ...] = table("""
@@ -85,6 +85,8 @@ claim_id           | str   |          | the claim (claims.claim_id)
 point              | str   |          | the point as the ledger names it (its scenario; both cells where they differ)
 reading            | str   |          | higher, lower, same, inside the noise floor, too wide to tell, not run, fewer than 5 runs or client-bound: capacity only
 expected           | str   |          | what the write-up's figure says the point should read (higher, lower, same, not lower, not higher)
+outcome            | str   |          | the point judged on sign and size: confirmed, same direction, different size, refuted; else the reading that kept it from being judged (httplab.stats.claims.judge_point)
+seed_ratio         | float |          | the write-up's ratio (A over B; a trend: its lead at A over its lead at B)
 ratio              | float |          | our ratio (A over B); NaN when the point was not read
 lo                 | float |          | lower bound of its 95 % interval; NaN without one
 hi                 | float |          | upper bound

@@ -69,6 +69,15 @@ def build_data(run_dir: str | Path, out_dir: str | Path, confidence: float = 0.9
     return run, stats, written + [out / RUN_JSON]
 
 
+def rebuild_ledger(data_dir: str | Path) -> list[Path]:
+    """data/<run_id>/'s claim ledger read again from its own frames (the ledger is a function of the
+    estimates, comparisons, runs and meta.json, and of the suites' [seed] declarations): what a
+    change to the claims' declarations or verdicts needs, without tidying raw/ again. The same
+    function build_data calls, so a full build writes the same ledger."""
+    run, stats, _ = read_data(data_dir)
+    return write_stats(ledger_frames(stats.comparisons, stats.estimates, run.meta, run.runs, run.run_id), Path(data_dir))
+
+
 def read_data(data_dir: str | Path) -> tuple[RawRun, RunStats, float]:
     """data/<run_id>/ as the run (its frames, meta and facts; run_dir: the raw run it was built from)
     and its statistics, with the confidence they were computed at. NoDataError, with the command that
@@ -131,7 +140,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("run_dir", type=Path)
     ap.add_argument("out_dir", type=Path, nargs="?", help="default: data/<run_id> beside raw/")
     ap.add_argument("--confidence", type=float, default=0.95)
+    ap.add_argument("--ledger-only", action="store_true",
+                    help="RUN_DIR is data/<run_id>: rewrite only its claim ledger from its own frames")
     args = ap.parse_args(argv)
+    if args.ledger_only:
+        written = rebuild_ledger(args.run_dir)
+        print(f"{args.run_dir}: claim ledger rewritten ({', '.join(p.name for p in written)})")
+        return 0
     out = args.out_dir or args.run_dir.resolve().parent.parent / "data" / args.run_dir.resolve().name
     run, rs, _ = build_data(args.run_dir, out, args.confidence)
     print(f"{out}: runs {len(run.runs)} rows, estimates {len(rs.estimates)}, comparisons {len(rs.comparisons)}")

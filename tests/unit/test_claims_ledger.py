@@ -92,14 +92,41 @@ def test_expected_reading_from_the_write_ups_ratio():
     assert C.expected(0.975, "lower") == "lower"      # a claim's own words win ("Go degrades")
 
 
-def test_verdicts():
-    assert C.verdict([("higher", "higher"), ("higher", "higher")])[0] == "confirmed"
-    assert C.verdict([("lower", "higher"), ("same", "higher")])[0] == "refuted"
-    assert C.verdict([("higher", "higher"), ("same", "higher")]) == ("partly", 2, 1)
-    assert C.verdict([("not run", "higher"), ("fewer than 5 runs", "higher")])[0] == "untested"
-    # inside the floor: as good as "same" where that is the claim, unreadable where a difference is
-    assert C.verdict([("inside the noise floor", "same")])[0] == "confirmed"
-    assert C.verdict([("inside the noise floor", "lower")])[0] == "untested"
+def test_verdicts_count_the_points_judged_on_sign_and_size():
+    assert C.verdict(["confirmed", "confirmed"]) == ("confirmed", 2, 2)
+    assert C.verdict(["confirmed", "same direction, different size"]) == ("same direction, different size", 2, 1)
+    assert C.verdict(["refuted", "refuted", "not run"]) == ("refuted", 2, 0)
+    assert C.verdict(["confirmed", "refuted"]) == ("partly", 2, 1)
+    assert C.verdict(["same direction, different size", "refuted"])[0] == "partly"
+    assert C.verdict(["not run", "fewer than 5 runs", "too wide to tell"])[0] == "untested"
+
+
+@pytest.mark.parametrize("reading,want,lo,hi,seed,outcome", [
+    # the issue's cases: seed 003's Python POST at 86 % of its GET (−14 %), the lab −34 % [−41 %, −27 %]
+    ("lower", "lower", 0.59, 0.73, 0.86, "same direction, different size"),
+    # JavaScript's JSON drop: seed −22 %, the lab −10 % [−16 %, −3 %]
+    ("lower", "lower", 0.84, 0.97, 0.78, "same direction, different size"),
+    # the write-up's figure inside our interval: its size agrees
+    ("lower", "lower", 0.80, 0.90, 0.86, "confirmed"),
+    # outside the interval, but ours over the write-up's within ±10 % on the whole interval
+    ("higher", "higher", 1.50, 1.56, 1.45, "confirmed"),
+    ("higher", "lower", 1.10, 1.20, 0.80, "refuted"),                      # the opposite sign
+    ("same", "higher", 0.97, 1.04, 1.30, "refuted"),                        # no change, the claim excluded
+    ("too wide to tell", "higher", 0.95, 1.40, 1.30, "too wide to tell"),  # not judged
+    ("inside the noise floor", "lower", 0.93, 0.97, 0.80, "inside the noise floor"),
+    ("fewer than 5 runs", "higher", math.nan, math.nan, 1.2, "fewer than 5 runs"),
+    # "nearly flat": an equivalence test at ±10 %, not "the interval holds 1"
+    ("same", "same", 0.96, 1.06, 1.02, "confirmed"),
+    ("lower", "same", 0.93, 0.98, 1.02, "confirmed"),       # a clear but small change is equivalent
+    ("same", "same", 0.85, 1.12, 1.02, "too wide to tell"),  # holds 1, yet cannot show equivalence
+    ("lower", "same", 0.70, 0.85, 1.02, "refuted"),          # a difference past the margin stands
+    ("lower", "same", 0.85, 0.95, 1.02, "too wide to tell"), # straddles the margin
+    ("inside the noise floor", "same", 0.95, 0.99, 1.0, "confirmed"),
+    ("same", "not lower", 0.9, 1.1, 1.0, "confirmed"),       # no size claimed: the sign decides
+    ("lower", "not lower", 0.7, 0.8, 1.0, "refuted"),
+])
+def test_a_point_is_judged_on_its_size_as_well_as_its_sign(reading, want, lo, hi, seed, outcome):
+    assert C.judge_point(reading, want, lo, hi, seed) == outcome
 
 
 def frames(rows: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -130,9 +157,9 @@ def test_a_one_core_run_speaks_to_the_event_loops_own_curve_not_to_go():
     assert led.loc["000/curve/1", "verdict"] == "confirmed"          # the event loop flat: single-threaded both
     go = led.loc["000/curve/2"]
     assert go["verdict"] == "not comparable" and "go ran on 1 core here, on 12" in go["reason"]
-    assert "Read anyway: confirmed" in go["reason"]
+    assert "Read anyway: same direction, different size" in go["reason"]   # −20 % against −2.5 %
     vs = led.loc["000/versus/1"]
-    assert vs["verdict"] == "not comparable" and vs["points_read"] == 1 and "3 not read (not run)" in vs["reason"]
+    assert vs["verdict"] == "not comparable" and vs["points_read"] == 1 and "3 not judged (not run)" in vs["reason"]
     assert led.loc["000/peak", "verdict"] == "untested"              # no estimate of it here: silent
     assert led.loc["001/versus/1", "verdict"] == "untested"            # h2c never ran: silent, whatever the cores
     assert led.loc["001/curve/1", "verdict"] == "untested"            # h2c never ran
@@ -144,7 +171,7 @@ def test_under_the_seeds_conditions_the_single_threaded_c_server_is_read():
     led = ledger(rows, "seed", "0-11", {"evloop", "evloop@1", "go"})
     vs = led.loc["000/versus/1"]
     assert vs["servers"] == "evloop@1, go" and vs["verdict"] == "refuted"
-    assert vs["ours"].startswith("get_ping_c50: not run; get_ping_c100: −38% [−46%, −30%] (lower)")
+    assert vs["ours"].startswith("get_ping_c50: not run; get_ping_c100: −38% [−46%, −30%] vs the write-up's +18% (refuted)")
     assert math.isclose(vs["ours_over_seed_lo"], 0.62 / (152316 / 128915))
 
 
@@ -156,8 +183,9 @@ def test_each_point_is_a_row_of_its_own_with_whether_the_run_could_speak():
     pts = got["claim_points"].set_index(["claim_id", "point"])
     c100 = pts.loc[("000/versus/1", "get_ping_c100")]
     assert c100["reading"] == "lower" and c100["expected"] == "higher" and bool(c100["comparable"])
+    assert c100["outcome"] == "refuted" and math.isclose(c100["seed_ratio"], 152316 / 128915)
     assert (c100["ratio"], c100["lo"], c100["hi"]) == (0.62, 0.54, 0.7)
-    assert c100["text"] == "get_ping_c100: −38% [−46%, −30%] (lower)"
+    assert c100["text"] == "get_ping_c100: −38% [−46%, −30%] vs the write-up's +18% (refuted)"
     assert pts.loc[("000/versus/1", "get_ping_c500"), "reading"] == "not run"
     # one row per point of every claim but the peaks, whose figure is absolute
     claims = {c.claim_id: c for c in C.all_claims()}
@@ -172,7 +200,8 @@ def test_each_point_is_a_row_of_its_own_with_whether_the_run_could_speak():
 
 def test_counts_in_verdict_order():
     led = pd.DataFrame({"verdict": ["refuted", "untested", "untested"]})
-    assert C.counts(led) == {"confirmed": 0, "partly": 0, "refuted": 1, "not comparable": 0, "untested": 2}
+    assert C.counts(led) == {"confirmed": 0, "same direction, different size": 0, "partly": 0, "refuted": 1,
+                             "not comparable": 0, "untested": 2}
 
 
 def test_a_curve_without_its_expectation_is_refused(tmp_path):
@@ -247,9 +276,10 @@ def test_a_trend_is_the_ratio_of_two_leads_paired_by_rep():
     rows = [cmp(("http1", "get_ping_c500", "evloop"), ("http1", "get_ping_c500", "go"), 1.5, 1.48, 1.52, "faster"),
             cmp(("http1", "get_ping_c50", "evloop"), ("http1", "get_ping_c50", "go"), 1.2, 1.19, 1.21, "faster")]
     row = ledger(rows, "seed", "0-11", {"evloop", "go"}, runs).loc[t.claim_id]
-    assert row["verdict"] == "confirmed" and row["kind"] == "trend" and row["points"] == 1
+    # the write-up's lead grows by +5 % (1.239 over 1.181); +25 % is its sign, not its size
+    assert row["verdict"] == "same direction, different size" and row["kind"] == "trend" and row["points"] == 1
     ratio = float(re.search(r": \+(\d+)%", row["ours"]).group(1))
-    assert ratio == 25 and "(higher)" in row["ours"]
+    assert ratio == 25 and "vs the write-up's +5% (same direction, different size)" in row["ours"]
     # an end the run cannot read (client-bound there) leaves the trend unread, whatever the reps say
     rows[1] = cmp(("http1", "get_ping_c50", "evloop"), ("http1", "get_ping_c50", "go"), 1.2, 1.19, 1.21,
                   "both client-bound")
@@ -264,8 +294,8 @@ def test_a_claim_between_named_servers_reads_a_row_stored_the_other_way_round():
     rows = [cmp(("languages", "get_root_c100", "lang_cpp_std"), ("languages", "get_root_c100", "lang_rust_std"),
                 2.0, 1.8, 2.2, "more", metric="rss_peak_kb")]
     row = ledger(rows, "seed", "0-11", {"lang_rust_std", "lang_cpp_std"}).loc[mem.claim_id]
-    assert row["ours"].startswith("get_root_c100 (lang_rust_std vs lang_cpp_std): −50% [−55%, −44%] (lower)")
-    assert row["verdict"] == "confirmed" and "3 not read (not run)" in row["reason"]
+    assert row["ours"].startswith("get_root_c100 (lang_rust_std vs lang_cpp_std): −50% [−55%, −44%] vs the write-up's −50% (confirmed)")
+    assert row["verdict"] == "confirmed" and "3 not judged (not run)" in row["reason"]
 
 
 def test_a_latency_point_with_a_client_bound_side_is_not_read():
@@ -286,7 +316,7 @@ def test_the_peak_transfer_is_read_off_the_runs_in_binary_units():
 
 def test_match_or_beat():
     assert C.agrees("higher", "not lower") and C.agrees("same", "not lower") and not C.agrees("lower", "not lower")
-    assert C.verdict([("inside the noise floor", "not lower")])[0] == "confirmed"
+    assert C.judge_point("inside the noise floor", "not lower", 0.97, 0.99, 1.0) == "confirmed"
 
 
 def test_a_claim_on_an_unknown_metric_is_refused(tmp_path):

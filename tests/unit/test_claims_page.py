@@ -29,7 +29,7 @@ def test_a_verdict_beats_not_comparable_and_the_seeds_conditions_beat_the_refere
 def test_the_page_counts_every_verdict_and_links_the_run():
     chosen = P.choose(pd.DataFrame([book("r2", "refuted", profile="seed")]))
     md = P.render_md(chosen)
-    assert "**1 claim**: 0 confirmed, 0 partly, 1 refuted, 0 not comparable, 0 untested." in md
+    assert "**1 claim**: 0 confirmed, 0 same direction, different size, 0 partly, 1 refuted, 0 not comparable, 0 untested." in md
     assert "[`r2`](r2/http1.html)" in md and "stands in for the write-ups' xKit" in md
     page = P.render_html(chosen)
     assert '<a href="r2/http1.html"><code>r2</code></a>' in page and "<strong>refuted</strong>" in page
@@ -41,9 +41,14 @@ def test_a_claim_read_in_a_run_with_a_caveat_is_marked():
     assert "[`r1`](r1/http1.html) †" in md and "† `r1`: its C server used nghttp2" in md and "r9" not in md
 
 
+# the outcome a reading has when the write-up's figure lies inside the interval (httplab.stats.claims.judge_point)
+OUTCOME = {"higher": "confirmed", "lower": "refuted"}
+
+
 def point(run_id: str, name: str, reading: str, ratio: float, profile: str = "seed", comparable: bool = True,
           expected: str = "higher", claim: str = "000/versus/1") -> dict:
     return {"run_id": run_id, "claim_id": claim, "point": name, "reading": reading, "expected": expected,
+            "outcome": OUTCOME.get(reading, reading), "seed_ratio": ratio,
             "ratio": ratio, "lo": ratio - 0.05, "hi": ratio + 0.05, "comparable": comparable,
             "text": f"{name}: {reading}", "profile": profile, "reference": False}
 
