@@ -31,7 +31,8 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-usage() { header_usage "${BASH_SOURCE[0]}"; }
+# usage: the header above, then the suites and parts there are, read from suites/ (suites_help).
+usage() { header_usage "${BASH_SOURCE[0]}"; suites_help >&2; }
 
 # newest_unfinished PROFILE: the run to resume, if any.
 newest_unfinished() {

@@ -45,6 +45,32 @@ lab_parts() {
     for s in $(lab_suites); do suite_parts "$s"; done
 }
 
+# suite_title_of NAME: the suite's `title = "…"` (suite.toml's first one, before any [table]; the
+# folder's name when it has none).
+suite_title_of() {
+    local t
+    t=$(awk '/^\[/ { exit } /^title[[:space:]]*=/ { sub(/^title[[:space:]]*=[[:space:]]*"/, ""); sub(/"[[:space:]]*(#.*)?$/, ""); print; exit }' \
+        "$SUITES_DIR/$1/suite.toml")
+    echo "${t:-$1}"
+}
+
+# suites_help: the suites and their parts as a usage text lists them, read from suites/ (one line a
+# suite, in run order: its name, its title, its parts when they are more than the suite itself, and
+# the write-up it mirrors when its suite.toml has a [seed] table).
+suites_help() {
+    local s parts seed width=0
+    for s in $(lab_suites); do (( ${#s} > width )) && width=${#s}; done
+    echo
+    echo "suites (a folder of suites/ each; --suites takes a suite or one of its parts):"
+    for s in $(lab_suites); do
+        parts=$(suite_parts "$s" | paste -sd' ')
+        seed=$(awk '/^\[seed\]/ { on = 1; next } /^\[/ { on = 0 } on && /^number[[:space:]]*=/ { gsub(/[^0-9]/, ""); print; exit }' \
+            "$SUITES_DIR/$s/suite.toml")
+        printf '  %-*s  %s%s%s\n' "$width" "$s" "$(suite_title_of "$s")" \
+            "$([[ $parts == "$s" ]] || echo "; parts: ${parts// /, }")" "${seed:+ (seed $seed)}"
+    done
+}
+
 # part_suite PART: the suite a part belongs to (nothing when none).
 part_suite() {
     local s p

@@ -40,6 +40,45 @@ def test_help_is_the_usage_not_the_source():
     assert "set -euo pipefail" not in r.stderr and "source " not in r.stderr
 
 
+def test_help_lists_every_suite_folder_with_its_title_and_parts():
+    """--help lists the suites as suites/ holds them (not a list written into the script): one line
+    a folder of suites/, with the title of its suite.toml and its parts, as httplab.lab.suites
+    reads them."""
+    from httplab.lab.suites import all_suites
+    r = run_all("--help")
+    assert r.returncode == 0
+    lines = r.stderr.splitlines()
+    at = lines.index("suites (a folder of suites/ each; --suites takes a suite or one of its parts):")
+    listed = {ln.split()[0]: ln for ln in lines[at + 1:] if ln.startswith("  ")}
+    folders = sorted(d.name for d in (ROOT / "suites").iterdir() if d.is_dir() and not d.name.startswith((".", "_")))
+    assert sorted(listed) == folders, (sorted(listed), folders)
+    for s in all_suites():
+        line = listed[s.name]
+        assert s.title in line, line
+        for part in s.parts:
+            assert part in line, (part, line)
+        assert (f"(seed {s.seed})" in line) == bool(s.seed), line
+
+
+def test_help_reads_the_suites_folder(tmp_path):
+    """A suite folder added (here a copy of suites/ with one more, SUITES_DIR) is listed at once."""
+    import shutil
+    suites = tmp_path / "suites"
+    shutil.copytree(ROOT / "suites", suites)
+    toy = suites / "toy"
+    toy.mkdir()
+    (toy / "suite.toml").write_text('# a toy\ntitle = "A toy suite"  # its title\norder = 5\n\n[wording]\ntitle = "not this"\n')
+    (toy / "toy_a.sh").write_text("")
+    (toy / "toy_b.sh").write_text("")
+    r = subprocess.run(["bash", str(ROOT / "scripts" / "run_all.sh"), "--help"], capture_output=True, text=True,
+                       timeout=60, env={**os.environ, "RAW_ROOT": "/nonexistent/raw", "SUITES_DIR": str(suites)})
+    assert r.returncode == 0, r.stderr
+    toy_line = [ln for ln in r.stderr.splitlines() if ln.split()[:1] == ["toy"]]
+    assert toy_line == ["  toy        A toy suite; parts: toy_a, toy_b"], toy_line
+    after = r.stderr.split("suites (a folder", 1)[1].splitlines()[1:]
+    assert after[0].split()[0] == "toy"   # order 5: before http1 (10)
+
+
 def test_progress_counts_the_run_and_the_skipped_points(tmp_path):
     state = tmp_path / "progress"
     state.write_text("10 0\n")
