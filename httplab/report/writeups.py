@@ -64,10 +64,10 @@ class WriteupRun:
 
 def reference_run_id(raw_root: Path) -> str:
     """The run id that raw_root/REFERENCE names (its first line); NoRunError when there is none."""
-    ref = raw_root / "REFERENCE"
-    text = ref.read_text(encoding="utf-8").strip() if ref.is_file() else ""
+    from .index import reference_run
+    text = reference_run(raw_root)
     if not text:
-        raise NoRunError(f"{ref} names no run: pass run_dir (-p run_dir raw/<run_id>)")
+        raise NoRunError(f"{raw_root / 'REFERENCE'} names no run: pass run_dir (-p run_dir raw/<run_id>)")
     return text.splitlines()[0].strip()
 
 

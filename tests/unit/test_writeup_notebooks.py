@@ -15,6 +15,7 @@ import pytest
 from httplab.report import writeups as W
 from httplab.report.execute import KERNEL
 from httplab.report.inline_notebook import parameter_names, run_code
+from httplab.parse.errors import NoRunError
 from httplab.stats.write import NoDataError
 from notebook_kernel import needs_kernel
 
@@ -78,7 +79,7 @@ def test_every_notebook_is_thin_and_runs_on_the_labs_kernel():
         assert all(len("".join(c["source"]).splitlines()) <= 10 for c in code), f"{name}: logic belongs in httplab.report"
 
 
-def test_the_default_run_is_the_reference_and_a_run_dir_names_one():
+def test_the_default_run_is_the_reference_and_a_run_dir_names_one(tmp_path):
     w = W.open_writeup("http2")
     assert (w.run_id, w.reference) == (REFERENCE, True)
     assert w.data_dir == REPO / "data" / REFERENCE
@@ -89,6 +90,8 @@ def test_the_default_run_is_the_reference_and_a_run_dir_names_one():
         assert W.holds(w, "h3") and not W.holds(w, "h2c")
     with pytest.raises(NoDataError, match="python -m httplab build"):
         W.open_writeup("http1", run_dir="raw/no-such-run")
+    with pytest.raises(NoRunError, match="REFERENCE"):
+        W.open_writeup("http1", raw_root=str(tmp_path))
     with pytest.raises(KeyError, match="https:h2"):
         W.part(W.open_writeup("http2"), "https:h1")
 
