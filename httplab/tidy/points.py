@@ -300,8 +300,9 @@ def _core_columns(files: RepFiles, run: _ToolRun, cpu_s: float, tail_s: float) -
 # ---------------------------------------------------------------- a point of a sliced block
 # (scripts/lib/sliced.sh: every server up at once, the tools run in turn in short slices)
 
-# the tools whose latency a sliced point keeps: h2load measures it in a contiguous run of its own
-SLICED_LATENCY_KEPT = ("h2load",)
+# the tools whose latency a sliced point keeps: each measures it in a contiguous run of its own after
+# the window (h2load's log; wrk's latency run, which its loader alone reads for a sliced point)
+SLICED_LATENCY_KEPT = ("h2load", "wrk")
 
 
 def sliced_seconds(files: RepFiles) -> float | None:

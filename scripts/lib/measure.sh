@@ -226,7 +226,7 @@ window_close() {
  "position": %s' "$rep" "$(json_str "${W_START[$key]}")" "$(json_str "$finish")" \
             "$rc" "$(json_str "$LAST_TOOL_CMD")" "$alive" "${POINT_POSITION:-null}"
         [[ $LAT_EXIT_CODE == null ]] || printf ', "lat_exit_code": %s' "$LAT_EXIT_CODE"
-        [[ -z $LAT_RUN ]] || printf ', "latency_run": false'
+        [[ -z $LAT_RUN ]] || printf ', "latency_run": %s' "$LAT_RUN"
         [[ -z ${SERVER_TROUBLE:-} ]] || printf ', "server_trouble": %s' "$(json_str "$SERVER_TROUBLE: $SERVER_TROUBLE_DETAIL")"
         [[ -z ${POINT_RETRIED:-} ]] || printf ', "retried_after": %s' "$(json_str "$POINT_RETRIED")"
         printf '}\n'
@@ -305,6 +305,28 @@ wrk_slice_cmd() {
     # (its one line when the clock starts; none without the option, whose time counts from the start)
     SLICE_READY= SLICE_READY_COUNT=0
     (( ${#CONNECT_WAIT[@]} == 0 )) || SLICE_READY="the clock starts" SLICE_READY_COUNT=1
+}
+
+# wrk's latency run, in a sliced rep only (a contiguous run's own histogram is its latency): the
+# sliced run's histogram holds the seconds its requests in flight sat stopped, so its done() hook
+# writes none (WRK_NO_HIST) and the point's latency comes from this contiguous run after the window,
+# as h2load's does (its latency run, below), in the reps latency_rep picks. The server's CPU window
+# is closed already; its requests, errors and histogram go to r<rep>.lat.* (httplab/parse/wrk_loader.py
+# reads them, and their errors fail the point). wrk takes whole seconds: WRK_LAT_S, a second at the
+# seed suites' 1 s runs (about 10^5 requests at their rates), half the measured run at longer ones.
+wrk_lat_s() { if (( DURATION >= 2 )); then echo $(( DURATION / 2 )); else echo 1; fi; }
+wrk_after() {
+    local part=$3 rc=0
+    [[ ${BLOCKS:-server} == sliced ]] || return 0
+    latency_rep "$2" || { LAT_RUN=false; return 0; }
+    LAT_RUN=true LAT_EXIT_CODE=0
+    wrk_args
+    connect_wait_args wrk
+    tool_run "$(( $(wrk_lat_s) + TOOL_MARGIN ))" "$part.lat.stdout.txt" "$part.lat.stderr.txt" \
+        env $(wrk_env) WRK_JSON="$part.lat.wrk.json" wrk -d "$(wrk_lat_s)s" "${CONNECT_WAIT[@]}" "${WRK_ARGS[@]}" || rc=$?
+    LAT_EXIT_CODE=$rc
+    note_tool_fault "wrk's latency run" "$(wrk_lat_s)"
+    note_unconnected "wrk's latency run" "$part.lat.stderr.txt"
 }
 
 # fanout_warmup BUILDER: the warm-up from every client host at once (the server is warmed as it
@@ -451,7 +473,7 @@ h2load_after() {
     local part=$3 log
     # (a rep the run's design leaves without it: run.json says latency_run false)
     latency_rep "$2" || { LAT_RUN=false; return 0; }
-    LAT_EXIT_CODE=0
+    LAT_RUN=true LAT_EXIT_CODE=0
     if multi_client; then
         DURATION_NOW=$(lat_h2load) H2_LOG=1 fanout_run "$(( $(lat_limit) + TOOL_MARGIN ))" \
             "$part" .lat h2load_host_cmd h2log || LAT_EXIT_CODE=$?

@@ -1,8 +1,9 @@
 """Sliced blocks (`--blocks sliced`, scripts/lib/sliced.sh), through run_all.sh on live servers:
 every server of a rep is up at once and each scenario's tools run in turn in slices; every point
 keeps its files plus r<rep>.slices.json, and the built data reads each rate over the seconds its
-tool ran: wrk's points without latency (measured in the slices), h2load's with it (its contiguous
-latency run) in the reps --latency-every keeps it in; over TLS as over cleartext. Where the mode does
+tool ran, and their latency from each tool's contiguous latency run after the window (h2load's log,
+wrk's histogram: never the slices', which hold the stopped seconds) in the reps --latency-every keeps
+it in; over TLS as over cleartext. Where the mode does
 not apply, it is refused before anything starts."""
 from __future__ import annotations
 
@@ -58,15 +59,25 @@ def test_a_sliced_run_interleaves_the_servers_and_reads_rates_over_their_seconds
     assert len(runs[runs["suite"] == "https"]) == 10
     assert (runs["req_per_s"] > 1000).all() and (runs["cpu_us_per_req"] > 0).all()
     assert (runs["server_busy"] <= 1.2).all() and runs["foreign_cpu_pct"].isna().all()
-    wrk = runs[(runs["suite"] == "http1") | (runs["scenario"] == "h1_get_ping_c100")]
-    assert wrk["lat_p50_us"].isna().all()
-    # h2load's latency run in rep 1 only (--latency-every 2): rep 2 says so and has no latency files
-    h2 = runs[(runs["suite"] == "h2c") | (runs["scenario"] == "h2_get_ping_c100")]
-    assert h2[h2["rep"] == 1]["lat_p50_us"].notna().all() and h2[h2["rep"] == 2]["lat_p50_us"].isna().all()
-    for path in run.glob("h2c/*/*/r2.run.json"):
-        assert json.loads(path.read_text())["latency_run"] is False
-        assert not list(path.parent.glob("r2.lat.*"))
-    assert all("latency_run" not in json.loads(p.read_text()) for p in run.glob("h2c/*/*/r1.run.json"))
+    # the latency run in rep 1 only (--latency-every 2), wrk's as h2load's: rep 2 says so and has no
+    # latency files; rep 1 has P50, P99, mean and max from the latency run
+    for tool_points in (runs[(runs["suite"] == "http1") | (runs["scenario"] == "h1_get_ping_c100")],
+                        runs[(runs["suite"] == "h2c") | (runs["scenario"] == "h2_get_ping_c100")]):
+        one, two = tool_points[tool_points["rep"] == 1], tool_points[tool_points["rep"] == 2]
+        assert not one.empty and one[["lat_p50_us", "lat_p99_us", "lat_mean_us", "lat_max_us"]].notna().all().all()
+        assert (one["lat_p50_us"] <= one["lat_p99_us"]).all() and (one["lat_p99_us"] <= one["lat_max_us"]).all()
+        assert two["lat_p50_us"].isna().all() and two["lat_max_us"].isna().all()
+    # wrk's P99 is not the slices' stopped seconds (≥ 0.1 s a stop) nor, over TLS, the first requests
+    # queued behind the handshakes (160-195 ms before the lab's wrk left them untimed): 8-24 ms here
+    wrk = runs[((runs["suite"] == "http1") | (runs["scenario"] == "h1_get_ping_c100")) & (runs["rep"] == 1)]
+    assert (wrk["lat_p99_us"] < 60_000).all(), wrk[["scenario", "server", "lat_p99_us"]]
+    for suite in ("http1", "h2c", "https"):
+        for path in run.glob(f"{suite}/*/*/r2.run.json"):
+            assert json.loads(path.read_text())["latency_run"] is False
+            assert not list(path.parent.glob("r2.lat.*"))
+        for path in run.glob(f"{suite}/*/*/r1.run.json"):
+            assert json.loads(path.read_text())["latency_run"] is True
+    assert list(run.glob("http1/*/*/r1.lat.wrk.json")) and list(run.glob("h2c/*/*/r1.lat.h2log.json"))
 
 
 def test_sliced_is_refused_for_a_server_on_a_cpu_set_of_its_own(tmp_path):

@@ -16,7 +16,7 @@ from httplab.lab import suites
 pytestmark = pytest.mark.concurrent
 
 ROOT = Path(__file__).resolve().parents[2]
-SEED_DESIGN = {"blocks": "sliced", "reps": 12, "duration_s": 1, "warmup_s": 0, "latency_every": 3}
+SEED_DESIGN = {"blocks": "sliced", "reps": 12, "duration_s": 1, "warmup_s": 0, "latency_every": 2}
 
 
 def _count(tmp: Path, part: str, *flags: str) -> tuple[int, int]:
@@ -114,7 +114,7 @@ def test_a_run_records_its_flags_and_each_parts_design(tmp_path):
     meta = json.loads((run / "meta.json").read_text())
     assert meta["params"]["given"] == ["reps"] and meta["params"]["reps"] == 2
     own = meta["suite_params"]["http1"]
-    assert (own["blocks"], own["reps"], own["duration_s"], own["warmup_s"], own["latency_every"]) == ("sliced", 2, 1, 0, 3)
+    assert (own["blocks"], own["reps"], own["duration_s"], own["warmup_s"], own["latency_every"]) == ("sliced", 2, 1, 0, 2)
     assert own["slice_s"] == 0.1
     assert sorted(p.name for p in (run / "http1" / "evloop" / "get_ping_c100").glob("r*.slices.json")) == \
         ["r1.slices.json", "r2.slices.json"]

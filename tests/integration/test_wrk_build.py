@@ -21,7 +21,7 @@ def test_version_names_the_build_and_keeps_the_first_line():
     out = subprocess.run([_lab_wrk(), "-v"], capture_output=True, text=True).stdout.splitlines()
     # the first line is Debian's binary package's, unchanged (run.sh records it as tools.wrk)
     assert out[0] == "wrk debian/4.1.0-3+b2 [epoll] Copyright (C) 2012 Will Glozer"
-    assert out[1] == "lab build: --lab-connect-wait"
+    assert out[1] == "lab build: --lab-connect-wait, untimed requests before the clock"
 
 
 def test_connect_wait_runs_out_and_names_the_connections_still_connecting():
