@@ -48,10 +48,14 @@ def _range_line(deltas: list[tuple[object, RatioCI]], vary: str) -> str:
     return f"{text}; clear difference at {n_clear} of {len(deltas)} points ({n_ci} with a CI)"
 
 
-def _peak(runs: pd.DataFrame, server: str, metric: str, confidence: float):
-    """The non-pipelined scenario where the server's mean metric is highest, with its mean CI."""
+def _peak(runs: pd.DataFrame, server: str, metric: str, confidence: float,
+          scenarios: Sequence[str] | None = None):
+    """The non-pipelined scenario where the server's mean metric is highest, with its mean CI;
+    among `scenarios` only, when given (a suite's [seed] peak_transfer scenarios)."""
     ok = ok_runs(runs)
     ok = ok[(ok["server"] == server) & (ok["pipeline"] <= 1)]
+    if scenarios is not None:
+        ok = ok[ok["scenario"].isin(list(scenarios))]
     if ok.empty:
         return None
     means = ok.groupby("scenario")[metric].mean()
@@ -72,12 +76,35 @@ def _peak_text(peak, fmt, unit: str) -> str:
     return f"{value}{interval} ({scenario_label(row, batch_note=False)})"
 
 
+def transfer_scenarios(suite: str | None) -> tuple[str, ...] | None:
+    """The scenarios a suite reads its peak transfer on (suite.toml [seed] peak_transfer scenarios:
+    the bodies that make a transfer, POST /echo by size); None for a suite that declares none."""
+    if not suite:
+        return None
+    from ..lab.suites import all_suites
+    s = next((x for x in all_suites() if x.name == suite), None)
+    got = ((s.seed_doc if s else {}).get("peak_transfer") or {}).get("scenarios")
+    return tuple(str(x) for x in got) if got else None
+
+
+def _transfer_text(runs: pd.DataFrame, server: str, confidence: float, scenarios: Sequence[str] | None) -> str:
+    if scenarios is None:
+        return _peak_text(_peak(runs, server, "bytes_per_s", confidence), fmt_bytes_rate, "")
+    peak = _peak(runs, server, "bytes_per_s", confidence, scenarios)
+    if peak is None:
+        return "not measured (it ran none of the scenarios the peak transfer is read on)"
+    return _peak_text(peak, fmt_bytes_rate, "")
+
+
 def summary_block(runs: pd.DataFrame, sections: Sequence[Section], servers: Sequence[str] | None = None, *,
                   baseline: str, run_id: str = "", confidence: float = 0.95,
-                  stats: RunStats | None = None, label: str = "") -> str:
+                  stats: RunStats | None = None, label: str = "", suite: str | None = None) -> str:
     """Plain-text block like seed 000's summary. Δ = req/s of each non-baseline server vs the
     baseline, per point, paired by rep; the range shows the smallest and largest Δ of a section.
-    servers: default the contestants present (lab.servers.contestants) and the baseline."""
+    servers: default the contestants present (lab.servers.contestants) and the baseline. The peak
+    transfer is read over the scenarios the suite declares for it (transfer_scenarios): a server that
+    ran only GET /ping has no transfer to speak of, not a peak at /ping's few header bytes."""
+    transfer = transfer_scenarios(suite)
     if servers is None:
         servers = contestants_of(set(runs["server"])) if not runs.empty else []
     contestants = [s for s in servers if s != baseline]
@@ -85,7 +112,9 @@ def summary_block(runs: pd.DataFrame, sections: Sequence[Section], servers: Sequ
     title = f"{head}" + (f" {label}" if label else "") + (f" — run {run_id}" if run_id else "")
     lines = [title, "=" * len(title),
              f"Δ req/s per point: ratio of geometric means − 1, {confidence:.0%} t interval on the log scale, "
-             "paired by rep; peaks (non-pipelined scenarios): geometric mean over runs with its t interval"]
+             "paired by rep; peaks (non-pipelined scenarios): geometric mean over runs with its t interval"
+             + ("; peak transfer over the scenarios the seed reads it on (" + ", ".join(transfer) + ")"
+                if transfer else "")]
     width = max((len(s.title.split(" — ")[0]) for s in sections), default=10) + 1
     for s in sections:
         name = s.title.split(" — ")[0] + ":"
@@ -97,6 +126,5 @@ def summary_block(runs: pd.DataFrame, sections: Sequence[Section], servers: Sequ
         lines.append(f"Peak throughput: {short_name(c)} "
                      + _peak_text(_peak(runs, c, "req_per_s", confidence), fmt_kilo, " req/s"))
     for c in list(contestants) + [baseline]:
-        lines.append(f"Peak transfer: {short_name(c)} "
-                     + _peak_text(_peak(runs, c, "bytes_per_s", confidence), fmt_bytes_rate, ""))
+        lines.append(f"Peak transfer: {short_name(c)} " + _transfer_text(runs, c, confidence, transfer))
     return "\n".join(lines)

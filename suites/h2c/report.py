@@ -191,7 +191,7 @@ def summary_text(ctx: ReportContext) -> str:
     server and the log's cost."""
     servers = compared_servers(ctx)
     text = summary_block(ctx.runs, list(sections(ctx).values()), servers=servers, baseline=ctx.baseline,
-                         run_id=ctx.run.run_id, **ctx.stat_args())
+                         run_id=ctx.run.run_id, suite=ctx.suite, **ctx.stat_args())
     lines = [text]
     h1 = h1_runs_of(ctx)
     if h1 is None:

@@ -200,7 +200,7 @@ def summary_text(ctx: ReportContext) -> str:
     servers = compared_servers(ctx)
     secs: list[Section] = list(sections(ctx).values())
     block = summary_block(ctx.runs, secs, servers=servers, baseline=ctx.baseline, run_id=ctx.run.run_id,
-                          label="HTTPS", **ctx.stat_args())
+                          label="HTTPS", suite=ctx.suite, **ctx.stat_args())
     lines = [block]
     for kind in ("h1", "h2"):
         clear_suite, clear_scen, tls_scen, clear_label, tls_label = TLS_PAIRS[kind]
