@@ -239,20 +239,69 @@ def section(ctx: ReportContext, title: str, prose: str, *tables: pd.DataFrame, n
     return True
 
 
+_VERSION = re.compile(r"(?<![\w.])v?(?:go)?\d+(?:\.\d+)+[\w.+~-]*")
+
+
 def _version(text: Any) -> str:
     """A tool's version line made short: the first version-like token with what names it
     ('go version go1.26.8 linux/amd64' → 'go1.26.8'; 'curl 7.88.1 (x86_64-pc-linux-gnu)' → '7.88.1')."""
     t = str(text or "").strip()
-    m = re.search(r"(?<![\w.])v?(?:go)?\d+(?:\.\d+)+[\w.+~-]*", t)
+    m = _VERSION.search(t)
     return m.group(0) if m else (t.split("\n")[0][:40] or "—")
 
 
+# The compilers a server's recorded build line may name ("…, gcc 12.2.0"): their version is the
+# build's, never the server's (a server of the standard library of Go or Python has its runtime's
+# version, which is named as such: "go1.26.8", "Python 3.11.7").
+COMPILERS = ("gcc", "g++", "clang", "clang++", "cc", "rustc")
+_COMPILER = re.compile(r"^(%s) (\S+)" % "|".join(re.escape(c) for c in COMPILERS))
+
+
+def _components(text: str) -> list[str]:
+    """A recorded line split at its top-level commas ('evloop (this checkout, git b617bb3), gcc
+    12.2.0' → ['evloop (this checkout, git b617bb3)', 'gcc 12.2.0'])."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return [c for c in [*out, cur.strip()] if c]
+
+
+def server_version(text: Any) -> str:
+    """A server's recorded version line (meta.json `servers`) made short, its own version first and
+    the compiler named as the compiler: 'evloop (this checkout, git b617bb3), gcc 12.2.0, …' → 'git
+    b617bb3, built with gcc 12.2.0'; 'Boost 1.74.0.3, g++ 12.2.0' → '1.74.0.3, built with g++ 12.2.0';
+    'g++ 12.2.0' → 'built with g++ 12.2.0'; 'net/http, go1.26.8, …' → 'go1.26.8'; 'nginx version:
+    nginx/1.22.1' → '1.22.1'. The libraries after the first are left to meta.json."""
+    parts = _components(str(text or "").strip().split("\n")[0])
+    compilers = [f"{m.group(1)} {_version(m.group(2))}" for c in parts if (m := _COMPILER.match(c))]
+    own = ""
+    for c in parts:
+        if _COMPILER.match(c):
+            continue
+        git = re.search(r"\bgit ([0-9a-f]{7,40})\b", c)
+        if git:
+            own = f"git {git.group(1)}"
+            break
+        m = _VERSION.search(c)
+        if m:
+            own = f"Python {m.group(0)}" if c.startswith("Python ") else m.group(0)
+            break
+    words = [w for w in (own, *(f"built with {c}" for c in compilers[:1])) if w]
+    return ", ".join(words) or _version(text)
+
+
 def tools_table(meta: dict[str, Any]) -> str:
-    """Tool | version, then the servers' versions (meta.json `servers`, runs made before it lack it)."""
+    """Tool | version, then the servers' versions (meta.json `servers`, runs made before it lack it:
+    server_version, the compiler named as such)."""
     tools = as_dict(meta.get("tools"))
     servers = as_dict(meta.get("servers"))
     rows = [(f"`{k}`", _version(v)) for k, v in tools.items()]
-    rows += [(f"server {display_name(k)}", _version(v)) for k, v in servers.items()]
+    rows += [(f"server {display_name(k)}", server_version(v)) for k, v in servers.items()]
     if not rows:
         return "*No tool versions recorded.*"
     note = "" if servers else "\n\n*This run's meta.json records no server versions (runs before the manifests).*"
@@ -466,7 +515,7 @@ def other_scenarios_table(ctx: ReportContext) -> pd.DataFrame:
 def summary_text(ctx: ReportContext) -> str:
     from .summary import summary_block
     return summary_block(ctx.runs, list(sections(ctx).values()), servers=compared_servers(ctx),
-                         baseline=ctx.baseline, run_id=ctx.run.run_id, **ctx.stat_args())
+                         baseline=ctx.baseline, run_id=ctx.run.run_id, suite=ctx.suite, **ctx.stat_args())
 
 
 def written_markdown(ctx: ReportContext) -> str:
