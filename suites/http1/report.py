@@ -35,3 +35,31 @@ def table_layout(runs: pd.DataFrame) -> list[Section]:
                 note="wrk records one latency sample per pipelined batch, so latency here is per "
                      "batch, not per request."),
     ]
+
+
+_NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                 "eleven", "twelve")
+
+
+def _cores_words(n: int) -> str:
+    """'one core', 'four cores', '16 cores'."""
+    word = _NUMBER_WORDS[n] if n < len(_NUMBER_WORDS) else f"{n:,}"
+    return f"{word} core" + ("" if n == 1 else "s")
+
+
+def cost_note(ctx) -> str:
+    """The cost section's opening sentences, with the load generator's and the server's cores as the
+    run recorded them (meta.json's client_cpus and server_cpus), not as the two-core lab machine has
+    them."""
+    from httplab.lab.hoststate import parse_cpu_list
+    meta = ctx.run.meta
+    c_cpus, s_cpus = meta.get("client_cpus"), meta.get("server_cpus")
+    n_client = len(parse_cpu_list(str(c_cpus)) or []) if c_cpus not in (None, "") else 0
+    n_server = len(parse_cpu_list(str(s_cpus)) or []) if s_cpus not in (None, "") else 0
+    tool = (f"The load generator has {_cores_words(n_client)} (CPU {c_cpus})" if n_client
+            else "The run recorded no load-generator cores")
+    server = (f"the server's {_cores_words(n_server)} {'was' if n_server == 1 else 'were'}" if n_server
+              else "the server's cores were")
+    return (f"{tool}. When it saturates, every server that keeps up shows about the same req/s, so req/s "
+            "stops telling servers apart; the server CPU time spent per request (CPU-µs/request, from "
+            f"`/proc` over the measured window) still does, and CPU % shows how close {server} to full.")
