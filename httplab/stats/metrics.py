@@ -44,11 +44,17 @@ def _speed(name: str, label: str, unit: str, higher: bool) -> Metric:
     return Metric(name, label, unit, higher, "faster", "slower")
 
 
+def _latency(name: str, label: str, short: str) -> Metric:
+    """A latency percentile: lower is better, and a Δ of it is 'lower P99' or 'higher P99', never
+    'faster' or 'slower' (those are throughput's words)."""
+    return Metric(name, label, "µs", False, f"lower {short}", f"higher {short}")
+
+
 METRICS: dict[str, Metric] = {m.name: m for m in (
     _speed("req_per_s", "req/s", "1/s", True),
-    _speed("lat_p50_us", "P50 latency", "µs", False),
-    _speed("lat_p99_us", "P99 latency", "µs", False),
-    _speed("lat_p999_us", "P99.9 latency", "µs", False),
+    _latency("lat_p50_us", "P50 latency", "P50"),
+    _latency("lat_p99_us", "P99 latency", "P99"),
+    _latency("lat_p999_us", "P99.9 latency", "P99.9"),
     Metric("tail_ratio", "P99/P50 (per run)", "ratio", False, "tighter tail", "wider tail"),
     Metric("log_cost", "req/s with h2load's log ÷ without (per run)", "ratio", True, "higher", "lower"),
     Metric("cpu_us_per_req", "CPU-µs/req", "µs", False, "cheaper", "costlier"),
