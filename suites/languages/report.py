@@ -32,11 +32,10 @@ from httplab.report.scenarios import Section
 from httplab.lab.servers import language, short_name, tier
 from httplab.report.quality import mostly_client_bound
 from httplab.report.tables import CLIENT_BOUND_MARK, client_bound_words, delta_cell
-from httplab.stats.cells import with_verdict
 from httplab.stats.frames import RunStats
 from httplab.stats.write import run_stats
 from httplab.report.cells import comparison, mean_ci_of, ratio_ci_of
-from httplab.stats import (MIN_RUNS, MINUS, MeanCI, RatioCI, format_delta, mean_ci, tail_ratio)
+from httplab.stats import MIN_RUNS, MeanCI, format_delta, mean_ci, tail_ratio
 from httplab.report.tables import _with_meta
 
 from httplab.lab.suites import suite_module
@@ -205,27 +204,12 @@ def tail_table(runs: pd.DataFrame, scenarios: Sequence[str] = KEEPALIVE + (CLOSE
 
 
 # ---------------------------------------------------------------- POST and JSON vs root
-def fmt_share(r: RatioCI, drop: bool = False) -> str:
-    """A ratio a/b as a share: '72% [70%, 74%]' (drop=False: a/b; drop=True: 1 − a/b, the
-    seed's 'JSON drop'); with the n and reason when there is no CI; 'no data' without estimate."""
-    if r.estimate is None:
-        return "no data"
-
-    def f(x: float) -> str:
-        v = -x if drop else 1.0 + x
-        return f"{v * 100:.0f}%".replace("-", MINUS)
-    if not r.has_interval:
-        n = f"n={r.n_a}" if r.n_a == r.n_b else f"n={r.n_a}/{r.n_b}"
-        return f"{f(r.estimate)} ({n}, {r.reason})"
-    lo, hi = (r.high, r.low) if drop else (r.low, r.high)
-    text = f"{f(r.estimate)} [{f(lo)}, {f(hi)}]"  # type: ignore[arg-type]
-    return with_verdict(text, r)      # worded as every Δ is (stats.cells.format_delta)
-
-
 def relative_table(runs: pd.DataFrame, confidence: float = 0.95, stats: RunStats | None = None) -> pd.DataFrame:
-    """Seed 003's insights 4 and 5 per server: POST throughput relative to root (POST/root) and the
-    JSON endpoint's drop vs root (1 − JSON/root), each a ratio paired by rep with its interval."""
-    title = "POST relative to root, and the JSON drop vs root"
+    """Seed 003's insights 4 and 5 per server: POST throughput against root and the JSON endpoint's
+    against root, each a Δ = ratio − 1 paired by rep with its interval, printed as every Δ of the
+    lab is (stats.format_delta: 'POST 65 % of root' is −35 % [−42 %, −27 %] slower, never a share
+    worded as a Δ)."""
+    title = "POST and JSON against root"
     servers = _servers(runs)
     if not servers:
         return _with_meta(pd.DataFrame(), title, "no data in this run")
@@ -242,16 +226,16 @@ def relative_table(runs: pd.DataFrame, confidence: float = 0.95, stats: RunStats
             "Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s),
             "Root req/s": kilo(root),
             "POST req/s": kilo(post),
-            "POST / root": fmt_share(ratio_ci_of(comparison(stats, "req_per_s", post, root, confidence))),
+            "Δ POST vs root": format_delta(ratio_ci_of(comparison(stats, "req_per_s", post, root, confidence))),
             "JSON req/s": kilo(js),
-            "JSON drop vs root": fmt_share(ratio_ci_of(comparison(stats, "req_per_s", js, root, confidence)),
-                                           drop=True),
+            "Δ JSON vs root": format_delta(ratio_ci_of(comparison(stats, "req_per_s", js, root, confidence))),
         })
-    cap = (f"req/s: geometric mean over ok runs with its {confidence:.0%} t interval (n = ok runs). POST / root = POST req/s ÷ root req/s; JSON drop = "
-           "1 − JSON req/s ÷ root req/s; both paired by rep (the endpoints of a rep hit the same server "
-           f"process), brackets: the {confidence:.0%} t interval on the log scale of the ratio. "
-           "Each with its verdict: the comparison's word (slower, faster) for a clear difference, 'no clear "
-           "difference' when the interval holds 100 % (a drop of 0 %).")
+    cap = (f"req/s: geometric mean over ok runs with its {confidence:.0%} t interval (n = ok runs). Δ = "
+           "the endpoint's req/s ÷ root req/s − 1 (the seed's 'POST at 65 % of root' is −35 %; its 'JSON "
+           "drop of 15 %' is −15 %), paired by rep (the endpoints of a rep hit the same server process), "
+           f"brackets: the {confidence:.0%} t interval on the log scale of the ratio. Each with its "
+           "verdict: the comparison's word (slower, faster) for a clear difference, 'no clear difference' "
+           "when the interval holds 0 %.")
     return _with_meta(pd.DataFrame(rows), title, cap)
 
 

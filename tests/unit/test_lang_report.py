@@ -7,12 +7,13 @@ from pathlib import Path
 
 import nbformat
 import numpy as np
+import pandas as pd
 import pytest
 
 from httplab.lab.suites import suite_module
 L = suite_module("languages")
 from httplab.tidy.rawrun import RUNS_COLUMNS, load_run
-from httplab.stats import MeanCI, RatioCI
+from httplab.stats import MeanCI, RatioCI, format_delta
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -119,13 +120,13 @@ def test_tail_verdict(ci, want):
     assert L.tail_verdict(ci) == want
 
 
-def test_fmt_share():
-    r = RatioCI(-0.28, -0.30, -0.26, 5, 5, 0.95)
-    assert L.fmt_share(r) == "72% [70%, 74%]"
-    assert L.fmt_share(r, drop=True) == "28% [26%, 30%]"
-    flat = RatioCI(0.01, -0.02, 0.04, 5, 5, 0.95)
-    assert L.fmt_share(flat, drop=True).startswith("no clear difference (")
-    assert L.fmt_share(RatioCI(-0.1, None, None, 3, 3, 0.95, "CI needs ≥ 5 runs")) == "90% (n=3, CI needs ≥ 5 runs)"
+def test_relative_cells_are_deltas_not_shares():
+    """POST and JSON against root are printed as every Δ is, ratio − 1 (a POST at 65 % of root is
+    −35 % [−42 %, −27 %]), never as the share worded 'slower'."""
+    rel = L.relative_table(pd.DataFrame(columns=["server"]))
+    assert rel.empty
+    r = RatioCI(-0.35, -0.42, -0.27, 12, 12, 0.95)
+    assert format_delta(r) == "−35% [−42%, −27%]"
 
 
 def test_count_cpus_and_one_core_note():
@@ -172,7 +173,10 @@ def test_language_tables(lang_run):
     assert verdict["Go net/http"] == "fine"
     rel = L.relative_table(r)
     go = rel[rel["Server"] == "Go net/http"].iloc[0]
-    assert go["POST / root"].startswith("7") and go["JSON drop vs root"].split("%")[0] in {"25", "26", "27", "28", "29"}
+    # POST at about 72 % of root, JSON about 27 % below it: Δs of ratio − 1, signed
+    assert go["Δ POST vs root"].startswith("−2"), go["Δ POST vs root"]
+    assert go["Δ JSON vs root"].split("%")[0] in {"−25", "−26", "−27", "−28", "−29"}, go["Δ JSON vs root"]
+    assert "POST / root" not in rel and "JSON drop vs root" not in rel
     mem = L.memory_table(r)
     assert mem.iloc[0]["Language"] in {"Rust", "C"} and mem.iloc[-1]["Server"] == "Node.js Fastify + cluster"
     close = L.close_table(r)
