@@ -72,14 +72,14 @@ def fmt_float(x: float | None, digits: int = 1) -> str:
 
 
 def fmt_mean_ci(ci: MeanCI, fmt=fmt_count, show_n: bool = True) -> str:
-    """'151,935 ± 1,204 (n=5)'; '153,326 [137,339 – 171,173] (n=5)' for a clearly asymmetric
-    interval (a dash between the bounds: the numbers carry thousands separators);
-    '151,935 (n=3, CI needs ≥ 5 runs)'; 'no data'."""
+    """'153,326 [137,339 – 171,173] (n=5)' for an asymmetric interval, as every geometric mean's is
+    (a dash between the bounds: the numbers carry thousands separators); '151,935 ± 1,204 (n=5)' only
+    for a symmetric one (MeanCI.symmetric: a Student-t interval on the values); '151,935 (n=3, CI
+    needs ≥ 5 runs)'; 'no data'."""
     if ci.mean is None:
         return "no data"
     if ci.has_interval:
-        # A log-scale interval is a little asymmetric: `±` (its larger side) where the two sides
-        # are within 10 % of each other, the bounds otherwise.
+        # A log-scale interval is asymmetric: its bounds, never `±` its larger side.
         body = (f"{fmt(ci.mean)} ± {fmt(ci.half_width)}" if ci.symmetric
                 else f"{fmt(ci.mean)} [{fmt(ci.low)} – {fmt(ci.high)}]")
         return f"{body} (n={ci.n})" if show_n else body

@@ -71,19 +71,22 @@ class MeanCI:
 
     @property
     def half_width(self) -> float | None:
-        """The larger distance from the estimate to a bound (log-scale intervals are a little
-        asymmetric; `±` with the larger side never understates the interval)."""
+        """The larger distance from the estimate to a bound (the half-width of a symmetric interval;
+        an asymmetric one is printed as its bounds, report.fmt.fmt_mean_ci)."""
         if not self.has_interval or self.mean is None:
             return None
         return max(self.high - self.mean, self.mean - self.low)  # type: ignore[operator]
 
     @property
     def symmetric(self) -> bool:
-        """Both sides within 10 % of each other: `estimate ± half` reads true."""
+        """Both sides equal (a Student-t interval on the values themselves): only then does
+        `estimate ± half` read true. A geometric mean's interval (a t interval on the log scale) is
+        always asymmetric, its upper side the longer: `113,899 ± 8,591` would misstate
+        [105,911, 122,489], so it is printed as its bounds."""
         if not self.has_interval or self.mean is None:
             return False
         up, down = self.high - self.mean, self.mean - self.low  # type: ignore[operator]
-        return max(up, down) <= 1.1 * min(up, down)
+        return abs(up - down) <= 1e-9 * max(abs(up), abs(down), 1e-300)
 
     @classmethod
     def of(cls, e: Estimate, values: tuple[float, ...] = ()) -> "MeanCI":

@@ -98,10 +98,20 @@ def test_degenerate_inputs_never_crash_nor_fake_an_interval():
 
 
 def test_half_width_and_symmetry_of_a_log_interval():
+    """A geometric mean's interval (log scale) is asymmetric however narrow, so it is printed as its
+    bounds, never as ± its larger side; a Student-t interval on the values is symmetric."""
+    from httplab.report.fmt import fmt_mean_ci
+    from httplab.stats import signed_mean_ci
     m = mean_ci([100.0, 101, 99, 100.5, 99.5])
-    assert m.symmetric and m.half_width == pytest.approx(max(m.high - m.mean, m.mean - m.low))
+    assert not m.symmetric and m.half_width == pytest.approx(max(m.high - m.mean, m.mean - m.low))
     wide = mean_ci([1.0, 8.0, 2.0, 6.0, 3.0])
     assert not wide.symmetric
+    assert signed_mean_ci([100.0, 101, 99, 100.5, 99.5]).symmetric
+    # issue 51's cell: 113,899 ± 8,591 was really [105,911, 122,489]
+    from httplab.stats.cells import MeanCI
+    cell = MeanCI(113_899.0, 105_911.0, 122_489.0, 12, 0.95, method="geometric mean, t interval on logs")
+    assert fmt_mean_ci(cell) == "113,899 [105,911 – 122,489] (n=12)"
+    assert "±" not in fmt_mean_ci(m, show_n=False)
 
 
 def test_tail_ratio_per_run():
