@@ -186,7 +186,8 @@ def figure(hist: History, metric: str):
         axes[k // ncols][k % ncols].set_visible(False)
     from matplotlib.lines import Line2D
     servers = sort_servers(set(d["server"].map(base_of)))   # one entry per colour: <server>@<n> as <server>
-    handles = [Line2D([], [], color=colour(s), marker="o", label=display_name(s)) for s in servers]
+    names = legend_names(servers)
+    handles = [Line2D([], [], color=colour(s), marker="o", label=names[s]) for s in servers]
     setups = list(dict.fromkeys(s for s in hist.setups if s in used_setups))
     handles += [Line2D([], [], color="#555555", linestyle="none",
                        marker=MARKERS[(int(hist.setups[s][1:]) - 1) % len(MARKERS)], label=hist.setups[s])
@@ -198,12 +199,23 @@ def figure(hist: History, metric: str):
     fig.suptitle(f"Headline {unit} over the committed runs ({better} is better)", fontsize=13)
     flagged = [f for f in hist.flags if f.metric == metric]
     describe(fig, f"{len(points)} panels, one per suite part's headline point ({', '.join(point_label(*p) for p in points)}): "
-                  f"{words} of each server ({', '.join(display_name(s) for s in servers)}) in every committed run that "
+                  f"{words} of each server ({', '.join(names[s] for s in servers)}) in every committed run that "
                   "measured it, in date order (x labels: date, commit, setup), with 95 % interval whiskers; marker "
                   f"shape is the setup ({', '.join(hist.setups[s] + ' = ' + s for s in setups)}), and lines join only "
                   "runs of one setup; a grey dashed line marks a change of setup between adjacent runs. "
                   + (f"{len(flagged)} change point(s) ringed in red." if flagged else "No change point was found."))
     return fig
+
+
+def legend_names(servers: list[str]) -> dict[str, str]:
+    """Each server's name in the legend, once each: its display name, or where two servers share one
+    (the http1 suite's `go` and the languages suite's `lang_go_std` are both "Go net/http", in two
+    colours) the display name with the server's id, so that no name stands twice for two colours."""
+    shown = {s: display_name(s) for s in servers}
+    count: dict[str, int] = {}
+    for name in shown.values():
+        count[name] = count.get(name, 0) + 1
+    return {s: (f"{name} ({s})" if count[name] > 1 else name) for s, name in shown.items()}
 
 
 # ------------------------------------------------------------------ page
