@@ -4,7 +4,10 @@ or a drop = 1 − ratio, in either direction) or an estimates row of the per-run
 every Δ that is a comparison must carry its verdict (VERDICT_WORDS: the frame's word for a clear
 difference right after it, 'no clear difference (…)', 'inside the noise floor (…)', 'client-bound:
 capacity only (…)' around it, or a claim point's reading in brackets after it); and no sentence
-about client-bound points or the A/A noise floor may say what the run's data do not support.
+about client-bound points or the A/A noise floor may say what the run's data do not support; and
+nothing may be mislabelled (mislabels: a peak transfer off the suite's transfer scenarios, a compiler's
+version as a server's, a core count that is not the run's, a latency Δ worded faster/slower, a share
+printed as a Δ, a geometric mean as ± its larger side, a legend naming a server twice).
 
     python -m httplab audit reports/<run_id> data/<run_id>
 """
@@ -213,6 +216,132 @@ def _unsupported_in(md: Path, runs: pd.DataFrame, meta: dict) -> list[str]:
     return bad
 
 
+# ---------------------------------------------------------------- mislabels (issue 51, item 6)
+
+NUMBER_WORDS = {w: i for i, w in enumerate(("no", "one", "two", "three", "four", "five", "six", "seven",
+                                            "eight", "nine", "ten", "eleven", "twelve"))}
+LATENCY_HEADER = re.compile(r"\bP50\b|\bP99(?:\.9)?\b(?!/)|latency", re.I)
+SPEED_WORD = re.compile(r"(?<![\w-])(faster|slower)(?![\w-])")
+# a latency named, then within its clause a Δ worded as a speed (or the other way round)
+LATENCY_PROSE = re.compile(rf"(?:\bP50\b|\bP99(?:\.9)?\b(?!/)|latency)[^|;.]{{0,80}}?{TRIPLE.pattern}\s*(?:faster|slower)\b"
+                           rf"|{TRIPLE.pattern}\s*(?:faster|slower) (?:P50|P99|latency)\b")
+PLUS_MINUS = re.compile(r"\d ± \d")
+PROSE_PM = re.compile(r"\d ± [\d,.]+\s?\w* (?:\(n=\d+\) )?(?:req/s|MiB/s|GiB/s)")
+PEAK_TRANSFER = re.compile(r"Peak transfer: .*\(([^()]*)\)\s*$")
+CORES = re.compile(r"[Tt]he load generator has (\w+) cores?\b")
+SERVER_CORES = re.compile(r"the server's (\w+) cores? (?:was|were)\b")
+SERVER_ROW = re.compile(r"^\|\s*server ([^|]+?)\s*\|\s*([^|]*?)\s*\|\s*$")
+TOOL_ROW = re.compile(r"^\|\s*`([^`]+)`\s*\|\s*([^|]*?)\s*\|\s*$")
+COMPILER_TOOLS = ("gcc", "g++", "clang", "cc", "rustc")
+
+
+def _top_level(text: str) -> list[str]:
+    """A list split at its top-level commas ('C (evloop), C (evloop, io_uring)' → two names)."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return [c for c in [*out, cur.strip()] if c]
+
+
+def _count(word: str) -> int | None:
+    return int(word) if word.isdigit() else NUMBER_WORDS.get(word.lower())
+
+
+def _transfer_labels(stem: str, runs: pd.DataFrame | None) -> set[str] | None:
+    """The labels of the scenarios the report's suite reads its peak transfer on, as the summary
+    prints them ('POST /echo 64 KiB, 100 conns'); None when the suite declares none or no runs."""
+    from ..lab.suites import all_suites
+    from .scenarios import scenario_label
+    s = next((x for x in all_suites() if x.name == stem), None)
+    scen = ((s.seed_doc if s else {}).get("peak_transfer") or {}).get("scenarios")
+    if not scen or runs is None or "scenario" not in runs:
+        return None
+    rows = runs[runs["scenario"].isin(scen)]
+    if "suite" in rows:
+        rows = rows[rows["suite"].isin(s.parts)]      # the same scenario id in another suite is another point
+    rows = rows.drop_duplicates("scenario")
+    return {scenario_label(r, batch_note=False) for _, r in rows.iterrows()} or None
+
+
+def mislabels_in(md: Path, runs: pd.DataFrame | None = None, meta: dict | None = None) -> list[str]:
+    """What a report's text labels wrongly (issue 51): a peak transfer read off a scenario that makes
+    no transfer (GET /ping, or one outside the suite's [seed] peak_transfer scenarios); a compiler's
+    version printed as a server's; a core count that is not the run's recorded one; a latency Δ worded
+    faster/slower; a Δ printed as a share (unsigned: '65% [58%, 73%] slower' for −35 %); a geometric
+    mean printed as ± its larger side; a figure's legend naming one server twice."""
+    text = md.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    bad: list[str] = []
+
+    def flag(i: int, why: str, line: str) -> None:
+        bad.append(f"{md.name}:{i}: {why}: {line.strip()[:140]}")
+
+    transfer = _transfer_labels(md.stem, runs)
+    compilers = {(m.group(1), v) for line in lines if (m := TOOL_ROW.match(line)) and m.group(1) in COMPILER_TOOLS
+                 for v in re.findall(r"\d+(?:\.\d+)+", m.group(2))}
+    client_n = server_n = None
+    if meta is not None:
+        from ..lab.hoststate import parse_cpu_list
+        client_n = len(parse_cpu_list(str(meta.get("client_cpus") or "")) or [])
+        server_n = len(parse_cpu_list(str(meta.get("server_cpus") or "")) or [])
+    for i, line in enumerate(lines, 1):
+        if (m := PEAK_TRANSFER.search(line)) and "not measured" not in line:
+            label = m.group(1)
+            if "GET /ping" in label or (transfer is not None and label not in transfer):
+                flag(i, "a peak transfer read off a scenario that is not the suite's transfer", line)
+        if m := SERVER_ROW.match(line):
+            rest = re.sub(r"built with \S+ \S+", "", m.group(2))
+            if any(v in re.findall(r"\d+(?:\.\d+)+", rest) for _, v in compilers):
+                flag(i, "a compiler's version printed as the server's", line)
+        for pattern, n, what in ((CORES, client_n, "load generator"), (SERVER_CORES, server_n, "server")):
+            for c in pattern.finditer(line):
+                said = _count(c.group(1))
+                if n is not None and said != n:
+                    flag(i, f"says the {what} has {c.group(1)} core(s), the run recorded {n or 'none'}", line)
+        if LATENCY_PROSE.search(line) and not line.startswith("|"):
+            flag(i, "a latency Δ worded faster/slower", line)
+        for t in TRIPLE.finditer(line):
+            est = t.group(1)
+            if est[0] not in "+\u2212-" and float(est.replace("\u2212", "-")) != 0:
+                flag(i, f"a Δ printed as a share ({t.group(0)}): a Δ is the ratio − 1, signed", line)
+        if PROSE_PM.search(line) and not line.startswith("|"):
+            flag(i, "a geometric mean printed as ± its larger side", line)
+        for alt in re.finditer(r"of each server \(((?:[^()]|\([^()]*\))*)\)", line):
+            names = _top_level(alt.group(1))
+            twice = sorted({n for n in names if names.count(n) > 1})
+            if twice:
+                flag(i, f"a legend names {', '.join(twice)} twice", line)
+    for line_no, header, rows, _ in _tables(lines):
+        for k, h in enumerate(header):
+            latency = bool(LATENCY_HEADER.search(h)) and not re.search(r"req/s", h)
+            figure = bool(FIGURE_COLUMN.search(h)) and not NOT_A_FIGURE.search(h)
+            for r, row in enumerate(rows, 1):
+                cell = row[k] if k < len(row) else ""
+                if latency and TRIPLE.search(cell) and SPEED_WORD.search(cell):
+                    flag(line_no + 1 + r, f"a latency Δ ({h}) worded faster/slower", cell)
+                if figure and PLUS_MINUS.search(cell):
+                    flag(line_no + 1 + r, f"a geometric mean ({h}) printed as ± its larger side", cell)
+    return bad
+
+
+def mislabels(reports_dir: str | Path, data_dir: str | Path | None = None) -> list[str]:
+    """mislabels_in over the Markdown reports of a folder, with the run's runs frame and meta when
+    data_dir is given (a folder without it, reports/ itself, gets the checks that need no data)."""
+    import json
+    runs = meta = None
+    if data_dir is not None:
+        d = Path(data_dir)
+        runs = pd.read_parquet(d / "runs.parquet") if (d / "runs.parquet").is_file() else None
+        if (d / "run.json").is_file():
+            meta = json.loads((d / "run.json").read_text(encoding="utf-8")).get("meta") or {}
+    return [b for md in sorted(Path(reports_dir).glob("*.md")) for b in mislabels_in(md, runs, meta)]
+
+
 def unmatched_deltas(reports_dir: str | Path, data_dir: str | Path) -> tuple[int, list[str]]:
     """(how many Δs the run's Markdown reports print, those that are no row of its frames)."""
     rows = candidates(Path(data_dir))
@@ -243,4 +372,9 @@ def main(argv: list[str] | None = None) -> int:
     wrong = unsupported_sentences(argv[0], argv[1])
     print(f"{len(wrong)} sentences the data do not support")
     print("\n".join(wrong))
-    return 1 if bad or bare or unstated or wrong or not checked else 0
+    labels = mislabels(argv[0], argv[1])
+    print(f"{len(labels)} mislabels (a peak transfer off its scenarios, a compiler's version as a server's, "
+          "a core count not the run's, a latency Δ worded faster/slower, a share as a Δ, a geometric mean as ±, "
+          "a legend naming a server twice)")
+    print("\n".join(labels))
+    return 1 if bad or bare or unstated or wrong or labels or not checked else 0

@@ -152,3 +152,39 @@ def test_a_section_that_never_says_its_n_is_caught(tmp_path):
                                    + "| a | C | 151,935 ± 1,204 | 1.2 ms ± 0.1 ms | 7.7 MiB (max of 5 runs) | 155K | x |\n")
     bad = unstated_figures(tmp_path)[1]
     assert len(bad) == 2 and all("states no n" in b for b in bad)      # max of 5 runs says its own n
+
+
+# The committed runs whose exported reports were made before issue 51's fixes (item 6): each carries
+# old mislabels (± on geometric means in every table; some a /ping peak transfer, gcc's version as a
+# server's, "faster" P99 Δs, shares as Δs, the 16-core runs' "one core"). They are expected to fail
+# until their reports are rebuilt (scripts/run_all.sh --reports-only --run-id ID); strict, so that a
+# rebuilt run passes only once it is taken off this list, and the check itself is never weakened.
+MADE_BEFORE_ISSUE_51 = frozenset({
+    "20261121T061254Z-vm", "20261121T074814Z-vm", "20261121T083658Z-vm", "20261123T092401Z-vm",
+    "20261123T205841Z-vm", "20261124T004311Z-vm", "20261124T030740Z-vm", "20261124T035602Z-vm",
+    "20261124T061424Z-vm", "20261124T102649Z-vm", "20261124T102903Z-vm", "20261125T232758Z-vm",
+    "20261126T013223Z-vm", "20261126T013741Z-vm", "20261126T014054Z-vm", "20261126T232423Z-vm",
+    "20261127T001805Z-vm", "20261127T024550Z-vm", "20261127T054911Z-vm", "20261128T004210Z-vm",
+    "20261128T080927Z-vm", "20261128T111631Z-vm", "20261128T141142Z-vm", "20261206T032534Z-vm",
+    "history",   # reports/history.md: the legend's "Go net/http" twice
+})
+_STALE = pytest.mark.xfail(strict=True, reason="reports made before issue 51's fixes: rebuild them, then "
+                                               "take the run off MADE_BEFORE_ISSUE_51")
+
+
+@pytest.mark.parametrize("run_id", [pytest.param(r, marks=_STALE) if r in MADE_BEFORE_ISSUE_51 else r
+                                    for r in _runs_with_reports()])
+def test_no_committed_report_is_mislabelled(run_id):
+    from httplab.report.audit import mislabels
+    bad = mislabels(ROOT / "reports" / run_id, ROOT / "data" / run_id)
+    assert not bad, f"{len(bad)} mislabels:\n" + "\n".join(bad[:20])
+
+
+@pytest.mark.parametrize("page", [pytest.param(p, marks=_STALE) if p in MADE_BEFORE_ISSUE_51 else p
+                                  for p in ("history", "claims")])
+def test_the_run_wide_pages_are_not_mislabelled(page, tmp_path):
+    """reports/history.md (and claims.md): the checks that need no run's data."""
+    from httplab.report.audit import mislabels
+    (tmp_path / f"{page}.md").write_text((ROOT / "reports" / f"{page}.md").read_text())
+    bad = mislabels(tmp_path)
+    assert not bad, "\n".join(bad[:20])
