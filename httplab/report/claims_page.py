@@ -147,8 +147,8 @@ def _titles() -> dict[str, str]:
 
 INTRO = ("Every claim of the four write-ups the lab reproduces, with the verdict of the current run that "
          "speaks to it best. **The lab's C server stands in for the write-ups' xKit**, whose source the lab "
-         "cannot build: a claim about xKit is read on the C server. The write-ups ran every server on one "
-         "12-core laptop, their event loop on one thread; a claim about a server that spreads over cores "
+         "cannot build: a claim about xKit is read on the C server. Write-ups 000-002 ran every server on one "
+         "12-core laptop, their event loop on one thread (003 does not state its hardware; server and client shared one machine); a claim about a server that spreads over cores "
          "(a language runtime, a pool of threads or processes) can only be judged by a run under the same conditions "
          "(`run_all.sh --seed-conditions`, 16-core or larger host), and reads **not comparable** elsewhere "
          "(the reason says what the run would have read). A point is read off the run's comparisons frame: "

@@ -208,7 +208,7 @@ def ledger_table(ctx: ReportContext, number: str, shown: frozenset[str] = frozen
     if book.empty:
         return pd.DataFrame()
     rows = book[(book["seed"] == number) & ~book["claim_id"].isin(shown)]
-    return pd.DataFrame([{f"Claim (seed {number})": r.what, "Seed (12 cores)": r.seed_text,
+    return pd.DataFrame([{f"Claim (seed {number})": r.what, "The write-up": r.seed_text,
                           "This run (95 % CI)": _ledger_ours(str(r.ours)), "Verdict": verdict_cell(book, r.claim_id)}
                          for r in rows.itertuples()])
 
@@ -251,7 +251,7 @@ def claims_table(ctx: ReportContext) -> pd.DataFrame:
     for c in seed.claims:
         i = c.index
         deltas = [(p.scenario, _delta(ctx, p.scenario, a, b)) for p in c.points]
-        rows.append({"Claim (seed " + seed.number + ")": c.what, "Seed (12 cores)": c.seed_text,
+        rows.append({"Claim (seed " + seed.number + ")": c.what, "The write-up": c.seed_text,
                      ours: _range_text(deltas),
                      "Our ratio ÷ seed's": _vs_seed(ctx, c, a, b),
                      "Verdict": verdict_cell(book, f"{seed.number}/versus/{i}")})
@@ -260,7 +260,7 @@ def claims_table(ctx: ReportContext) -> pd.DataFrame:
     peaks = [(s, m) for s, m in peaks if m.mean is not None]
     if peaks:
         s, m = max(peaks, key=lambda x: x[1].mean)  # type: ignore[arg-type, return-value]
-        rows.append({"Claim (seed " + seed.number + ")": what, "Seed (12 cores)": f"{_kilo(value)} req/s",
+        rows.append({"Claim (seed " + seed.number + ")": what, "The write-up": f"{_kilo(value)} req/s",
                      ours: f"{short_name(a)}: {fmt_mean_ci(m)} req/s ({_short(s)})",
                      "Our ratio ÷ seed's": f"{m.mean / value:.2f}×" if seed_conditions(ctx)  # type: ignore[operator]
                      else different_conditions(ctx),

@@ -67,8 +67,9 @@ READINGS = ("higher", "lower", "same", "inside the noise floor", "too wide to te
             "fewer than 5 runs", "client-bound: capacity only")
 # A seed ratio within ±5 % of 1 claims no difference (the write-ups call +3 % "nearly identical").
 SAME_BAND = 0.05
-# The write-ups' conditions, for the ledger's conditions column.
-SEED_CONDITIONS = "Apple M3 Pro laptop, 12 cores; every server unpinned, its event loop single-threaded; wrk/h2load -t4, 10 s"
+# The write-ups' conditions, for the ledger's conditions column: each suite's [seed] conditions, in
+# the write-up's own terms (no condition it does not state); this where a suite names none.
+SEED_CONDITIONS = "as the write-up states them (its suite.toml names none)"
 KEEPALIVE_SCORE = "keepalive_score"
 
 
@@ -242,7 +243,7 @@ class Conditions:
         if self.seed_conditions:
             return ""
         return (f"{server} ran on {self.server_cores} core{'s' if self.server_cores != 1 else ''} here, "
-                "on 12 in the write-up: only a run under its conditions (run_all.sh --seed-conditions) speaks to this")
+                "unpinned on the write-up's machine: only a run under its conditions (run_all.sh --seed-conditions) speaks to this")
 
 
 def _single_threaded(server: str) -> bool:
@@ -561,7 +562,7 @@ def ledger_rows(claims: Iterable[Claim], stats: RunStats, runs: pd.DataFrame,
             "seed_ratio": _seed_ratio_text(c),
             "ours_over_seed_lo": min(ratios) if ratios else float("nan"),
             "ours_over_seed_hi": max(ratios) if ratios else float("nan"),
-            "seed_conditions": SEED_CONDITIONS, "our_conditions": cond.text,
+            "seed_conditions": str(doc.get("conditions") or SEED_CONDITIONS), "our_conditions": cond.text,
             "verdict": v, "reason": reason, "points": len(c.points) if c.kind != "trend" else 1,
             "points_read": n_read, "points_agree": n_agree,
         })
@@ -577,6 +578,7 @@ def _seed_ratio_text(c: Claim) -> str:
 
 
 METRIC_WORDS = {"req_per_s": "req/s", "lat_p50_us": "P50 latency", "lat_p99_us": "P99 latency",
+                "lat_mean_us": "mean latency", "lat_max_us": "max latency",
                 "tail_ratio": "P99/P50", "rss_peak_kb": "peak RSS", "cpu_us_per_req": "CPU-µs per request"}
 
 

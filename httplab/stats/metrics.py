@@ -55,6 +55,9 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
     _latency("lat_p50_us", "P50 latency", "P50"),
     _latency("lat_p99_us", "P99 latency", "P99"),
     _latency("lat_p999_us", "P99.9 latency", "P99.9"),
+    # the write-ups print the tool's mean (wrk's and h2load's "Latency" column) and max per point
+    _latency("lat_mean_us", "mean latency", "mean"),
+    _latency("lat_max_us", "max latency", "max"),
     Metric("tail_ratio", "P99/P50 (per run)", "ratio", False, "tighter tail", "wider tail"),
     Metric("log_cost", "req/s with h2load's log ÷ without (per run)", "ratio", True, "higher", "lower"),
     Metric("cpu_us_per_req", "CPU-µs/req", "µs", False, "cheaper", "costlier"),

@@ -38,7 +38,7 @@ TAIL_THRESHOLD = 10.0
 LANGUAGE_ORDER = ("Go", "Rust", "JavaScript", "C++", "Python", "C")
 RUNTIME = {"Go": "Go runtime + GC", "Rust": "none (no GC)", "JavaScript": "V8 engine + JIT + GC",
            "C++": "none (no GC)", "Python": "CPython interpreter", "C": "none (libc only)"}
-# Seed 003's own measurements (stdlib, its 12-core laptop, wrk and server unpinned): avg req/s
+# Seed 003's own measurements (stdlib; its hardware not stated, wrk and server unpinned on one machine): avg req/s
 # the write-up's stdlib averages (suite.toml, [seed] stdlib_avg): language -> req/s
 SEED_STDLIB_AVG: dict[str, float] = dict(suites.suite("languages").seed_doc["stdlib_avg"])
 
@@ -151,7 +151,7 @@ def one_core_note(meta: Mapping[str, Any]) -> str:
     cores = "ONE core" if n == 1 else (f"{n} cores" if n else f"CPU set {srv}")
     return (f"**We measure each server on {cores}** (server CPU set `{srv}`, wrk on `{cli}`): "
             "multi-threaded runtimes (Go's GOMAXPROCS, thread pools, Node's cluster, uvicorn workers) "
-            "see only that set. Seed 003 ran server and wrk unpinned on the same 12-core laptop. Its "
+            "see only that set. Seed 003 ran server and wrk on one machine, whose hardware it does not state. Its "
             "numbers and guesses are quoted as stated, not scaled: read 'below the guess' here as "
             f"'below on {cores.lower() if n == 1 else cores}', not as a refutation of the seed.")
 

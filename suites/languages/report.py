@@ -344,7 +344,7 @@ def tier_table(runs: pd.DataFrame, confidence: float = 0.95, stats: RunStats | N
             "Language": lang,
             "Stdlib server": (name(a) + ("" if tier(a) == "stdlib" else f" ({tier(a)})")) if a else "—",
             "Stdlib avg req/s": score(a),
-            "Seed's stdlib avg (12 cores)": fmt_kilo(SEED_STDLIB_AVG[lang]) if lang in SEED_STDLIB_AVG else "—",
+            "Seed's stdlib avg (its machine)": fmt_kilo(SEED_STDLIB_AVG[lang]) if lang in SEED_STDLIB_AVG else "—",
             "Production server": name(b) if b else "—",
             "Production avg req/s": score(b),
             "Δ production vs stdlib": _score_delta(runs, stats, b, a) if a and b else "—",

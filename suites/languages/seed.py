@@ -125,8 +125,8 @@ def guesses_table(runs: pd.DataFrame, guesses: Sequence[Guess] = SEED_IMPROVEMEN
             })
     cap = ("Measured = the ranking score (mean req/s over the four keep-alive endpoints, per rep, "
            f"{confidence:.0%} t interval on the log scale over reps; n = reps). The guesses are compared as the seed "
-           "stated them, unscaled, although the seed's numbers came from a 12-core laptop with wrk and "
-           "server unpinned on the same cores, while our server runs on ONE core (its CPU set) with "
+           "stated them, unscaled, although the seed's numbers came from one machine (its hardware not stated) with wrk and "
+           "server on it together, while our server runs on ONE core (its CPU set) with "
            "wrk on another. 'below'/'within'/'above' = the whole CI lies there; 'overlaps' = the CI "
            "straddles a bound of the guess.")
     return _with_meta(pd.DataFrame(rows), title, cap)

@@ -156,7 +156,7 @@ def test_a_one_core_run_speaks_to_the_event_loops_own_curve_not_to_go():
     led = ledger(rows, "full", "0", {"evloop", "go"})
     assert led.loc["000/curve/1", "verdict"] == "confirmed"          # the event loop flat: single-threaded both
     go = led.loc["000/curve/2"]
-    assert go["verdict"] == "not comparable" and "go ran on 1 core here, on 12" in go["reason"]
+    assert go["verdict"] == "not comparable" and "go ran on 1 core here, unpinned on the write-up's machine" in go["reason"]
     assert "Read anyway: same direction, different size" in go["reason"]   # −20 % against −2.5 %
     vs = led.loc["000/versus/1"]
     assert vs["verdict"] == "not comparable" and vs["points_read"] == 1 and "3 not judged (not run)" in vs["reason"]
