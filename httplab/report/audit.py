@@ -342,6 +342,36 @@ def mislabels(reports_dir: str | Path, data_dir: str | Path | None = None) -> li
     return [b for md in sorted(Path(reports_dir).glob("*.md")) for b in mislabels_in(md, runs, meta)]
 
 
+def bare_client_bound(page_text: str, data_dir: str | Path) -> list[str]:
+    """A page's client-bound req/s printed as if the server's (index headlines, report tables): each
+    req/s estimate of the run whose runs were mostly client-bound (client_bound_share ≥ ½), printed as
+    its figure with its interval, must read "≥ FIGURE" (a lower bound) and carry no "faster" or
+    "slower" verdict after it on the same line; a line that does either is returned."""
+    from .cells import mean_ci_of
+    from .fmt import fmt_mean_ci
+    est_path = Path(data_dir) / "estimates.parquet"
+    if not est_path.is_file():
+        return []
+    est = pd.read_parquet(est_path)
+    bound = est[(est["metric"] == "req_per_s") & (est["client_bound_share"].fillna(0) >= 0.5)]
+    bad = []
+    lines = page_text.splitlines()
+    for _, row in bound.iterrows():
+        figure = fmt_mean_ci(mean_ci_of(row))
+        if figure == "no data":
+            continue
+        for line in lines:
+            at = line.find(figure)
+            while at >= 0:
+                before, after = line[max(0, at - 2):at], line[at + len(figure):]
+                if before != "≥ " or re.search(r"\b(faster|slower)\b", after.split(";")[0]):
+                    bad.append(f"{row['suite']} {row['scenario']} {row['server']}: client-bound req/s printed as "
+                               f"the server's: {line.strip()[:200]}")
+                    break
+                at = line.find(figure, at + 1)
+    return bad
+
+
 def unmatched_deltas(reports_dir: str | Path, data_dir: str | Path) -> tuple[int, list[str]]:
     """(how many Δs the run's Markdown reports print, those that are no row of its frames)."""
     rows = candidates(Path(data_dir))

@@ -100,15 +100,40 @@ def headlines(data_dir: Path, suites: tuple[str, ...]) -> tuple[str, ...]:
         base = notebook_parameter(nb, "baseline") or suite_of_part(suite).baseline or ""  # type: ignore[union-attr]
         present = set(est.loc[(est["suite"] == suite) & (est["scenario"] == scen), "server"])
         for c in contestants(present):
-            ci = mean_ci_of(stats.estimate((suite, scen, c), "req_per_s"))
+            point = stats.estimate((suite, scen, c), "req_per_s")
+            ci = mean_ci_of(point)
             if ci.mean is None:
                 continue
-            text = f"{suite} {SCENARIO_WORDS.get(scen, scen)}: {short_name(c)} {fmt_mean_ci(ci)} req/s"
+            bound = client_bound(point)
+            # a client-bound req/s is the load tool's ceiling, a lower bound of the server's: "≥ … ⚑"
+            figure = f"≥ {fmt_mean_ci(ci)} req/s {CLIENT_BOUND_FLAG}" if bound else f"{fmt_mean_ci(ci)} req/s"
+            text = f"{suite} {SCENARIO_WORDS.get(scen, scen)}: {short_name(c)} {figure}"
             row = stats.compare("req_per_s", (suite, scen, c), (suite, scen, base))  # either way round
-            if row is not None:
+            if row is not None and (bound or bool(row.get("a_client_bound")) or bool(row.get("b_client_bound"))):
+                # a Δ with a client-bound side is read on capacity (CPU-µs per request), never req/s
+                cost = stats.compare("cpu_us_per_req", (suite, scen, c), (suite, scen, base))
+                text += (f"; Δ vs {short_name(base)} on CPU-µs per request {format_delta(ratio_ci_of(cost))} "
+                         "(req/s client-bound)" if cost is not None else
+                         f"; Δ vs {short_name(base)}: req/s client-bound, no CPU-µs comparison")
+            elif row is not None:
                 text += f"; Δ vs {short_name(base)} {format_delta(ratio_ci_of(row))}"
             out.append(text)
     return tuple(out)
+
+
+# A client-bound point's mark, explained on the same screen (CLIENT_BOUND_NOTE)
+CLIENT_BOUND_FLAG = "⚑"
+CLIENT_BOUND_NOTE = ("⚑ client-bound: the load tool, not the server, set this req/s in most of its runs (its "
+                     "cores were busier than the server's), so the figure is a lower bound of the server's (≥) and "
+                     "its Δ is read on CPU-µs per request, the server's cost, which the tool does not cap.")
+
+
+def client_bound(est: "pd.Series | None") -> bool:
+    """Whether an estimates row is client-bound: most of its ok runs were (client_bound_share ≥ ½)."""
+    if est is None or "client_bound_share" not in est:
+        return False
+    share = est["client_bound_share"]
+    return bool(pd.notna(share) and float(share) >= 0.5)
 
 
 def _machine(meta: dict) -> str:
@@ -325,6 +350,7 @@ req/s on each suite's headline scenario (geometric mean with its 95 % interval, 
 the suite's baseline (ratio of geometric means − 1, t interval on the log scale, paired by rep; from
 <code>data/&lt;run_id&gt;/estimates</code> and <code>comparisons</code>). Each suite links to its HTML report and
 its Markdown export.</p>
+<p class="flag">{html.escape(CLIENT_BOUND_NOTE)}</p>
 <table><thead><tr><th>Run</th><th>Start (UTC)</th><th>Machine</th><th>Profile</th><th>Suites</th>
 <th>Headlines</th><th>Reports</th></tr></thead>
 <tbody>
