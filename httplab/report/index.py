@@ -318,9 +318,11 @@ def render_superseded(entries: list[ReportEntry]) -> str:
 
 
 def render(entries: list[ReportEntry], comparisons: list[ComparisonEntry] | None = None,
-           claims: bool = False, history: str = "") -> str:
-    """The index page. claims: link the claims page (CLAIMS_PAGE, beside this page) above the runs;
-    history: the history page's link and change-point lines (history.page.index_html), below it."""
+           claims: bool = False, history: str = "", first: str = "") -> str:
+    """The index page. first: its first screen (first_screen: what was measured, which server for
+    what), above everything; claims: link the claims page (CLAIMS_PAGE, beside this page) above the
+    runs; history: the history page's link and change-point lines (history.page.index_html), below it;
+    the policy on superseded runs after them."""
     rows = []
     for e in current_order(entries):
         state = "" if e.complete is None else ("complete" if e.complete else "partial")
@@ -341,8 +343,8 @@ def render(entries: list[ReportEntry], comparisons: list[ComparisonEntry] | None
 td,th{{border:1px solid #ccc;padding:4px 10px;text-align:left;vertical-align:top}}ul{{margin:0;padding-left:1.2em}}
 .caveat{{max-width:28em;margin:.4em 0 0;color:#7a3e00}}</style></head>
 <body><h1>HTTP server benchmark reports</h1>
-<p>{policy(bool(superseded))}</p>
-{claims_link(claims)}{history}<h2>Current runs</h2>
+{first}
+{claims_link(claims)}<h2>Current runs</h2>
 <p>The reference run (the one raw/REFERENCE names) first, then the other runs newest first; a run's
 caveat, where it has one, is under its id. The profile says what the run was run with (measured
 seconds per run, warm-up, reps, and whether the A/A copy that gives the noise floor was run). Headlines: the contestant's
@@ -356,9 +358,19 @@ its Markdown export.</p>
 <tbody>
 {body}
 </tbody></table>
+{history}<p>{policy(bool(superseded))}</p>
 {superseded}
 {render_comparisons(comparisons or [])}</body></html>
 """
+
+
+def first_screen_of(entries: list[ReportEntry], raw_root: Path, data_root: Path) -> str:
+    """The first screen (first_screen) over the current runs, newest first."""
+    from . import first_screen
+    current = sorted((e.run_id for e in entries if e.status.status != "superseded"), reverse=True)
+    metas = [read_meta(raw_root / r) for r in current if (raw_root / r / "meta.json").is_file()]
+    return first_screen.summary_paragraph(metas) + "\n" + first_screen.which_server_table(
+        first_screen.load_runs(current, data_root))
 
 
 def write_index(reports_dir: str | Path, raw_root: str | Path | None = None,
@@ -373,8 +385,10 @@ def write_index(reports_dir: str | Path, raw_root: str | Path | None = None,
     # the history page (headline metrics over every run, change points) likewise: its lines go on the index
     from .history.page import index_html, write_history_page
     history = write_history_page(reports, raw, Path(data_root) if data_root else reports.resolve().parent / "data")
-    out.write_text(render(collect(reports, raw, Path(data_root) if data_root else None), collect_comparisons(reports),
-                          claims=(reports / CLAIMS_PAGE).is_file(), history=index_html(history)), encoding="utf-8")
+    data = Path(data_root) if data_root else reports.resolve().parent / "data"
+    entries = collect(reports, raw, data)
+    out.write_text(render(entries, collect_comparisons(reports), claims=(reports / CLAIMS_PAGE).is_file(),
+                          history=index_html(history), first=first_screen_of(entries, raw, data)), encoding="utf-8")
     return out
 
 
