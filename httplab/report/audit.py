@@ -63,11 +63,12 @@ def matches(printed: tuple[str, str, str], rows: np.ndarray) -> bool:
 
 def verdict_words() -> tuple[str, ...]:
     """Every word a Δ's verdict may be printed as: the comparisons frame's (each metric's better
-    and worse word, and the words of no clear difference), and a claim point's readings."""
+    and worse word, and the words of no clear difference), and a claim point's readings and the
+    outcomes it is judged to (confirmed, same direction, different size, refuted)."""
     from ..stats.cells import NOT_CLEAR
-    from ..stats.claims import READINGS
+    from ..stats.claims import OUTCOMES, READINGS
     from ..stats.metrics import METRICS
-    words = {w for m in METRICS.values() for w in (m.better, m.worse)} | set(NOT_CLEAR) | set(READINGS)
+    words = {w for m in METRICS.values() for w in (m.better, m.worse)} | set(NOT_CLEAR) | set(READINGS) | set(OUTCOMES)
     return tuple(sorted(words, key=len, reverse=True))
 
 

@@ -379,3 +379,32 @@ def test_index_links_every_report_and_each_loads(measured, context, base_url):
             finally:
                 page.close()
     _fail("index.html", problems, "link(s) that do not load")
+
+
+def test_the_index_first_screen_answers(context, base_url):
+    """The index's first 1280 × 800 px hold what a chooser needs first (httplab/report/first_screen.py):
+    the paragraph saying what was measured, on which machines, with which core split and who stands
+    in for the write-ups' xKit, and the whole per-protocol "which server for what" table; and no req/s
+    figure printed bare in it (a client-bound req/s is a lower bound: index.CLIENT_BOUND_FLAG)."""
+    page = context.new_page()
+    try:
+        resp = page.goto(urljoin(base_url, "index.html"), wait_until="load")
+        assert resp is not None and resp.ok
+        shots = _screenshot_dir()
+        shots.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(shots / "index-first-screen.png"))   # the viewport only: the first screen
+        got = page.evaluate("""() => {
+          const box = (sel) => { const e = document.querySelector(sel);
+                                 return e ? {bottom: e.getBoundingClientRect().bottom, text: e.textContent} : null; };
+          return {summary: box('p.summary'), table: box('table.which'), height: window.innerHeight};
+        }""")
+    finally:
+        page.close()
+    assert got["summary"] and got["table"], "index.html: no first-screen paragraph or which-server table"
+    assert got["summary"]["bottom"] <= got["height"] and got["table"]["bottom"] <= got["height"], got
+    para = got["summary"]["text"]
+    assert "What was measured" in para and "xKit" in para and "load tool on CPU" in para and "cores" in para
+    table = got["table"]["text"]
+    for proto in ("HTTP/1.1", "h2c", "HTTPS/1.1", "HTTPS/2", "HTTP/3"):
+        assert proto in table, proto
+    assert "req/s" not in table and "µs (n=" in table

@@ -159,15 +159,7 @@ def test_a_section_that_never_says_its_n_is_caught(tmp_path):
 # server's, "faster" P99 Δs, shares as Δs, the 16-core runs' "one core"). They are expected to fail
 # until their reports are rebuilt (scripts/run_all.sh --reports-only --run-id ID); strict, so that a
 # rebuilt run passes only once it is taken off this list, and the check itself is never weakened.
-MADE_BEFORE_ISSUE_51 = frozenset({
-    "20261121T061254Z-vm", "20261121T074814Z-vm", "20261121T083658Z-vm", "20261123T092401Z-vm",
-    "20261123T205841Z-vm", "20261124T004311Z-vm", "20261124T030740Z-vm", "20261124T035602Z-vm",
-    "20261124T061424Z-vm", "20261124T102649Z-vm", "20261124T102903Z-vm", "20261125T232758Z-vm",
-    "20261126T013223Z-vm", "20261126T013741Z-vm", "20261126T014054Z-vm", "20261126T232423Z-vm",
-    "20261127T001805Z-vm", "20261127T024550Z-vm", "20261127T054911Z-vm", "20261128T004210Z-vm",
-    "20261128T080927Z-vm", "20261128T111631Z-vm", "20261128T141142Z-vm", "20261206T032534Z-vm",
-    "history",   # reports/history.md: the legend's "Go net/http" twice
-})
+MADE_BEFORE_ISSUE_51: frozenset[str] = frozenset()   # every committed run's reports rebuilt on 2026-12-07
 _STALE = pytest.mark.xfail(strict=True, reason="reports made before issue 51's fixes: rebuild them, then "
                                                "take the run off MADE_BEFORE_ISSUE_51")
 
