@@ -237,7 +237,7 @@ COMPILER_TOOLS = ("gcc", "g++", "clang", "cc", "rustc")
 
 
 def _top_level(text: str) -> list[str]:
-    """A list split at its top-level commas ('C (evloop), C (evloop, io_uring)' → two names)."""
+    """A list split at its top-level commas ('C (a), C (a, b)' → two names)."""
     out, depth, cur = [], 0, ""
     for ch in text:
         depth += (ch == "(") - (ch == ")")

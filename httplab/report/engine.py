@@ -258,8 +258,8 @@ _COMPILER = re.compile(r"^(%s) (\S+)" % "|".join(re.escape(c) for c in COMPILERS
 
 
 def _components(text: str) -> list[str]:
-    """A recorded line split at its top-level commas ('evloop (this checkout, git b617bb3), gcc
-    12.2.0' → ['evloop (this checkout, git b617bb3)', 'gcc 12.2.0'])."""
+    """A recorded line split at its top-level commas ('NAME (this checkout, git b617bb3), gcc
+    12.2.0' → ['NAME (this checkout, git b617bb3)', 'gcc 12.2.0'])."""
     out, depth, cur = [], 0, ""
     for ch in text:
         depth += (ch == "(") - (ch == ")")
@@ -273,10 +273,10 @@ def _components(text: str) -> list[str]:
 
 def server_version(text: Any) -> str:
     """A server's recorded version line (meta.json `servers`) made short, its own version first and
-    the compiler named as the compiler: 'evloop (this checkout, git b617bb3), gcc 12.2.0, …' → 'git
+    the compiler named as the compiler: 'NAME (this checkout, git b617bb3), gcc 12.2.0, …' → 'git
     b617bb3, built with gcc 12.2.0'; 'Boost 1.74.0.3, g++ 12.2.0' → '1.74.0.3, built with g++ 12.2.0';
-    'g++ 12.2.0' → 'built with g++ 12.2.0'; 'net/http, go1.26.8, …' → 'go1.26.8'; 'nginx version:
-    nginx/1.22.1' → '1.22.1'. The libraries after the first are left to meta.json."""
+    'g++ 12.2.0' → 'built with g++ 12.2.0'; 'net/http, go1.26.8, …' → 'go1.26.8'; 'NAME version:
+    NAME/1.22.1' → '1.22.1'. The libraries after the first are left to meta.json."""
     parts = _components(str(text or "").strip().split("\n")[0])
     compilers = [f"{m.group(1)} {_version(m.group(2))}" for c in parts if (m := _COMPILER.match(c))]
     own = ""

@@ -62,8 +62,8 @@ def show_latency_and_cost(ctx: ReportContext, label: str) -> None:
     R.section(ctx, f"{label} server cost: CPU and memory beside req/s", "Server CPU time per request (from /proc "
               "over the measured window) still tells servers apart when the load generator is the limit.",
               tables.cost_table(ctx.runs, baseline=ctx.baseline, **ctx.stat_args()))
-    R.section(ctx, f"{label}: C against the reference servers", "The event loop against h2o and nginx on req/s and "
-              "on CPU time per request, with intervals.", tables.versus_table(ctx.runs, **ctx.stat_args()))
+    R.section(ctx, f"{label}: C against the reference servers", "The event loop against the reference servers on "
+              "req/s and on CPU time per request, with intervals.", tables.versus_table(ctx.runs, **ctx.stat_args()))
     R.section(ctx, f"{label} failed runs", "Failed runs are listed here and left out of every number above.",
               tables.failed_runs_table(ctx.runs))
 

@@ -26,7 +26,7 @@ class Part:
     protocol: str | None = None  # only the suite's runs of this protocol (runs.protocol), else its whole report
     title: str = ""             # the part's title when it is one protocol of a suite
     label: str = ""             # its short name, the first word of its own sections' titles
-    baseline: str | None = None  # that part's Δ baseline (a whole suite's report sets its own)
+    baseline: str | None = None  # that part's Δ baseline; None: its suite's (suite.toml `baseline`)
 
     @property
     def key(self) -> str:
@@ -45,7 +45,7 @@ class Writeup:
 WRITEUPS: dict[str, Writeup] = {w.name: w for w in (
     Writeup("http1", "HTTP/1.1", "seed 000", (Part("http1"),)),
     Writeup("http2", "HTTP/2: cleartext (h2c), over TLS (HTTPS/2), and HTTP/3 beside them", "seed 001 and seed 002's HTTPS/2 tables",
-            (Part("h2c"), Part("https", "h2", "HTTPS/2 (the https suite's HTTP/2 half)", "HTTPS/2", "go"), Part("h3"))),
+            (Part("h2c"), Part("https", "h2", "HTTPS/2 (the https suite's HTTP/2 half)", "HTTPS/2"), Part("h3"))),
     Writeup("https", "HTTPS/1.1 and HTTPS/2", "seed 002", (Part("https"),)),
     Writeup("languages", "Languages: stdlib and production servers", "seed 003", (Part("languages"),)),
 )}

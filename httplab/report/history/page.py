@@ -209,8 +209,8 @@ def figure(hist: History, metric: str):
 
 def legend_names(servers: list[str]) -> dict[str, str]:
     """Each server's name in the legend, once each: its display name, or where two servers share one
-    (the http1 suite's `go` and the languages suite's `lang_go_std` are both "Go net/http", in two
-    colours) the display name with the server's id, so that no name stands twice for two colours."""
+    (the http1 suite's Go server and the languages suite's Go stdlib server are both "Go net/http",
+    in two colours) the display name with the server's id, so that no name stands twice for two colours."""
     shown = {s: display_name(s) for s in servers}
     count: dict[str, int] = {}
     for name in shown.values():
