@@ -38,7 +38,7 @@ def test_the_seed_suites_declare_the_interleaved_design():
     for name in ("http1", "h2c", "https", "languages"):
         assert suites.suite(name).full == SEED_DESIGN, name
     assert suites.suite("latency").full == {}
-    assert suites.full_assignments("http1") == ["BLOCKS=sliced", "REPS=12", "DURATION=1", "WARMUP=0", "LATENCY_EVERY=3"]
+    assert suites.full_assignments("http1") == ["BLOCKS=sliced", "REPS=12", "DURATION=1", "WARMUP=0", "LATENCY_EVERY=2"]
     assert suites.full_assignments("latency_h1") == [] and suites.full_assignments("no_such_part") == []
 
 
@@ -76,9 +76,9 @@ def test_a_resumed_part_keeps_the_design_it_recorded(tmp_path):
     show = 'apply_profile full; recorded_design; echo "$DURATION $WARMUP $REPS ${LATENCY_EVERY:--} ${BLOCKS:--} $SLICE_S"'
     r = _shell(f'RUN_DIR="{tmp_path}" SUITE=http1; REPS=3 BLOCKS=server; {show}')
     assert r.returncode == 0, r.stderr
-    assert r.stdout.split() == ["1", "0", "7", "3", "sliced", "0.25"]      # the record wins over flags
+    assert r.stdout.split() == ["1", "0", "7", "2", "sliced", "0.25"]      # the record wins over flags
     r = _shell(f'RUN_DIR="{tmp_path}" SUITE=languages; {show}')
-    assert r.stdout.split() == ["1", "0", "12", "3", "sliced", "0.1"]      # none recorded: its suite's
+    assert r.stdout.split() == ["1", "0", "12", "2", "sliced", "0.1"]      # none recorded: its suite's
     r = _shell(f'RUN_DIR="{tmp_path}" SUITE=latency_h1; {show}')
     assert r.stdout.split() == ["3", "1", "5", "-", "-", "0.1"]             # the profile's (defaults follow)
 
