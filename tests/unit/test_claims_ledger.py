@@ -31,16 +31,21 @@ def test_every_write_up_is_in_the_ledger():
     by = Counter((c.seed, c.kind) for c in claims)
     assert {c.seed for c in claims} == {"000", "001", "002", "003"}
     # the versus tables, each single server's curve, the peaks, seed 003's ranking (5 languages: 4 pairs)
-    assert by[("003", "rank")] == 4 and by[("002", "versus")] == 6      # with HTTPS/1.1 GET /echo 1 KiB and latency
+    # with HTTPS/1.1 GET /echo 1 KiB, and the mean latency of HTTPS/1.1 and HTTPS/2 GET /ping
+    assert by[("003", "rank")] == 4 and by[("002", "versus")] == 8
+    # the mean-latency columns beside 000's and 001's req/s tables
+    assert by[("000", "versus")] == 5 and by[("001", "versus")] == 5
     assert all(by[(s, "curve")] >= 4 for s in ("000", "001", "002", "003"))
     # how the lead moves (000: grows with connections; 001: HTTP/2 amplifies it; 002: TLS erases it)
-    assert by[("000", "trend")] == 3 and by[("001", "trend")] == 3 and by[("002", "trend")] == 5
+    # (000 also: the lead from 1 KiB to 4 KiB, on GET /echo and on POST /echo)
+    assert by[("000", "trend")] == 5 and by[("001", "trend")] == 3 and by[("002", "trend")] == 5
     # both peaks of each table write-up (req/s and transfer); seed 003's per-endpoint orders, tails,
     # memory and guesses as claims between its servers
     assert all(by[(s, "peak")] == 2 for s in ("000", "001", "002"))
-    assert by[("003", "versus")] == 11
+    assert by[("003", "versus")] == 13       # with its max-latency and CPU columns
     metrics = {c.metric for c in C.all_claims()}
-    assert {"req_per_s", "lat_p50_us", "lat_p99_us", "tail_ratio", "rss_peak_kb", "bytes_per_s"} <= metrics
+    assert {"req_per_s", "lat_p50_us", "lat_p99_us", "lat_mean_us", "lat_max_us", "cpu_pct", "tail_ratio",
+            "rss_peak_kb", "bytes_per_s"} <= metrics
     assert len({c.claim_id for c in claims}) == len(claims)
 
 
