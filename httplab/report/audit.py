@@ -217,7 +217,7 @@ def _unsupported_in(md: Path, runs: pd.DataFrame, meta: dict) -> list[str]:
     return bad
 
 
-# ---------------------------------------------------------------- mislabels (issue 51, item 6)
+# ---------------------------------------------------------------- mislabels
 
 NUMBER_WORDS = {w: i for i, w in enumerate(("no", "one", "two", "three", "four", "five", "six", "seven",
                                             "eight", "nine", "ten", "eleven", "twelve"))}
@@ -270,7 +270,7 @@ def _transfer_labels(stem: str, runs: pd.DataFrame | None) -> set[str] | None:
 
 
 def mislabels_in(md: Path, runs: pd.DataFrame | None = None, meta: dict | None = None) -> list[str]:
-    """What a report's text labels wrongly (issue 51): a peak transfer read off a scenario that makes
+    """What a report's text labels wrongly: a peak transfer read off a scenario that makes
     no transfer (GET /ping, or one outside the suite's [seed] peak_transfer scenarios); a compiler's
     version printed as a server's; a core count that is not the run's recorded one; a latency Δ worded
     faster/slower; a Δ printed as a share (unsigned: '65% [58%, 73%] slower' for −35 %); a geometric

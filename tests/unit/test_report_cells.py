@@ -154,26 +154,16 @@ def test_a_section_that_never_says_its_n_is_caught(tmp_path):
     assert len(bad) == 2 and all("states no n" in b for b in bad)      # max of 5 runs says its own n
 
 
-# The committed runs whose exported reports were made before issue 51's fixes (item 6): each carries
-# old mislabels (± on geometric means in every table; some a /ping peak transfer, gcc's version as a
-# server's, "faster" P99 Δs, shares as Δs, the 16-core runs' "one core"). They are expected to fail
-# until their reports are rebuilt (scripts/run_all.sh --reports-only --run-id ID); strict, so that a
-# rebuilt run passes only once it is taken off this list, and the check itself is never weakened.
-MADE_BEFORE_ISSUE_51: frozenset[str] = frozenset()   # every committed run's reports rebuilt on 2026-12-07
-_STALE = pytest.mark.xfail(strict=True, reason="reports made before issue 51's fixes: rebuild them, then "
-                                               "take the run off MADE_BEFORE_ISSUE_51")
-
-
-@pytest.mark.parametrize("run_id", [pytest.param(r, marks=_STALE) if r in MADE_BEFORE_ISSUE_51 else r
-                                    for r in _runs_with_reports()])
+# Every committed run's exported reports pass the mislabel audit (they were rebuilt when the checks
+# came in): a report made by older code must be rebuilt, never exempted.
+@pytest.mark.parametrize("run_id", _runs_with_reports())
 def test_no_committed_report_is_mislabelled(run_id):
     from httplab.report.audit import mislabels
     bad = mislabels(ROOT / "reports" / run_id, ROOT / "data" / run_id)
     assert not bad, f"{len(bad)} mislabels:\n" + "\n".join(bad[:20])
 
 
-@pytest.mark.parametrize("page", [pytest.param(p, marks=_STALE) if p in MADE_BEFORE_ISSUE_51 else p
-                                  for p in ("history", "claims")])
+@pytest.mark.parametrize("page", ["history", "claims"])
 def test_the_run_wide_pages_are_not_mislabelled(page, tmp_path):
     """reports/history.md (and claims.md): the checks that need no run's data."""
     from httplab.report.audit import mislabels

@@ -1,4 +1,4 @@
-"""Issue 51, item 6: the report's mislabels, each fixed where it is produced and each caught by
+"""The reports' mislabels, each fixed where it is produced and each caught by
 httplab.report.audit.mislabels: a peak transfer read off GET /ping, a compiler's version printed as
 a server's, a core count that is not the run's, a latency Δ worded faster/slower, a share printed
 as a Δ, a geometric mean printed as ± its larger side, a legend naming a server twice."""

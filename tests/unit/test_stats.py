@@ -107,7 +107,7 @@ def test_half_width_and_symmetry_of_a_log_interval():
     wide = mean_ci([1.0, 8.0, 2.0, 6.0, 3.0])
     assert not wide.symmetric
     assert signed_mean_ci([100.0, 101, 99, 100.5, 99.5]).symmetric
-    # issue 51's cell: 113,899 ± 8,591 was really [105,911, 122,489]
+    # a cell once printed 113,899 ± 8,591 (the larger side): the interval is [105,911, 122,489]
     from httplab.stats.cells import MeanCI
     cell = MeanCI(113_899.0, 105_911.0, 122_489.0, 12, 0.95, method="geometric mean, t interval on logs")
     assert fmt_mean_ci(cell) == "113,899 [105,911 – 122,489] (n=12)"
