@@ -78,8 +78,9 @@ def wrk_result(files: RepFiles, scen: Mapping[str, Any] | None = None) -> LoadRe
     if files.has(SLICES_JSON):
         # a sliced point: its latency only from its own latency run, where the design had one
         latency = None
-        lat_text = files.text(LAT_WRK_JSON, errors="replace") if _latency_run(files) else None
-        if _latency_run(files) and lat_text is None:
+        planned = _latency_run(files)
+        lat_text = files.text(LAT_WRK_JSON, errors="replace") if planned else None
+        if planned and lat_text is None:
             # (the run died before its done() hook: the point fails, as h2load's without its log)
             notes.append(f"wrk's latency run: {files.name(LAT_WRK_JSON)} missing")
         if lat_text is not None:

@@ -47,9 +47,9 @@ def machines_text(metas: Sequence[Mapping[str, Any]]) -> str:
         host = m.get("host") if isinstance(m.get("host"), dict) else {}
         key = (str(host.get("cpu_model") or "unknown CPU"), int(host.get("cores") or 0))
         kernel = str(host.get("kernel") or "").replace("Linux ", "")
-        if kernel and kernel not in by_cpu.setdefault(key, []):
-            by_cpu[key].append(kernel)
-        by_cpu.setdefault(key, [])
+        kernels = by_cpu.setdefault(key, [])
+        if kernel and kernel not in kernels:
+            kernels.append(kernel)
     return "; ".join(f"{cpu}, {n} cores" + (f" (kernels {', '.join(sorted(k))})" if k else "")
                      for (cpu, n), k in sorted(by_cpu.items()))
 
