@@ -8,6 +8,8 @@ import time
 
 import pytest
 
+from co_runs import REPORT_LUA, uncorrected_histogram
+from httplab.parse.wrk import read_wrk_json
 from lab_tools import lab_tool, silent_listener
 
 pytestmark = pytest.mark.concurrent   # a deadline with seconds of margin
@@ -21,7 +23,7 @@ def test_version_names_the_build_and_keeps_the_first_line():
     out = subprocess.run([_lab_wrk(), "-v"], capture_output=True, text=True).stdout.splitlines()
     # the first line is Debian's binary package's, unchanged (run.sh records it as tools.wrk)
     assert out[0] == "wrk debian/4.1.0-3+b2 [epoll] Copyright (C) 2012 Will Glozer"
-    assert out[1] == "lab build: --lab-connect-wait, untimed requests before the clock"
+    assert out[1] == "lab build 2: --lab-connect-wait, untimed only the requests sent before the clock"
 
 
 def test_connect_wait_runs_out_and_names_the_connections_still_connecting():
@@ -90,3 +92,20 @@ def test_no_start_snapshot_without_the_connect_wait(server, tmp_path):
                        capture_output=True, text=True, env=env)
     assert r.returncode == 0, (r.stdout, r.stderr)
     assert not snap.exists()
+
+
+def test_connect_wait_leaves_untimed_only_the_requests_sent_before_the_clock(server, tmp_path):
+    """Each connection's requests sent before the clock started are not timed (at most one each:
+    a connection has one request on the wire); every later answer has its latency. The lab's first
+    build compared a request's send time with the start of wrk's current 100 ms rate sample and so
+    left untimed one request per connection per sample, the slow ones most often. wrk's histogram
+    is corrected for coordinated omission; co_runs.uncorrected_histogram undoes that exactly."""
+    conns, out = 8, tmp_path / "wrk.json"
+    r = subprocess.run(["timeout", "10", _lab_wrk(), "--lab-connect-wait=5s", "-t1", f"-c{conns}", "-d2s",
+                        "-s", str(REPORT_LUA), f"http://127.0.0.1:{server.port}/ping"],
+                       capture_output=True, text=True, env={**os.environ, "WRK_JSON": str(out)})
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    hook = read_wrk_json(out)
+    assert hook.requests > 20 * conns  # 20 rate samples of 100 ms, many answers in each
+    timed = int(uncorrected_histogram(hook, conns)[1].sum())
+    assert hook.requests - conns <= timed <= hook.requests, (timed, hook.requests)
