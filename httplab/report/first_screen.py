@@ -1,8 +1,10 @@
 """The index's first screen: what the lab measured, on which machines and with which core split,
-then "which server for what", per protocol, on the figure a chooser can carry to another load: CPU
-time per request and the capacity it implies (requests per core-second). Each cell is the newest
-current run's that measured the protocol's headline point, with its n and 95 % interval, and its Δ
-against the best other server on that run (the comparisons frame's row, with its verdict).
+then "which server for what", per protocol, on three figures a chooser can carry to another load:
+CPU time per request and the capacity it implies (requests per core-second), P99 latency at an
+offered load every server is given alike (the latency suite's open model) and memory per idle
+connection (the idle-memory runs). Each cell is the newest current run's that measured it, with its
+n and 95 % interval, and its Δ against the next best server on that run, with its verdict. Every
+server's cost per request follows in a table of its own, below the first screen.
 
 Why CPU-µs per request and not req/s: on the two-core machine the load tool, not the server, sets
 the req/s of the fastest servers (client-bound), so their req/s is a lower bound; the server's own
@@ -14,12 +16,15 @@ from __future__ import annotations
 import html
 import math
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from dataclasses import replace
+from typing import Any, Callable, Mapping, Sequence
 
 import pandas as pd
 
 from ..lab.servers import is_aa_copy, short_name
-from ..stats import format_delta
+from ..stats import format_delta, ratio_ci
+from ..stats.idle_memory import idle_estimates
+from ..stats.methods import DEFAULT_CONFIDENCE
 from ..stats.frames import RunStats
 from .cells import ratio_ci_of
 
@@ -76,61 +81,155 @@ def summary_paragraph(metas: Sequence[Mapping[str, Any]]) -> str:
             "each write-up's claims and the lab's verdicts are on the claims page.</p>")
 
 
-def _rows(stats: RunStats, part: str, scenario: str) -> list[dict[str, Any]]:
+# (protocol, latency suite part): P99 at OFFERED_SCENARIO, the offered load every server is given
+# alike (the latency suite's r10k, r25k and r50k; 25,000 req/s is held by every server of the 2-core
+# runs, so its P99 is a latency, not a queue). The latency suite has no HTTPS/2 or HTTP/3 part.
+LATENCY_PARTS: Mapping[str, str] = {"HTTP/1.1": "latency_h1", "h2c (HTTP/2 cleartext)": "latency_h2c",
+                                    "HTTPS/1.1": "latency_https"}
+OFFERED_SCENARIO, OFFERED_RPS = "r25k", 25_000
+LATENCY_METRIC = "lat_p99_us"
+# (protocol, idle-memory mode): KiB per idle keep-alive connection at IDLE_CONNS connections asked
+# (the measurement's largest N, where the fixed part of the process weighs least); it holds
+# cleartext connections only.
+IDLE_MODES: Mapping[str, str] = {"HTTP/1.1": "h1", "h2c (HTTP/2 cleartext)": "h2c"}
+IDLE_CONNS = 20_000
+
+
+def _rows(stats: RunStats, part: str, scenario: str, metric: str = METRIC) -> list[dict[str, Any]]:
+    """Each contender's estimate of `metric` on the point, lowest first, with its Δ against the
+    lowest other server (the comparisons frame's row and verdict)."""
     est = stats.estimates
-    mine = est[(est["suite"] == part) & (est["scenario"] == scenario) & (est["metric"] == METRIC)]
+    mine = est[(est["suite"] == part) & (est["scenario"] == scenario) & (est["metric"] == metric)]
     keep = [_is_contender(str(x)) and pd.notna(e) for x, e in zip(mine["server"], mine["estimate"])]
     mine = mine.loc[pd.Series(keep, index=mine.index, dtype=bool)].sort_values("estimate")
     rows = []
     for _, r in mine.iterrows():
         others = mine[mine["server"] != r["server"]]
         best = others.iloc[0]["server"] if not others.empty else None
-        cmp_ = stats.compare(METRIC, (part, scenario, r["server"]), (part, scenario, best)) if best else None
+        cmp_ = stats.compare(metric, (part, scenario, r["server"]), (part, scenario, best)) if best else None
         rows.append({"server": r["server"], "est": float(r["estimate"]), "lo": float(r["lo"]),
                      "hi": float(r["hi"]), "n": int(r["n"]), "best_other": best,
                      "delta": format_delta(ratio_ci_of(cmp_)) if cmp_ is not None else "—"})
     return rows
 
 
-def _interval(lo: float, hi: float, fmt: str) -> str:
-    return f" [{lo:{fmt}} – {hi:{fmt}}]" if math.isfinite(lo) and math.isfinite(hi) else " (no interval)"
+def idle_rows(frame: pd.DataFrame, mode: str, asked: int = IDLE_CONNS,
+              confidence: float = DEFAULT_CONFIDENCE) -> list[dict[str, Any]]:
+    """As _rows, for memory per idle connection (tidy.idle_memory's frame): each contender's KiB
+    per connection at `asked` connections (stats.idle_memory: geometric mean, t interval), least
+    first, with its Δ against the least other server: Welch's t on the logs, the points being
+    independent (no reps to pair), worded "less memory" / "more memory" when the interval is clear."""
+    g = frame[(frame["mode"] == mode) & (frame["conns_asked"] == asked) & (frame["status"] == "ok")]
+    g = g.loc[g["server"].map(lambda x: _is_contender(str(x))).astype(bool)]
+    est = idle_estimates(g, confidence).dropna(subset=["estimate"]).sort_values("estimate")
+    values = {s: v["kib_per_conn"].to_numpy(dtype=float) for s, v in g.groupby("server")}
+    rows = []
+    for _, r in est.iterrows():
+        others = est[est["server"] != r["server"]]
+        best = str(others.iloc[0]["server"]) if not others.empty else None
+        delta = "—"
+        if best is not None:
+            d = ratio_ci(values[r["server"]], values[best], confidence)
+            word = ("less memory" if (d.high or 0) < 0 else "more memory") if d.clear else None
+            delta = format_delta(replace(d, verdict=word))
+        rows.append({"server": r["server"], "est": float(r["estimate"]), "lo": float(r["lo"]),
+                     "hi": float(r["hi"]), "n": int(r["n"]), "best_other": best, "delta": delta,
+                     "reason": str(r["reason"] or "")})
+    return rows
+
+
+def _interval(lo: float, hi: float, fmt: str, reason: str = "") -> str:
+    """' [lo – hi]', or why there is none ('all runs equal; no CI')."""
+    return f" [{lo:{fmt}} – {hi:{fmt}}]" if math.isfinite(lo) and math.isfinite(hi) else f" ({reason or 'no interval'})"
 
 
 def _cost(r: dict[str, Any]) -> str:
-    """'1.1 [1.0 – 1.2] µs (n=12), 928,078 req/core-s'."""
+    """'1.1 [1.0 – 1.2] µs (n=12), 928,078 req per core-second'."""
     cap = f"{1e6 / r['est']:,.0f} req per core-second" if r["est"] > 0 else ""
     return f"{r['est']:,.1f}{_interval(r['lo'], r['hi'], ',.1f')} µs (n={r['n']}), {cap}"
 
 
-def which_server_table(runs: Sequence[tuple[str, RunStats]]) -> str:
-    """The "which server for what" table, a row per protocol (so that it fits the first screen):
-    from the newest of `runs` (run id, its statistics; newest first) that measured its point, the
-    cheapest server with its cost, the capacity it implies and its Δ against the next cheapest (with
-    the verdict), then every other server with its Δ against the cheapest."""
+def _p99(r: dict[str, Any]) -> str:
+    """'0.94 [0.62 – 1.41] ms (n=5)'."""
+    return f"{r['est'] / 1e3:,.2f}{_interval(r['lo'] / 1e3, r['hi'] / 1e3, ',.2f')} ms (n={r['n']})"
+
+
+def _kib(r: dict[str, Any]) -> str:
+    """'0.52 [0.46 – 0.58] KiB (n=5)'."""
+    return f"{r['est']:,.2f}{_interval(r['lo'], r['hi'], ',.2f', r.get('reason', ''))} KiB (n={r['n']})"
+
+
+def _best_cell(found: tuple[str, list[dict[str, Any]]] | None, fmt: Callable[[dict[str, Any]], str],
+               missing: str) -> str:
+    """The lowest server's figure, its Δ against the next lowest (with the verdict) and the run."""
+    if found is None:
+        return f"<td class=\"none\">{html.escape(missing)}</td>"
+    rid, rows = found
+    best = rows[0]
+    vs = f"; {html.escape(best['delta'])} vs {html.escape(short_name(best['best_other']))}" if len(rows) > 1 else ""
+    return (f"<td><strong>{html.escape(short_name(best['server']))}</strong> {html.escape(fmt(best))}{vs}"
+            f" <code class=\"run\">{html.escape(rid)}</code></td>")
+
+
+def _newest(runs: Sequence[tuple[str, Any]], rows_of: Callable[[Any], list[dict[str, Any]]]
+            ) -> tuple[str, list[dict[str, Any]]] | None:
+    """(run id, rows) of the newest run (runs are newest first) whose rows are not empty."""
+    return next(((rid, rows) for rid, x in runs if (rows := rows_of(x))), None)
+
+
+def which_server_table(runs: Sequence[tuple[str, RunStats]],
+                       idle: Sequence[tuple[str, pd.DataFrame]] = ()) -> str:
+    """The "which server for what" table, a row per protocol (so that it fits the first screen), each
+    figure from the newest of the runs (newest first) that measured it: the cheapest server's CPU
+    time per request with the capacity it implies, the lowest P99 at the offered load every server
+    is given alike (latency suite), the least memory per idle connection (idle-memory runs), each
+    with its n, interval and Δ against the next best server with the verdict."""
     body = []
     for proto, part, scenario in PROTOCOLS:
-        found = next(((rid, rows) for rid, s in runs if (rows := _rows(s, part, scenario))), None)
-        label = f"<th>{html.escape(proto)}</th>"
+        lat = LATENCY_PARTS.get(proto)
+        mode = IDLE_MODES.get(proto)
+        cells = [
+            _best_cell(_newest(runs, lambda s: _rows(s, part, scenario)), _cost, "no current run measured it"),
+            _best_cell(_newest(runs, lambda s: _rows(s, lat, OFFERED_SCENARIO, LATENCY_METRIC)) if lat else None,
+                       _p99, "no current run measured it" if lat else "the latency suite has no such part"),
+            _best_cell(_newest(idle, lambda f: idle_rows(f, mode)) if mode else None, _kib,
+                       "no current run measured it" if mode else "measured over cleartext only"),
+        ]
+        body.append(f"<tr><th>{html.escape(proto)}</th>{''.join(cells)}</tr>")
+    return ("<h2>Which server for what</h2>\n<p>Per protocol, the best server on three figures (lower is "
+            "better), each with its 95 % interval, n and Δ against the next best server with the verdict, from "
+            "the newest run that measured it, and holding on that run's machine: CPU time per request on GET /ping "
+            "at 100 connections and the capacity it implies; P99 when every server is offered "
+            f"{OFFERED_RPS:,} req/s (open model, latency suite); memory per idle keep-alive connection with "
+            f"{IDLE_CONNS:,} open. Every server's cost per request follows the table.</p>\n"
+            "<table class=\"which\"><thead><tr><th>Protocol</th><th>CPU per request (cheapest)</th>"
+            f"<th>P99 at {OFFERED_RPS:,} req/s offered (lowest)</th><th>Memory per idle connection (least)</th>"
+            "</tr></thead>\n<tbody>\n" + "\n".join(body) + "\n</tbody></table>")
+
+
+def others_table(runs: Sequence[tuple[str, RunStats]]) -> str:
+    """Every other contender's CPU time per request per protocol, with its Δ against the cheapest
+    (paired by rep, with the verdict), from the same run as the which-server table's."""
+    body = []
+    for proto, part, scenario in PROTOCOLS:
+        found = _newest(runs, lambda s: _rows(s, part, scenario))
         if found is None:
-            body.append(f"<tr>{label}<td colspan=\"3\">no current run measured it</td></tr>")
             continue
         rid, rows = found
-        best, rest = rows[0], rows[1:]
-        vs = f"; {html.escape(best['delta'])} vs {html.escape(short_name(best['best_other']))}" if rest else ""
         others = "; ".join(f"{html.escape(short_name(r['server']))} {r['est']:,.1f} µs: {html.escape(r['delta'])}"
-                           for r in rest) or "—"
-        body.append(f"<tr>{label}<td><strong>{html.escape(short_name(best['server']))}</strong> "
-                    f"{html.escape(_cost(best))}{vs}</td><td>{others}</td>"
-                    f"<td><code>{html.escape(rid)}</code></td></tr>")
-    return ("<h2>Which server for what</h2>\n<p>Per protocol, on its headline point (GET /ping at 100 "
-            "connections): the cheapest server's CPU time per request with its 95 % interval and n, the "
-            "capacity it implies (requests one core serves per second at that cost) and its Δ against the "
-            "next cheapest; then each other server's cost and its Δ against the cheapest (paired by rep, with "
-            "the verdict). Lower is better; the figures hold on the run's machine. Tail latency at a stated "
-            "offered load and memory per idle connection are in the latency and idle-memory reports below.</p>\n"
-            "<table class=\"which\"><thead><tr><th>Protocol</th><th>Cheapest per request</th>"
-            "<th>The others: CPU-µs per request, Δ vs the cheapest</th><th>Run</th></tr></thead>\n<tbody>\n"
+                           for r in rows[1:]) or "—"
+        body.append(f"<tr><th>{html.escape(proto)}</th><td>{others}</td><td><code>{html.escape(rid)}</code></td></tr>")
+    if not body:
+        return ""
+    return ("<h3>Every server's cost per request</h3>\n<table class=\"others\"><thead><tr><th>Protocol</th>"
+            "<th>CPU-µs per request, Δ vs the cheapest</th><th>Run</th></tr></thead>\n<tbody>\n"
             + "\n".join(body) + "\n</tbody></table>")
+
+
+def load_idle(run_ids: Sequence[str], data_root: Path) -> list[tuple[str, pd.DataFrame]]:
+    """(run id, its idle-memory frame) for each run that has one, in the order given."""
+    return [(rid, pd.read_parquet(data_root / rid / "idle_memory.parquet")) for rid in run_ids
+            if (data_root / rid / "idle_memory.parquet").is_file()]
 
 
 def load_runs(run_ids: Sequence[str], data_root: Path) -> list[tuple[str, RunStats]]:

@@ -341,7 +341,8 @@ def render(entries: list[ReportEntry], comparisons: list[ComparisonEntry] | None
 <html lang="en"><head><meta charset="utf-8"><title>HTTP server benchmark reports</title>
 <style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}
 td,th{{border:1px solid #ccc;padding:4px 10px;text-align:left;vertical-align:top}}ul{{margin:0;padding-left:1.2em}}
-.caveat{{max-width:28em;margin:.4em 0 0;color:#7a3e00}}</style></head>
+.caveat{{max-width:28em;margin:.4em 0 0;color:#7a3e00}}
+table.which{{font-size:15px}}table.which td{{width:30%}}td.none{{color:#666}}code.run{{font-size:80%;color:#555}}</style></head>
 <body><h1>HTTP server benchmark reports</h1>
 {first}
 {claims_link(claims)}<h2>Current runs</h2>
@@ -369,8 +370,10 @@ def first_screen_of(entries: list[ReportEntry], raw_root: Path, data_root: Path)
     from . import first_screen
     current = sorted((e.run_id for e in entries if e.status.status != "superseded"), reverse=True)
     metas = [read_meta(raw_root / r) for r in current if (raw_root / r / "meta.json").is_file()]
-    return first_screen.summary_paragraph(metas) + "\n" + first_screen.which_server_table(
-        first_screen.load_runs(current, data_root))
+    runs = first_screen.load_runs(current, data_root)
+    return "\n".join((first_screen.summary_paragraph(metas),
+                      first_screen.which_server_table(runs, first_screen.load_idle(current, data_root)),
+                      first_screen.others_table(runs)))
 
 
 def write_index(reports_dir: str | Path, raw_root: str | Path | None = None,
