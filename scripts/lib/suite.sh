@@ -629,10 +629,13 @@ parse_suite_flags() {
     done
     add_aa_copy
     default_cpu_sets
+    local counting_alone=
     if [[ -z ${RUN_DIR:-} ]]; then
+        # (counting the points alone, LAB_COUNT_POINTS without --run-dir, makes no run)
+        [[ -n ${LAB_COUNT_POINTS:-} ]] && counting_alone=1
         RUN_DIR=$RAW_ROOT/$(new_run_id)
     fi
-    if [[ ! -f $RUN_DIR/meta.json ]]; then
+    if [[ ! -f $RUN_DIR/meta.json && -z $counting_alone ]]; then
         create_run_meta "$RUN_DIR" "$PROFILE" "$SUITE" "$(run_params_json)"
     fi
     # the design this part runs in, which may be its suite's own (suite.toml [full]) and which a

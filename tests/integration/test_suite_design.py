@@ -118,3 +118,13 @@ def test_a_run_records_its_flags_and_each_parts_design(tmp_path):
     assert own["slice_s"] == 0.1
     assert sorted(p.name for p in (run / "http1" / "evloop" / "get_ping_c100").glob("r*.slices.json")) == \
         ["r1.slices.json", "r2.slices.json"]
+
+
+def test_counting_the_points_alone_makes_no_run(tmp_path):
+    """`LAB_COUNT_POINTS=1 scripts/bench.sh PART` without --run-dir prints the plan and writes nothing:
+    no raw/<run_id>/ with only a meta.json in it, which the index would list as an empty run."""
+    env = {**os.environ, "LAB_COUNT_POINTS": "1", "RAW_ROOT": str(tmp_path / "raw")}
+    out = subprocess.run([str(ROOT / "scripts" / "bench.sh"), "http1"], env=env, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert int(out[-2]) > 0 and int(out[-1]) > 0, out
+    assert not (tmp_path / "raw").exists() or not any((tmp_path / "raw").iterdir())
