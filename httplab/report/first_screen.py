@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import html
 import math
-from pathlib import Path
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 import pandas as pd
@@ -95,6 +95,20 @@ IDLE_MODES: Mapping[str, str] = {"HTTP/1.1": "h1", "h2c (HTTP/2 cleartext)": "h2
 IDLE_CONNS = 20_000
 
 
+def _ranked(est: pd.DataFrame, delta: Callable[[str, str], str]) -> list[dict[str, Any]]:
+    """The rows of `est` (one per server, lowest estimate first) with each server's Δ against the
+    lowest other server, `delta(server, that server)`: the cells both kinds of figure print."""
+    rows = []
+    for _, r in est.iterrows():
+        others = est[est["server"] != r["server"]]
+        best = str(others.iloc[0]["server"]) if not others.empty else None
+        rows.append({"server": r["server"], "est": float(r["estimate"]), "lo": float(r["lo"]),
+                     "hi": float(r["hi"]), "n": int(r["n"]), "best_other": best,
+                     "delta": delta(r["server"], best) if best is not None else "—",
+                     "reason": str(r["reason"] or "")})
+    return rows
+
+
 def _rows(stats: RunStats, part: str, scenario: str, metric: str = METRIC) -> list[dict[str, Any]]:
     """Each contender's estimate of `metric` on the point, lowest first, with its Δ against the
     lowest other server (the comparisons frame's row and verdict)."""
@@ -102,15 +116,11 @@ def _rows(stats: RunStats, part: str, scenario: str, metric: str = METRIC) -> li
     mine = est[(est["suite"] == part) & (est["scenario"] == scenario) & (est["metric"] == metric)]
     keep = [_is_contender(str(x)) and pd.notna(e) for x, e in zip(mine["server"], mine["estimate"])]
     mine = mine.loc[pd.Series(keep, index=mine.index, dtype=bool)].sort_values("estimate")
-    rows = []
-    for _, r in mine.iterrows():
-        others = mine[mine["server"] != r["server"]]
-        best = others.iloc[0]["server"] if not others.empty else None
-        cmp_ = stats.compare(metric, (part, scenario, r["server"]), (part, scenario, best)) if best else None
-        rows.append({"server": r["server"], "est": float(r["estimate"]), "lo": float(r["lo"]),
-                     "hi": float(r["hi"]), "n": int(r["n"]), "best_other": best,
-                     "delta": format_delta(ratio_ci_of(cmp_)) if cmp_ is not None else "—"})
-    return rows
+
+    def delta(a: str, b: str) -> str:
+        cmp_ = stats.compare(metric, (part, scenario, a), (part, scenario, b))
+        return format_delta(ratio_ci_of(cmp_)) if cmp_ is not None else "—"
+    return _ranked(mine, delta)
 
 
 def idle_rows(frame: pd.DataFrame, mode: str, asked: int = IDLE_CONNS,
@@ -123,19 +133,12 @@ def idle_rows(frame: pd.DataFrame, mode: str, asked: int = IDLE_CONNS,
     g = g.loc[g["server"].map(lambda x: _is_contender(str(x))).astype(bool)]
     est = idle_estimates(g, confidence).dropna(subset=["estimate"]).sort_values("estimate")
     values = {s: v["kib_per_conn"].to_numpy(dtype=float) for s, v in g.groupby("server")}
-    rows = []
-    for _, r in est.iterrows():
-        others = est[est["server"] != r["server"]]
-        best = str(others.iloc[0]["server"]) if not others.empty else None
-        delta = "—"
-        if best is not None:
-            d = ratio_ci(values[r["server"]], values[best], confidence)
-            word = ("less memory" if (d.high or 0) < 0 else "more memory") if d.clear else None
-            delta = format_delta(replace(d, verdict=word))
-        rows.append({"server": r["server"], "est": float(r["estimate"]), "lo": float(r["lo"]),
-                     "hi": float(r["hi"]), "n": int(r["n"]), "best_other": best, "delta": delta,
-                     "reason": str(r["reason"] or "")})
-    return rows
+
+    def delta(a: str, b: str) -> str:
+        d = ratio_ci(values[a], values[b], confidence)
+        word = ("less memory" if (d.high or 0) < 0 else "more memory") if d.clear else None
+        return format_delta(replace(d, verdict=word))
+    return _ranked(est, delta)
 
 
 def _interval(lo: float, hi: float, fmt: str, reason: str = "") -> str:
