@@ -5,6 +5,8 @@ every Δ that is a comparison must carry its verdict (VERDICT_WORDS: the frame's
 difference right after it, 'no clear difference (…)', 'inside the noise floor (…)', 'client-bound:
 capacity only (…)' around it, or a claim point's reading in brackets after it); and no sentence
 about client-bound points or the A/A noise floor may say what the run's data do not support; and
+no client-bound req/s may be printed as the server's (without "≥", or a Δ on it worded faster or
+slower: client_bound_figures); and
 nothing may be mislabelled (mislabels: a peak transfer off the suite's transfer scenarios, a compiler's
 version as a server's, a core count that is not the run's, a latency Δ worded faster/slower, a share
 printed as a Δ, a geometric mean as ± its larger side, a legend naming a server twice).
@@ -73,7 +75,8 @@ def verdict_words() -> tuple[str, ...]:
 
 
 # A not-clear Δ is printed inside its verdict: "no clear difference (+1% [−2%, +4%])".
-PREFIXES = ("no clear difference (", "inside the noise floor (", "client-bound: capacity only (")
+PREFIXES = ("no clear difference (", "inside the noise floor (", "client-bound: capacity only (",
+            "client-bound: the gap is at least (", "client-bound: no verdict (")
 
 
 def has_verdict(line: str, start: int, end: int, words: tuple[str, ...]) -> bool:
@@ -346,31 +349,78 @@ def mislabels(reports_dir: str | Path, data_dir: str | Path | None = None) -> li
 def bare_client_bound(page_text: str, data_dir: str | Path) -> list[str]:
     """A page's client-bound req/s printed as if the server's (index headlines, report tables): each
     req/s estimate of the run whose runs were mostly client-bound (client_bound_share ≥ ½), printed as
-    its figure with its interval, must read "≥ FIGURE" (a lower bound) and carry no "faster" or
-    "slower" verdict after it on the same line; a line that does either is returned."""
+    its figure with its interval (with or without its n), must read "≥ FIGURE" (a lower bound) and
+    carry no "faster" or "slower" verdict after it in its clause (up to ';') or, in a table, its cell;
+    a line that does either is returned."""
     from .cells import mean_ci_of
     from .fmt import fmt_mean_ci
     est_path = Path(data_dir) / "estimates.parquet"
     if not est_path.is_file():
         return []
     est = pd.read_parquet(est_path)
+    if "client_bound_share" not in est:
+        return []
     bound = est[(est["metric"] == "req_per_s") & (est["client_bound_share"].fillna(0) >= 0.5)]
     bad = []
     lines = page_text.splitlines()
     for _, row in bound.iterrows():
-        figure = fmt_mean_ci(mean_ci_of(row))
-        if figure == "no data":
+        ci = mean_ci_of(row)
+        if ci.mean is None or not ci.has_interval:
             continue
+        figure = fmt_mean_ci(ci, show_n=False)
         for line in lines:
+            cells = line.lstrip().startswith("|")
             at = line.find(figure)
             while at >= 0:
                 before, after = line[max(0, at - 2):at], line[at + len(figure):]
-                if before != "≥ " or re.search(r"\b(faster|slower)\b", after.split(";")[0]):
+                scope = after.split("|")[0] if cells else after.split(";")[0]
+                if before != "≥ " or re.search(r"\b(faster|slower)\b", scope):
                     bad.append(f"{row['suite']} {row['scenario']} {row['server']}: client-bound req/s printed as "
                                f"the server's: {line.strip()[:200]}")
                     break
                 at = line.find(figure, at + 1)
     return bad
+
+
+def _both_ways(c: pd.DataFrame) -> np.ndarray:
+    """(ratio, lo, hi) of comparisons rows, A over B and B over A."""
+    fwd = c[["ratio", "lo", "hi"]].to_numpy(dtype=float)
+    return np.vstack([fwd, np.column_stack([1 / fwd[:, 0], 1 / fwd[:, 2], 1 / fwd[:, 1]])]) if len(fwd) else fwd
+
+
+def faster_on_client_bound(reports_dir: str | Path, data_dir: str | Path) -> list[str]:
+    """The Δs of the run's Markdown reports worded "faster" or "slower" that are a req/s comparison with
+    a client-bound side (and no other comparison of the run): such a Δ is a bound, not a verdict
+    (stats.cells.ONE_SIDE_WORDS); each is returned with its line."""
+    path = Path(data_dir) / "comparisons.parquet"
+    if not path.is_file():
+        return []
+    c = pd.read_parquet(path)
+    if "a_client_bound" not in c:
+        return []
+    c = c[np.isfinite(c["lo"]) & np.isfinite(c["hi"])]
+    on_bound = (c["metric"] == "req_per_s") & (c["a_client_bound"].fillna(False).astype(bool)
+                                              | c["b_client_bound"].fillna(False).astype(bool))
+    bound, free = _both_ways(c[on_bound]), _both_ways(c[~on_bound])
+    if not len(bound):
+        return []
+    bad = []
+    for md in sorted(Path(reports_dir).glob("*.md")):
+        for line in md.read_text().splitlines():
+            for m in TRIPLE.finditer(line):
+                if not re.match(r"\s*(faster|slower)\b", line[m.end():]):
+                    continue
+                if matches(m.groups(), bound) and not (len(free) and matches(m.groups(), free)):  # type: ignore[arg-type]
+                    bad.append(f"{md.name}: {m.group(0)} worded faster/slower on a client-bound req/s  in  "
+                               f"{line.strip()[:160]}")
+    return bad
+
+
+def client_bound_figures(reports_dir: str | Path, data_dir: str | Path) -> list[str]:
+    """bare_client_bound over each Markdown report of a run, then faster_on_client_bound."""
+    bad = [f"{md.name}: {b}" for md in sorted(Path(reports_dir).glob("*.md"))
+           for b in bare_client_bound(md.read_text(encoding="utf-8"), data_dir)]
+    return bad + faster_on_client_bound(reports_dir, data_dir)
 
 
 def unmatched_deltas(reports_dir: str | Path, data_dir: str | Path) -> tuple[int, list[str]]:
@@ -403,9 +453,12 @@ def main(argv: list[str] | None = None) -> int:
     wrong = unsupported_sentences(argv[0], argv[1])
     print(f"{len(wrong)} sentences the data do not support")
     print("\n".join(wrong))
+    bound = client_bound_figures(argv[0], argv[1])
+    print(f"{len(bound)} client-bound req/s printed as the server's (without ≥, or worded faster/slower)")
+    print("\n".join(bound))
     labels = mislabels(argv[0], argv[1])
     print(f"{len(labels)} mislabels (a peak transfer off its scenarios, a compiler's version as a server's, "
           "a core count not the run's, a latency Δ worded faster/slower, a share as a Δ, a geometric mean as ±, "
           "a legend naming a server twice)")
     print("\n".join(labels))
-    return 1 if bad or bare or unstated or wrong or labels or not checked else 0
+    return 1 if bad or bare or unstated or wrong or bound or labels or not checked else 0

@@ -7,6 +7,7 @@ import math
 import pandas as pd
 
 from ..stats import MeanCI, RatioCI, format_delta
+from ..stats.cells import CLIENT_BOUND_LEADS, CLIENT_BOUND_TRAILS
 from ..stats.frames import RunStats, cell_of, compare_runs
 from ..stats.methods import NEEDS_RUNS
 
@@ -23,7 +24,20 @@ def ratio_ci_of(row: pd.Series | None) -> RatioCI:
     return RatioCI(d(row["ratio"]), d(row["lo"]), d(row["hi"]), int(row["n_a"]), int(row["n_b"]),
                    float(row["confidence"]), row["reason"] or (None if math.isfinite(row["lo"]) else NEEDS_RUNS),
                    row["method"], None if not math.isfinite(row["p_value"]) else float(row["p_value"]),
-                   bool(row["paired"]), int(row["n_pairs"]), str(row["verdict"]) if "verdict" in row else None)
+                   bool(row["paired"]), int(row["n_pairs"]), printed_verdict(row))
+
+
+def printed_verdict(row: pd.Series) -> str | None:
+    """The verdict a comparisons row prints with: the frame's, except for a req/s Δ with exactly one
+    client-bound side, which is a bound (stats.cells.ONE_SIDE_WORDS): the higher side client-bound,
+    the gap is at least the printed one; the lower side client-bound, no verdict either way."""
+    v = str(row["verdict"]) if "verdict" in row else None
+    a_cb, b_cb = (bool(x) if pd.notna(x) else False
+                  for x in (row.get("a_client_bound", False), row.get("b_client_bound", False)))
+    if row.get("metric") != "req_per_s" or a_cb == b_cb or not math.isfinite(row["ratio"]):
+        return v
+    bound_is_higher = (row["ratio"] >= 1.0) == a_cb
+    return CLIENT_BOUND_LEADS if bound_is_higher else CLIENT_BOUND_TRAILS
 
 
 def mean_ci_of(row: pd.Series | None) -> MeanCI:

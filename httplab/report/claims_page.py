@@ -206,10 +206,18 @@ def render_html(chosen: pd.DataFrame, caveats: dict[str, str] | None = None) -> 
             "<p><a href=\"index.html\">← all reports</a></p>\n" + str(body) + "</body></html>\n")
 
 
-def write_claims_page(reports_dir: Path, raw_root: Path, data_root: Path) -> list[Path]:
-    """reports/claims.md and claims.html from the current runs' ledgers; nothing when no run has one."""
+def chosen_claims(reports_dir: Path, raw_root: Path, data_root: Path) -> pd.DataFrame:
+    """One row per claim with the reading of the current runs that speak to it best (choose, then
+    combine across runs): the page's rows, and the index's write-ups' headlines."""
     books = collect(reports_dir, raw_root, data_root)
-    chosen = combine(choose(books), books, collect_points(data_root, books))
+    return combine(choose(books), books, collect_points(data_root, books))
+
+
+def write_claims_page(reports_dir: Path, raw_root: Path, data_root: Path,
+                      chosen: pd.DataFrame | None = None) -> list[Path]:
+    """reports/claims.md and claims.html from the current runs' ledgers (`chosen`: chosen_claims'
+    frame, when the caller has it); nothing when no run has one."""
+    chosen = chosen_claims(reports_dir, raw_root, data_root) if chosen is None else chosen
     if chosen.empty:
         return []
     caveats = {run: st.caveat for run, st in read_run_status(reports_dir / RUNS_FILE).items() if st.caveat}

@@ -455,13 +455,25 @@ def compared_servers(ctx: ReportContext) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*contestants(present), ctx.baseline]))
 
 
+def run_name(ctx: ReportContext, server: str) -> str:
+    """A server's display name as this run ran it: where the run gave its servers more than one CPU,
+    a server not pinned to a count of its own (<server>@<n>) is named with the cores it had (the C
+    server with ", 12 cores": twelve worker processes, the manifest's `how`), so that the one-process
+    C of the two-core runs and the twelve-worker C of a many-core run never share a name."""
+    from ..lab.hoststate import parse_cpu_list
+    from ..lab.servers import cores_of
+    n = len(parse_cpu_list(str(ctx.run.meta.get("server_cpus") or "")) or [])
+    name = display_name(server)
+    return f"{name}, {n} cores" if n > 1 and cores_of(server) is None else name
+
+
 def compared_title(ctx: ReportContext) -> str:
     """'<contestants> vs <baseline>' in display names, for the report's title (contestants joined by
     'and'); a side the run has no data for says so, so that a title never names a comparison the
     report cannot show."""
     present = set(ctx.runs["server"]) if not ctx.runs.empty else set()
-    mine = [display_name(s) for s in contestants(present)]
-    base = display_name(ctx.baseline) if ctx.baseline else ""
+    mine = [run_name(ctx, s) for s in contestants(present)]
+    base = run_name(ctx, ctx.baseline) if ctx.baseline else ""
     left = " and ".join(mine) if mine else "no contestant (no data)"
     if not base:
         return left

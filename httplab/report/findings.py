@@ -19,10 +19,10 @@ from ..stats.write import KEEPALIVE_SCORE
 from ..lab.servers import display_name, language, pairs_named, short_name, tier
 from ..lab.suites import suite_of_part
 from .cells import mean_ci_of, ratio_ci_of
-from .engine import ReportContext, compared_servers
+from .engine import ReportContext, compared_servers, run_name
 from .fmt import fmt_mean_ci
 from .quality import client_bound_points
-from .tables import to_markdown
+from .tables import bound_figure, estimate_bound, to_markdown
 
 # The seeds' machine: both servers and the load generator unpinned on one 12-core laptop.
 SEED_MACHINE = "Apple M3 Pro, 12 cores, server and load generator unpinned"
@@ -260,8 +260,10 @@ def claims_table(ctx: ReportContext) -> pd.DataFrame:
     peaks = [(s, m) for s, m in peaks if m.mean is not None]
     if peaks:
         s, m = max(peaks, key=lambda x: x[1].mean)  # type: ignore[arg-type, return-value]
+        est = ctx.stats.estimate((ctx.suite, s, a), "req_per_s")
+        bound = est is not None and float(est.get("client_bound_share", 0) or 0) >= 0.5
         rows.append({"Claim (seed " + seed.number + ")": what, "The write-up": f"{_kilo(value)} req/s",
-                     ours: f"{short_name(a)}: {fmt_mean_ci(m)} req/s ({_short(s)})",
+                     ours: f"{short_name(a)}: {bound_figure(fmt_mean_ci(m), bound)} req/s ({_short(s)})",
                      "Our ratio ÷ seed's": f"{m.mean / value:.2f}×" if seed_conditions(ctx)  # type: ignore[operator]
                      else different_conditions(ctx),
                      "Verdict": verdict_cell(book, f"{seed.number}/peak")})
@@ -278,10 +280,12 @@ def languages_table(ctx: ReportContext) -> pd.DataFrame:
         std = [s for s in present if language(s) == lang and tier(s) == "stdlib"]
         if not std:
             continue
-        m = mean_ci_of(ctx.stats.estimate((ctx.suite, KEEPALIVE_SCORE, std[0]), "req_per_s"))
+        est = ctx.stats.estimate((ctx.suite, KEEPALIVE_SCORE, std[0]), "req_per_s")
+        m = mean_ci_of(est)
         rows.append({"Language (seed 003's rank)": lang, "Seed: avg req/s (12 cores)": _kilo(seed_avg),
                      "Our stdlib server": display_name(std[0]),
-                     f"This run: avg req/s ({_cores(server_cores(ctx))}, 95 % CI)": fmt_mean_ci(m),
+                     f"This run: avg req/s ({_cores(server_cores(ctx))}, 95 % CI)": bound_figure(
+                         fmt_mean_ci(m), estimate_bound(est)),
                      "Ours ÷ seed's": "—" if m.mean is None else (f"{m.mean / seed_avg:.2f}×" if seed_conditions(ctx)
                                                                   else different_conditions(ctx))})
     return pd.DataFrame(rows)
@@ -381,7 +385,7 @@ def findings_markdown(ctx: ReportContext) -> str:
         table = claims_table(ctx)
         servers = compared_servers(ctx)
         a = seed_contestant(ctx, servers[0])
-        names = " vs ".join(display_name(s) for s in (a, ctx.baseline))
+        names = " vs ".join(run_name(ctx, s) for s in (a, ctx.baseline))
         lead = (f"Seed {seed.number}, *{seed.title}* ({seed.setup}), made the claims on the left; on the "
                 f"right, this run's {names} on the same scenarios, every Δ with its 95 % interval. "
                 + headline(ctx, seed, a))

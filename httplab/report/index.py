@@ -342,7 +342,8 @@ def render(entries: list[ReportEntry], comparisons: list[ComparisonEntry] | None
 <style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}
 td,th{{border:1px solid #ccc;padding:4px 10px;text-align:left;vertical-align:top}}ul{{margin:0;padding-left:1.2em}}
 .caveat{{max-width:28em;margin:.4em 0 0;color:#7a3e00}}
-table.which{{font-size:15px}}table.which td{{width:30%}}td.none{{color:#666}}code.run{{font-size:80%;color:#555}}</style></head>
+table.which{{font-size:15px}}table.which td{{width:30%}}td.none{{color:#666}}code.run{{font-size:80%;color:#555}}
+table.headlines{{font-size:14px;max-width:100em}}.why{{color:#555;font-size:90%}}</style></head>
 <body><h1>HTTP server benchmark reports</h1>
 {first}
 {claims_link(claims)}<h2>Current runs</h2>
@@ -365,33 +366,41 @@ its Markdown export.</p>
 """
 
 
-def first_screen_of(entries: list[ReportEntry], raw_root: Path, data_root: Path) -> str:
-    """The first screen (first_screen) over the current runs, newest first."""
+def first_screen_of(entries: list[ReportEntry], raw_root: Path, data_root: Path,
+                    claims: "pd.DataFrame | None" = None) -> str:
+    """The first screen (first_screen) over the current runs, newest first; then the write-ups'
+    headlines beside ours (writeup_headlines, from `claims`: claims_page.chosen_claims) and every
+    server's cost per request."""
     from . import first_screen
+    from .writeup_headlines import headlines_table
     current = sorted((e.run_id for e in entries if e.status.status != "superseded"), reverse=True)
     metas = [read_meta(raw_root / r) for r in current if (raw_root / r / "meta.json").is_file()]
     runs = first_screen.load_runs(current, data_root)
-    return "\n".join((first_screen.summary_paragraph(metas),
-                      first_screen.which_server_table(runs, first_screen.load_idle(current, data_root)),
-                      first_screen.others_table(runs)))
+    return "\n".join(x for x in (first_screen.summary_paragraph(metas),
+                                 first_screen.which_server_table(runs, first_screen.load_idle(current, data_root)),
+                                 headlines_table(claims) if claims is not None else "",
+                                 first_screen.others_table(runs)) if x)
 
 
 def write_index(reports_dir: str | Path, raw_root: str | Path | None = None,
                 data_root: str | Path | None = None) -> Path:
     reports = Path(reports_dir)
     raw = Path(raw_root) if raw_root else reports.resolve().parent / "raw"
+    data = Path(data_root) if data_root else reports.resolve().parent / "data"
     reports.mkdir(parents=True, exist_ok=True)
     out = reports / "index.html"
-    # the claims summary first: the index links it when it exists (claims_page)
-    from .claims_page import write_claims_page
-    write_claims_page(reports, raw, Path(data_root) if data_root else reports.resolve().parent / "data")
+    # the claims summary first: the index links it when it exists, and its rows give the first
+    # screen's write-ups' headlines (claims_page)
+    from .claims_page import chosen_claims, write_claims_page
+    claims = chosen_claims(reports, raw, data)
+    write_claims_page(reports, raw, data, claims)
     # the history page (headline metrics over every run, change points) likewise: its lines go on the index
     from .history.page import index_html, write_history_page
-    history = write_history_page(reports, raw, Path(data_root) if data_root else reports.resolve().parent / "data")
-    data = Path(data_root) if data_root else reports.resolve().parent / "data"
+    history = write_history_page(reports, raw, data)
     entries = collect(reports, raw, data)
     out.write_text(render(entries, collect_comparisons(reports), claims=(reports / CLAIMS_PAGE).is_file(),
-                          history=index_html(history), first=first_screen_of(entries, raw, data)), encoding="utf-8")
+                          history=index_html(history), first=first_screen_of(entries, raw, data, claims)),
+                   encoding="utf-8")
     return out
 
 

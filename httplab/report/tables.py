@@ -49,6 +49,27 @@ def _delta_words(confidence: float) -> str:
 CLIENT_BOUND_MARK = "⚑"
 
 
+def bound_figure(text: str, client_bound: bool) -> str:
+    """A req/s cell: as printed, or for a client-bound point "≥ … ⚑": the load tool's ceiling is a
+    lower bound of the server's req/s, never its figure (the audit's bare_client_bound checks it)."""
+    return f"≥ {text} {CLIENT_BOUND_MARK}" if client_bound and text != "no data" else text
+
+
+def req_cell(runs: pd.DataFrame, confidence: float = 0.95, show_n: bool = True, fmt=None) -> str:
+    """One cell's req/s from its ok runs (geometric mean, interval, n), as a bound where most of them
+    were client-bound (bound_figure)."""
+    ci = mean_ci(column(runs, "req_per_s"), confidence)
+    text = fmt_mean_ci(ci, fmt, show_n=show_n) if fmt is not None else fmt_mean_ci(ci, show_n=show_n)
+    return bound_figure(text, mostly_client_bound(runs))
+
+
+def estimate_bound(est: "pd.Series | None") -> bool:
+    """Whether an estimates row is a client-bound point (most of its ok runs: client_bound_share ≥ ½)."""
+    if est is None or "client_bound_share" not in est or pd.isna(est["client_bound_share"]):
+        return False
+    return float(est["client_bound_share"]) >= 0.5
+
+
 def delta_cell(a: pd.DataFrame, b: pd.DataFrame, metric: str, confidence: float = 0.95,
                stats: RunStats | None = None) -> str:
     """The formatted Δ of `metric` between two servers' runs of one scenario (the comparisons row,
@@ -59,13 +80,20 @@ def delta_cell(a: pd.DataFrame, b: pd.DataFrame, metric: str, confidence: float 
     if metric == "req_per_s" and row is not None and row["verdict"] == "both client-bound":
         cap = comparison(stats, "capacity_rps", a, b, confidence)
         return f"{CLIENT_BOUND_MARK} both client-bound; capacity Δ {format_delta(ratio_ci_of(cap))}"
+    if metric == "req_per_s" and row is not None and (bool(row.get("a_client_bound")) or bool(row.get("b_client_bound"))):
+        # one side's req/s is the load tool's ceiling: the req/s Δ is a bound (report.cells), the
+        # verdict is read on capacity, which the tool does not cap
+        cap = comparison(stats, "capacity_rps", a, b, confidence)
+        return f"{CLIENT_BOUND_MARK} {format_delta(ratio_ci_of(row))}; capacity Δ {format_delta(ratio_ci_of(cap))}"
     return format_delta(ratio_ci_of(row))
 
 
 def client_bound_words() -> str:
     return (f"{CLIENT_BOUND_MARK} = client-bound: the load generator's cores were saturated and the "
-            "server's were not, so req/s measured the tool; where both sides are, the Δ is of capacity "
-            "(requests per server CPU-second) instead")
+            "server's were not, so req/s measured the tool and is a lower bound of the server's (≥); a req/s "
+            "Δ with one client-bound side is a bound (the gap is at least the printed one where that side "
+            "leads, no verdict where it trails) and is read on capacity (requests per server CPU-second) "
+            "beside it; where both sides are, the Δ is of capacity only")
 
 
 def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str = "connections",
@@ -110,8 +138,8 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
         row: dict[str, str] = {label: fmt_level(level)}
         for s in servers:
             srv = at[at["server"] == s]
-            mark = f" {CLIENT_BOUND_MARK}" if metric == "req_per_s" and mostly_client_bound(srv) else ""
-            row[f"{short_name(s)} req/s"] = fmt_mean_ci(mean_ci(column(srv, metric), confidence)) + mark
+            row[f"{short_name(s)} req/s"] = bound_figure(fmt_mean_ci(mean_ci(column(srv, metric), confidence)),
+                                                         metric == "req_per_s" and mostly_client_bound(srv))
         if transfer:
             for s in servers:
                 srv = at[at["server"] == s]
@@ -132,7 +160,8 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
                 at[at["server"] == s], at[at["server"] == baseline], metric, confidence, stats)
         for ref in refs:
             srv = at[at["server"] == ref]
-            row[f"{short_name(ref)} req/s (ref)"] = fmt_mean_ci(mean_ci(column(srv, metric), confidence))
+            row[f"{short_name(ref)} req/s (ref)"] = bound_figure(fmt_mean_ci(mean_ci(column(srv, metric), confidence)),
+                                                                 metric == "req_per_s" and mostly_client_bound(srv))
         rows.append(row)
     df = pd.DataFrame(rows)
     df.attrs["key_columns"] = [label]
@@ -216,10 +245,10 @@ def cost_table(runs: pd.DataFrame, where: Where | None = None, servers: Sequence
     rows = []
     for label, s, ok, base in _against_baseline(sub, servers, baseline):
         rss = ok["rss_peak_kb"].max() if not ok.empty else np.nan
-        mark = f" {CLIENT_BOUND_MARK}" if mostly_client_bound(ok) else ""
         row = {
             "Scenario": label, "Server": display_name(s), "n": len(ok),
-            "req/s": fmt_mean_ci(mean_ci(column(ok, "req_per_s"), confidence), show_n=False) + mark,
+            "req/s": bound_figure(fmt_mean_ci(mean_ci(column(ok, "req_per_s"), confidence), show_n=False),
+                                  mostly_client_bound(ok)),
             "capacity (req/CPU-s)": fmt_mean_ci(mean_ci(column(ok, "capacity_rps"), confidence), show_n=False),
             "CPU %": fmt_mean_ci(mean_ci(column(ok, "cpu_pct"), confidence), lambda v: fmt_float(v, 1), show_n=False),
             "CPU-µs/req": fmt_mean_ci(mean_ci(column(ok, "cpu_us_per_req"), confidence),

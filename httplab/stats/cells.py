@@ -155,6 +155,12 @@ def _digits_for(*xs: float | None) -> int:
 
 # the comparisons verdicts that are not a clear difference (format_delta words them before the Δ)
 NOT_CLEAR = ("no clear difference", "below the noise floor", "both client-bound", "no interval")
+# A req/s Δ with one client-bound side (report.cells.ratio_ci_of): that side's figure is the load
+# tool's ceiling, a lower bound of the server's. Where it is the higher side, the true gap is at
+# least the printed one (a bound, never a "faster"); where it is the lower side, its server may be as
+# fast or faster, so the Δ says nothing either way.
+CLIENT_BOUND_LEADS, CLIENT_BOUND_TRAILS = "client-bound side leads", "client-bound side trails"
+ONE_SIDE_WORDS = {CLIENT_BOUND_LEADS: "client-bound: the gap is at least", CLIENT_BOUND_TRAILS: "client-bound: no verdict"}
 
 
 def format_delta(r: RatioCI, digits: int | None = None) -> str:
@@ -179,9 +185,12 @@ def format_delta(r: RatioCI, digits: int | None = None) -> str:
 def with_verdict(text: str, r: RatioCI) -> str:
     """A Δ's printed numbers (`+18% [+15%, +21%]`, or a share) worded with its verdict: `… faster`
     (the frame's word for a clear difference), `no clear difference (…)`, `inside the noise floor
-    (…)`, `client-bound: capacity only (…)`."""
+    (…)`, `client-bound: capacity only (…)`, and for one client-bound side `client-bound: the gap is
+    at least (…)` or `client-bound: no verdict (…)` (ONE_SIDE_WORDS)."""
     if r.verdict == "both client-bound":
         return f"client-bound: capacity only ({text})"
+    if r.verdict in ONE_SIDE_WORDS:
+        return f"{ONE_SIDE_WORDS[r.verdict]} ({text})"
     if not r.clear:
         return f"no clear difference ({text})"
     if r.verdict == "below the noise floor":

@@ -25,7 +25,7 @@ from httplab.stats.frames import RunStats
 from httplab.stats.write import run_stats
 from httplab.report.cells import delta
 from httplab.report.summary import summary_block
-from httplab.report.tables import _with_meta
+from httplab.report.tables import _with_meta, req_cell
 
 SUITE = "https"
 # (key, cleartext suite, its scenario, https scenario, cleartext label, TLS label)
@@ -74,8 +74,8 @@ def tls_cost_table(https_runs: pd.DataFrame, clear_runs: pd.DataFrame | None, ki
         a, b = ok_runs(tls[tls["server"] == s]), ok_runs(clear[clear["server"] == s])
         rows.append({
             "Server": display_name(s) + (" (ref)" if is_reference(s) else ""),
-            f"{clear_label} req/s": fmt_mean_ci(mean_ci(column(b, "req_per_s"), confidence)),
-            f"{tls_label} req/s": fmt_mean_ci(mean_ci(column(a, "req_per_s"), confidence)),
+            f"{clear_label} req/s": req_cell(b, confidence),
+            f"{tls_label} req/s": req_cell(a, confidence),
             "Δ req/s (TLS cost)": format_delta(delta(stats, "req_per_s", a, b, confidence)),
             f"{clear_label} CPU-µs/req": fmt_mean_ci(mean_ci(column(b, "cpu_us_per_req"), confidence),
                                                      lambda v: fmt_float(v, 2), show_n=False),

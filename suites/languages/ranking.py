@@ -14,7 +14,7 @@ from httplab.lab.suites import suite_module
 from httplab.report.cells import mean_ci_of, ratio_ci_of
 from httplab.report.fmt import fmt_mean_ci
 from httplab.report.quality import mostly_client_bound
-from httplab.report.tables import CLIENT_BOUND_MARK, _with_meta
+from httplab.report.tables import CLIENT_BOUND_MARK, _with_meta, bound_figure
 from httplab.stats import MeanCI, format_delta, mean_ci, ratio_by_rep
 from httplab.stats.frames import RunStats
 from httplab.stats.multiple import rank
@@ -116,7 +116,7 @@ def ranking_table(runs: pd.DataFrame, tier_name: str | None = None, confidence: 
         rows.append({
             "Rank": r.label, "Language": language(r.server) or "—", "Server": name(r.server),
             "Tier": _tier_label(r.server),
-            "Avg req/s": fmt_mean_ci(r.score, show_n=False) + (f" {CLIENT_BOUND_MARK}" if r.server in bound else ""),
+            "Avg req/s": bound_figure(fmt_mean_ci(r.score, show_n=False), r.server in bound),
             "n reps": r.score.n,
             "Δ vs next": ("—" if nxt is None else
                           f"{CLIENT_BOUND_MARK} both client-bound: no req/s finding"

@@ -31,7 +31,8 @@ from httplab.report.fmt import fmt_count, fmt_float, fmt_kilo, fmt_mean_ci, fmt_
 from httplab.report.scenarios import Section
 from httplab.lab.servers import language, short_name, tier
 from httplab.report.quality import mostly_client_bound
-from httplab.report.tables import CLIENT_BOUND_MARK, client_bound_words, delta_cell
+from httplab.report.tables import (CLIENT_BOUND_MARK, bound_figure, client_bound_words, delta_cell, estimate_bound,
+                                   req_cell)
 from httplab.stats.frames import RunStats
 from httplab.stats.write import run_stats
 from httplab.report.cells import comparison, mean_ci_of, ratio_ci_of
@@ -107,7 +108,7 @@ def endpoint_table(runs: pd.DataFrame, scenario: str, baseline: str | None = Non
         row = {
             "Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s), "n": len(ok),
             "Requests": fmt_mean_ci(mean_ci(column(ok, "requests"), confidence), show_n=False) if not ok.empty else "—",
-            "Req/s": fmt_mean_ci(rps, show_n=False) + (f" {CLIENT_BOUND_MARK}" if mostly_client_bound(ok) else ""),
+            "Req/s": bound_figure(fmt_mean_ci(rps, show_n=False), mostly_client_bound(ok)),
             "P50": fmt_mean_ci(mean_ci(column(ok, "lat_p50_us"), confidence), fmt_us, show_n=False),
             "P99": fmt_mean_ci(mean_ci(column(ok, "lat_p99_us"), confidence), fmt_us, show_n=False),
             # a maximum over the runs, not an estimate: it says how many runs it is the largest of
@@ -219,8 +220,7 @@ def relative_table(runs: pd.DataFrame, confidence: float = 0.95, stats: RunStats
             return ok_runs(runs[(runs["server"] == s) & (runs["scenario"] == sc)])
 
         def kilo(x: pd.DataFrame) -> str:
-            e = mean_ci(column(x, "req_per_s"), confidence)
-            return fmt_mean_ci(e, fmt_kilo)
+            return req_cell(x, confidence, fmt=fmt_kilo)
         root, post, js = v(ROOT), v(POST), v(JSON)
         rows.append({
             "Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s),
@@ -301,8 +301,8 @@ def close_table(runs: pd.DataFrame, confidence: float = 0.95, stats: RunStats | 
         cl = ok_runs(runs[(runs["server"] == s) & (runs["scenario"] == CLOSE)])
         rows.append({
             "Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s),
-            "Keep-alive req/s": fmt_mean_ci(mean_ci(column(ka, "req_per_s"), confidence)),
-            "Close req/s": fmt_mean_ci(mean_ci(column(cl, "req_per_s"), confidence)),
+            "Keep-alive req/s": req_cell(ka, confidence),
+            "Close req/s": req_cell(cl, confidence),
             "Δ req/s close vs keep-alive": format_delta(ratio_ci_of(comparison(stats, "req_per_s", cl, ka, confidence))),
             "Keep-alive CPU-µs/req": fmt_mean_ci(mean_ci(column(ka, "cpu_us_per_req"), confidence),
                                                  lambda v: fmt_float(v, 2), show_n=False),
@@ -329,7 +329,10 @@ def tier_table(runs: pd.DataFrame, confidence: float = 0.95, stats: RunStats | N
     stats = stats or run_stats(runs, confidence)
 
     def score(s: str | None) -> str:
-        return fmt_mean_ci(mean_ci_of(stats.estimate(_score_cell(runs, s), "req_per_s"))) if s else "—"
+        if not s:
+            return "—"
+        est = stats.estimate(_score_cell(runs, s), "req_per_s")
+        return bound_figure(fmt_mean_ci(mean_ci_of(est)), estimate_bound(est))
     guess = {g.language: g for g in SEED_IMPROVEMENTS if g.tier == "production" and g.answered_in is None}
     rows = []
     for lang in languages_of(servers):

@@ -17,7 +17,7 @@ from httplab.report.scenarios import Section
 from httplab.report.engine import ReportContext, open_report
 from httplab.lab.servers import display_name, is_aa_copy, language, short_name, sort_servers, tier
 from httplab.report.quality import mostly_client_bound
-from httplab.report.tables import CLIENT_BOUND_MARK, client_bound_words, delta_cell
+from httplab.report.tables import CLIENT_BOUND_MARK, bound_figure, client_bound_words, delta_cell
 from httplab.report.method_words import ci_words, delta_words
 from httplab.stats.frames import RunStats
 from httplab.stats.multiple import rank
@@ -119,7 +119,8 @@ def guesses_table(runs: pd.DataFrame, guesses: Sequence[Guess] = SEED_IMPROVEMEN
             rows.append({
                 "Language": g.language, "Seed's proposal": g.seed_change, "Seed's guess": g.text,
                 "Our server": our + (f" ({g.note})" if g.note and s else ""),
-                "Measured avg req/s (1 core)": fmt_mean_ci(ci),
+                "Measured avg req/s (1 core)": bound_figure(fmt_mean_ci(ci), bool(s) and mostly_client_bound(
+                    runs[(runs["server"] == s) & runs["scenario"].isin(_C.KEEPALIVE)])),
                 "Share of the guess's low end": "—" if ci.mean is None else f"{ci.mean / g.low:.0%}",
                 "Against the guess": compare_to_guess(ci, g.low, g.high),
             })

@@ -17,7 +17,7 @@ from httplab.report.cells import delta
 from httplab.lab.suites import suite as lab_suite
 from httplab.report.engine import ReportContext, open_group_report
 from httplab.report.fmt import fmt_count, fmt_mean_ci, fmt_us
-from httplab.report.tables import _with_meta
+from httplab.report.tables import _with_meta, bound_figure
 
 # the suite's parts, in run order (latency_h1.sh, latency_h2c.sh, latency_https.sh)
 LATENCY_SUITES: tuple[str, ...] = lab_suite("latency").parts
@@ -69,7 +69,10 @@ def curve_table(ctx: ReportContext, suite: str) -> pd.DataFrame:
         for _, r in pts[pts["server"] == server].iterrows():
             rows.append({
                 "Server": display_name(server), "Offered load": _load_cell(r),
-                "Achieved req/s": fmt_mean_ci(r["req_per_s"]),
+                # a closed-loop point the load tool capped: its req/s is a lower bound ("≥ … ⚑")
+                "Achieved req/s": bound_figure(fmt_mean_ci(r["req_per_s"]),
+                                               2 * int(r.get("n_client_bound", 0) or 0) >= max(int(r.get("n_ok", 1) or 1), 1)
+                                               and bool(r.get("n_client_bound", 0))),
                 "P50": fmt_mean_ci(r["lat_p50_us"], fmt_us, show_n=False),
                 "P99": fmt_mean_ci(r["lat_p99_us"], fmt_us, show_n=False),
                 "P99.9": fmt_mean_ci(r["lat_p999_us"], fmt_us, show_n=False),

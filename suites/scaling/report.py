@@ -28,7 +28,7 @@ from httplab.report.engine import ReportContext, open_group_report
 from httplab.report.fmt import fmt_count, fmt_float, fmt_mean_ci, fmt_size
 from httplab.report.quality import mostly_client_bound
 from httplab.report.scenarios import scenario_sort_key
-from httplab.report.tables import CLIENT_BOUND_MARK, _with_meta, client_bound_words
+from httplab.report.tables import CLIENT_BOUND_MARK, _with_meta, bound_figure, client_bound_words
 from httplab.stats import MeanCI, mean_ci
 from httplab.stats.cells import format_delta
 from httplab.stats.frames import RunStats
@@ -215,9 +215,9 @@ def largest_n_line(frame: pd.DataFrame, stats: RunStats, p: Point, base: str) ->
     mine = frame[(frame["suite"] == p.suite) & (frame["scenario"] == p.scenario) & (frame["base"] == base)]
     top = mine.loc[mine["n"].idxmax()]
     n, cell = int(top["n"]), (p.suite, p.scenario, str(top["server"]))
-    mark = f" {CLIENT_BOUND_MARK}" if top["client_bound"] else ""
-    line = (f"{display_name(base)} at {cores_words(n)} (the largest n measured): {figure(stats, cell, 'req_per_s')}"
-            f"{mark}; CPU per request {figure(stats, cell, 'cpu_us_per_req')}")
+    line = (f"{display_name(base)} at {cores_words(n)} (the largest n measured): "
+            f"{bound_figure(figure(stats, cell, 'req_per_s'), bool(top['client_bound']))}"
+            f"; CPU per request {figure(stats, cell, 'cpu_us_per_req')}")
     e = efficiency(stats, p, base, n)
     return line + (f"; efficiency {e.text(n)}" if e else "") + noisy_words(stats, cell)
 
@@ -251,7 +251,9 @@ def client_bound_lines(frame: pd.DataFrame, stats: RunStats) -> list[str]:
         first = int(bound["n"].min())
         where = "; ".join(sorted({str(r.point) for r in bound[bound["n"] == first].itertuples()}))
         top = bound.loc[bound["rps"].idxmax()]
-        ceiling = figure(stats, (str(top["suite"]), str(top["scenario"]), str(top["server"])), "req_per_s")
+        # the tool's ceiling is a lower bound of the server's req/s there ("≥")
+        ceiling = bound_figure(figure(stats, (str(top["suite"]), str(top["scenario"]), str(top["server"])), "req_per_s"),
+                               True)
         out.append(f"- **{proto}**: ran out of client at n = {first} ({where}); the load tools' ceiling: "
                    f"{ceiling} ({display_name(str(top['server']))}, {top['point']}), the highest client-bound req/s.")
     return out
@@ -307,7 +309,7 @@ def cost_table(ctx: ReportContext) -> pd.DataFrame:
         busy = column(_ok(ctx.runs, p, r.server), "server_busy") * r.n
         rows.append({
             "Point": r.point, "Server": display_name(r.base), "Cores": int(r.n),
-            "req/s": figure(ctx.stats, cell, "req_per_s") + (f" {CLIENT_BOUND_MARK}" if r.client_bound else ""),
+            "req/s": bound_figure(figure(ctx.stats, cell, "req_per_s"), bool(r.client_bound)),
             "CPU-µs/req": figure(ctx.stats, cell, "cpu_us_per_req"),
             "Busy cores (server CPU)": fmt_mean_ci(_scaled(mean_ci_of(ctx.stats.estimate(cell, "cpu_pct")), 0.01),
                                                    lambda v: fmt_float(v, 2)),

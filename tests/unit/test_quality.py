@@ -72,8 +72,12 @@ def test_both_client_bound_is_no_req_finding():
     b["capacity_rps"] *= np.linspace(1.01, 0.99, 5)
     cell = delta_cell(a, b, "req_per_s")
     assert cell.startswith(f"{CLIENT_BOUND_MARK} both client-bound; capacity Δ +100%"), cell
-    # one side not client-bound: the req/s Δ is reported
-    assert "client-bound" not in delta_cell(a, b.assign(client_bound=False), "req_per_s")
+    # one side client-bound (A, the higher): the req/s Δ is a bound, never "faster", with capacity beside it
+    one = delta_cell(a, b.assign(client_bound=False), "req_per_s")
+    assert "client-bound: the gap is at least (" in one and "capacity Δ +100%" in one, one
+    assert "faster" not in one and "slower" not in one, one
+    # neither side client-bound: the req/s Δ with its word
+    assert "client-bound" not in delta_cell(a.assign(client_bound=False), b.assign(client_bound=False), "req_per_s")
     # other metrics are never replaced
     assert "client-bound" not in delta_cell(a, b, "cpu_us_per_req")
 

@@ -161,3 +161,18 @@ def test_each_kind_of_mislabel_is_caught(tmp_path, name, run_id, planted, says):
 def test_the_right_labels_pass(tmp_path, planted):
     (tmp_path / "http1.md").write_text("# x\n\n" + planted + "\n")
     assert mislabels(tmp_path, ROOT / "data" / HTTP1_RUN) == []
+
+
+@pytest.mark.parametrize("server_cpus, server, named", [
+    ("0", "evloop", "C (evloop)"),                       # the two-core runs: one process, its plain name
+    ("0-11", "evloop", "C (evloop), 12 cores"),          # the 16-core runs: twelve workers, said so
+    ("0-11", "evloop@1", "C (evloop), 1 core"),          # pinned to its own count: that count
+    ("0-11", "go", "Go net/http, 12 cores"),
+])
+def test_a_server_is_named_with_the_cores_its_run_gave_it(server_cpus, server, named):
+    """'C' is one process in the two-core runs and twelve workers in the 16-core ones: the report's
+    title, Servers row and findings name the cores (issue: the same name stood for both)."""
+    from types import SimpleNamespace
+    from httplab.report.engine import run_name
+    ctx = SimpleNamespace(run=SimpleNamespace(meta={"server_cpus": server_cpus}))
+    assert run_name(ctx, server) == named  # type: ignore[arg-type]

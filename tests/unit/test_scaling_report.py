@@ -161,7 +161,7 @@ def test_findings(eight):
     assert md.count("at 1 core, C (evloop), +") == 2 and "faster than Go net/http" in md
     assert "- **HTTP/1.1**: ran out of client at n = 8 (HTTP/1.1 GET /ping, 100 conns); the load tools' ceiling: " in md
     top = eight.frame[eight.frame["client_bound"]].sort_values("rps").iloc[-1]
-    assert f"ceiling: {S.figure(eight.ctx.stats, (PART, 'get_ping_c100', top['server']), 'req_per_s')}" in md
+    assert f"ceiling: ≥ {S.figure(eight.ctx.stats, (PART, 'get_ping_c100', top['server']), 'req_per_s')} ⚑" in md
 
 
 def test_figures_and_cost_table(eight):

@@ -21,7 +21,7 @@ import pandas as pd
 from ...lab import suites as lab_suites
 from ...lab.servers import base_of, colour, display_name, is_aa_copy, sort_servers
 from ..plots import count_tick, describe, description, new_figure, png_bytes, set_value_axis, styled
-from . import changepoints
+from . import attribution, changepoints
 from .store import connect, frame as query, history_frame
 
 PAGE_MD, PAGE_HTML, FIGURES_DIR = "history.md", "history.html", "history_files"
@@ -55,6 +55,7 @@ class Flag:
     before: float
     after: float
     pvalue: float
+    before_run: str = ""   # the series' run just before run_id (attribution: what changed between them)
 
     @property
     def change(self) -> float:
@@ -110,8 +111,9 @@ def build(data_root: Path, reports_dir: Path | None = None, raw_root: Path | Non
         hist.tested += 1
         for cp in changepoints.detect(g["estimate"].astype(float).to_numpy()):
             row = g.iloc[cp.index]
+            before = str(g.iloc[cp.index - 1]["run_id"]) if cp.index > 0 else ""
             hist.flags.append(Flag(part, scen, server, metric, setup, row["run_id"], row["commit_short"], row["date"],
-                                   cp.mean_before, cp.mean_after, cp.pvalue))
+                                   cp.mean_before, cp.mean_after, cp.pvalue, before))
             frame.loc[g.index[cp.index], "flag"] = f"{cp.forward_change:+.0%} (p {cp.pvalue:.2g})"
     return hist
 
@@ -246,7 +248,14 @@ def render_md(hist: History, alts: dict[str, str] | None = None) -> str:
     """The page as Markdown; alts: metric -> its figure's alt text, for the figures written beside it
     (history_files/history_<metric>.png)."""
     alts = alts or {}
-    lines = ["# History of the headline metrics", "", "[← all reports](index.html)", "", INTRO, "", _method_text(hist), ""]
+    lines = ["# History of the headline metrics", "", "[← all reports](index.html)", "", "## In short", "",
+             f"**The setups** ({len(hist.setups)}; figures of two setups are never compared):", ""]
+    lines += [f"- {x}" for x in setups_in_words(hist)]
+    lines += ["", "**What moved**, per change point: the servers that stepped, and what else changed with them "
+              "(one server's code moves that server alone; the machine, a load tool or the harness moves them all):", ""]
+    lines += [f"- {x}" for x in event_sentences(hist)] or [
+        f"- Nothing: no series of one setup ({hist.tested} tested) shows a step at p ≤ {changepoints.MAX_PVALUE}."]
+    lines += ["", "## How it is read", "", INTRO, "", _method_text(hist), ""]
     lines += ["## Change points", ""]
     if hist.flags:
         lines += [f"- **{f.line()}**" for f in hist.flags]
@@ -325,13 +334,35 @@ def write_history_page(reports_dir: Path, raw_root: Path | None, data_root: Path
     return hist
 
 
+def event_sentences(hist: History) -> list[str]:
+    """Each change point event (attribution: the series that stepped at one run, grouped) in words."""
+    return [attribution.sentence(e, point_label(e.part, e.scenario), METRICS[e.metric][0])
+            for e in attribution.events(hist)]
+
+
+def setups_in_words(hist: History) -> list[str]:
+    """'S1: AMD EPYC, 2 cores; …: 14 runs, 2026-11-21 to 2026-12-07, kernels …' per setup."""
+    out = []
+    for setup, letter in hist.setups.items():
+        runs = hist.frame.loc[hist.frame["setup"] == setup, "run_id"].unique()
+        g = hist.identity[hist.identity["run_id"].isin(runs)]
+        dates = sorted(d for d in g["date"] if d)
+        kernels = sorted({str(k).replace("Linux ", "") for k in g["kernel"] if k})
+        span = f"{dates[0]} to {dates[-1]}" if len(dates) > 1 and dates[0] != dates[-1] else (dates[0] if dates else "undated")
+        out.append(f"{letter}: {setup}: {len(g)} run{'' if len(g) == 1 else 's'}, {span}"
+                   + (f", kernel{'s' if len(kernels) > 1 else ''} {', '.join(kernels)}" if kernels else ""))
+    return out
+
+
 def index_html(hist: History | None) -> str:
-    """The index's lines: a link to the history page and one line per flagged series ('' without a page)."""
+    """The index's lines: a link to the history page and, in words, what moved at each change point
+    and what changed with it ('' without a page)."""
     if hist is None:
         return ""
     if hist.flags:
-        items = "".join(f"<li>{html.escape(f.line())}</li>" for f in hist.flags)
-        found = f"<p>Change points flagged within one setup:</p>\n<ul>{items}</ul>\n"
+        items = "".join(f"<li>{html.escape(line)}</li>" for line in event_sentences(hist))
+        found = ("<p>Change points within one setup, each with the servers that moved and what else changed "
+                 f"between the run before it and its first run:</p>\n<ul>{items}</ul>\n")
     else:
         found = (f"<p>No change point flagged: none of the {hist.tested} series measured on one setup shows a step "
                  f"(p ≤ {changepoints.MAX_PVALUE}); {hist.too_short} series have fewer than {changepoints.MIN_POINTS} runs.</p>\n")

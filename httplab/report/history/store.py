@@ -51,6 +51,21 @@ def _git(meta: dict) -> dict:
     return meta.get("git") if isinstance(meta.get("git"), dict) else {}
 
 
+def _tools(meta: dict) -> dict:
+    return meta.get("tools") if isinstance(meta.get("tools"), dict) else {}
+
+
+# The load tools and the lab's builds of them (meta.json `tools`): a change point that comes with a
+# new build of the tool is the tool's as likely as the servers' (attribution).
+LOAD_TOOLS = ("wrk", "wrk_build", "h2load", "h2load_build", "oha", "h3load")
+
+
+def load_tools(meta: dict) -> str:
+    """The run's load tools and builds as a JSON object (sorted keys; '{}' when not recorded)."""
+    tools = _tools(meta)
+    return json.dumps({k: str(tools[k]) for k in LOAD_TOOLS if tools.get(k)}, sort_keys=True)
+
+
 def _params(meta: dict) -> dict:
     return meta.get("params") if isinstance(meta.get("params"), dict) else {}
 
@@ -114,6 +129,7 @@ IDENTITY: dict[str, Callable[[dict], Any]] = {
     "reps": lambda m: _params(m).get("reps"),
     "aa": lambda m: bool(_params(m).get("aa")),
     "blocks": part_blocks,   # the run's own (part_designs: each part's)
+    "load_tools": load_tools,
     "machine": lambda m: machine_label(_host(m).get("cpu_model"), _host(m).get("cores")),
     "setup": setup_label,
 }
