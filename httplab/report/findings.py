@@ -260,8 +260,7 @@ def claims_table(ctx: ReportContext) -> pd.DataFrame:
     peaks = [(s, m) for s, m in peaks if m.mean is not None]
     if peaks:
         s, m = max(peaks, key=lambda x: x[1].mean)  # type: ignore[arg-type, return-value]
-        est = ctx.stats.estimate((ctx.suite, s, a), "req_per_s")
-        bound = est is not None and float(est.get("client_bound_share", 0) or 0) >= 0.5
+        bound = estimate_bound(ctx.stats.estimate((ctx.suite, s, a), "req_per_s"))
         rows.append({"Claim (seed " + seed.number + ")": what, "The write-up": f"{_kilo(value)} req/s",
                      ours: f"{short_name(a)}: {bound_figure(fmt_mean_ci(m), bound)} req/s ({_short(s)})",
                      "Our ratio ÷ seed's": f"{m.mean / value:.2f}×" if seed_conditions(ctx)  # type: ignore[operator]

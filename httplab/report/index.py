@@ -129,11 +129,9 @@ CLIENT_BOUND_NOTE = ("⚑ client-bound: the load tool, not the server, set this 
 
 
 def client_bound(est: "pd.Series | None") -> bool:
-    """Whether an estimates row is client-bound: most of its ok runs were (client_bound_share ≥ ½)."""
-    if est is None or "client_bound_share" not in est:
-        return False
-    share = est["client_bound_share"]
-    return bool(pd.notna(share) and float(share) >= 0.5)
+    """Whether an estimates row is client-bound (tables.estimate_bound: client_bound_share ≥ ½)."""
+    from .tables import estimate_bound
+    return estimate_bound(est)
 
 
 def _machine(meta: dict) -> str:

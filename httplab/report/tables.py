@@ -77,14 +77,14 @@ def delta_cell(a: pd.DataFrame, b: pd.DataFrame, metric: str, confidence: float 
     on both sides, so no req/s Δ is reported; the cell gives the Δ of capacity (requests per
     server CPU-second) instead."""
     row = comparison(stats, metric, a, b, confidence)
-    if metric == "req_per_s" and row is not None and row["verdict"] == "both client-bound":
+    if metric == "req_per_s" and row is not None and (row["verdict"] == "both client-bound"
+                                                      or bool(row.get("a_client_bound")) or bool(row.get("b_client_bound"))):
+        # a client-bound side's req/s is the load tool's ceiling: with both, no req/s Δ at all; with
+        # one, the req/s Δ is a bound (report.cells); the verdict is read on capacity, which the tool
+        # does not cap
         cap = comparison(stats, "capacity_rps", a, b, confidence)
-        return f"{CLIENT_BOUND_MARK} both client-bound; capacity Δ {format_delta(ratio_ci_of(cap))}"
-    if metric == "req_per_s" and row is not None and (bool(row.get("a_client_bound")) or bool(row.get("b_client_bound"))):
-        # one side's req/s is the load tool's ceiling: the req/s Δ is a bound (report.cells), the
-        # verdict is read on capacity, which the tool does not cap
-        cap = comparison(stats, "capacity_rps", a, b, confidence)
-        return f"{CLIENT_BOUND_MARK} {format_delta(ratio_ci_of(row))}; capacity Δ {format_delta(ratio_ci_of(cap))}"
+        head = "both client-bound" if row["verdict"] == "both client-bound" else format_delta(ratio_ci_of(row))
+        return f"{CLIENT_BOUND_MARK} {head}; capacity Δ {format_delta(ratio_ci_of(cap))}"
     return format_delta(ratio_ci_of(row))
 
 
@@ -138,8 +138,8 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
         row: dict[str, str] = {label: fmt_level(level)}
         for s in servers:
             srv = at[at["server"] == s]
-            row[f"{short_name(s)} req/s"] = bound_figure(fmt_mean_ci(mean_ci(column(srv, metric), confidence)),
-                                                         metric == "req_per_s" and mostly_client_bound(srv))
+            row[f"{short_name(s)} req/s"] = (req_cell(srv, confidence) if metric == "req_per_s" else
+                                             fmt_mean_ci(mean_ci(column(srv, metric), confidence)))
         if transfer:
             for s in servers:
                 srv = at[at["server"] == s]
@@ -160,8 +160,8 @@ def comparison_table(runs: pd.DataFrame, where: Where | None = None, vary: str =
                 at[at["server"] == s], at[at["server"] == baseline], metric, confidence, stats)
         for ref in refs:
             srv = at[at["server"] == ref]
-            row[f"{short_name(ref)} req/s (ref)"] = bound_figure(fmt_mean_ci(mean_ci(column(srv, metric), confidence)),
-                                                                 metric == "req_per_s" and mostly_client_bound(srv))
+            row[f"{short_name(ref)} req/s (ref)"] = (req_cell(srv, confidence) if metric == "req_per_s" else
+                                                     fmt_mean_ci(mean_ci(column(srv, metric), confidence)))
         rows.append(row)
     df = pd.DataFrame(rows)
     df.attrs["key_columns"] = [label]
@@ -247,8 +247,7 @@ def cost_table(runs: pd.DataFrame, where: Where | None = None, servers: Sequence
         rss = ok["rss_peak_kb"].max() if not ok.empty else np.nan
         row = {
             "Scenario": label, "Server": display_name(s), "n": len(ok),
-            "req/s": bound_figure(fmt_mean_ci(mean_ci(column(ok, "req_per_s"), confidence), show_n=False),
-                                  mostly_client_bound(ok)),
+            "req/s": req_cell(ok, confidence, show_n=False),
             "capacity (req/CPU-s)": fmt_mean_ci(mean_ci(column(ok, "capacity_rps"), confidence), show_n=False),
             "CPU %": fmt_mean_ci(mean_ci(column(ok, "cpu_pct"), confidence), lambda v: fmt_float(v, 1), show_n=False),
             "CPU-µs/req": fmt_mean_ci(mean_ci(column(ok, "cpu_us_per_req"), confidence),

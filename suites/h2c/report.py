@@ -22,8 +22,7 @@ from httplab.stats.frames import RunStats, cell_of
 from httplab.stats.write import run_stats
 from httplab.report.cells import delta, mean_ci_of
 from httplab.report.summary import summary_block
-from httplab.report.tables import _with_meta, bound_figure  # same table conventions (attrs title/caption)
-from httplab.report.quality import mostly_client_bound
+from httplab.report.tables import _with_meta, req_cell  # same table conventions (attrs title/caption)
 
 SUITE = "h2c"
 H1_SUITE = "http1"
@@ -81,10 +80,8 @@ def h2_vs_h1_table(h2_runs: pd.DataFrame, h1_runs: pd.DataFrame | None, connecti
         r = delta(stats, "req_per_s", a, b, confidence)
         rows.append({
             "Server": display_name(s),
-            "HTTP/1.1 req/s": bound_figure(fmt_mean_ci(mean_ci(column(b, "req_per_s"), confidence)),
-                                           mostly_client_bound(b)),
-            "HTTP/2 req/s": bound_figure(fmt_mean_ci(mean_ci(column(a, "req_per_s"), confidence)),
-                                         mostly_client_bound(a)),
+            "HTTP/1.1 req/s": req_cell(b, confidence),
+            "HTTP/2 req/s": req_cell(a, confidence),
             "Δ HTTP/2 vs HTTP/1.1": format_delta(r),
         })
     streams = sorted(int(x) for x in h2["streams"].unique())
@@ -133,8 +130,7 @@ def log_cost_table(runs: pd.DataFrame, servers: Sequence[str] | None = None, con
             ok = ok_runs(grp)
             rows.append({
                 "Scenario": scenario_label(first), "Server": display_name(s), "n": len(ok),
-                "req/s without log": bound_figure(fmt_mean_ci(mean_ci(column(ok, "req_per_s"), confidence),
-                                                              show_n=False), mostly_client_bound(ok)),
+                "req/s without log": req_cell(ok, confidence, show_n=False),
                 "req/s with log": fmt_mean_ci(mean_ci(column(ok, WITH_LOG), confidence), show_n=False),
                 "Log cost": format_delta(log_cost_ci(grp, confidence, stats)),
             })

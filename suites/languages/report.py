@@ -108,7 +108,7 @@ def endpoint_table(runs: pd.DataFrame, scenario: str, baseline: str | None = Non
         row = {
             "Language": language(s) or "—", "Server": name(s), "Tier": _tier_label(s), "n": len(ok),
             "Requests": fmt_mean_ci(mean_ci(column(ok, "requests"), confidence), show_n=False) if not ok.empty else "—",
-            "Req/s": bound_figure(fmt_mean_ci(rps, show_n=False), mostly_client_bound(ok)),
+            "Req/s": req_cell(ok, confidence, show_n=False),
             "P50": fmt_mean_ci(mean_ci(column(ok, "lat_p50_us"), confidence), fmt_us, show_n=False),
             "P99": fmt_mean_ci(mean_ci(column(ok, "lat_p99_us"), confidence), fmt_us, show_n=False),
             # a maximum over the runs, not an estimate: it says how many runs it is the largest of

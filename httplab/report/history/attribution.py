@@ -112,7 +112,7 @@ def events(hist: Any) -> list[Event]:
         # explains the whole event
         runs = finite.sort_values(["start_utc", "run_id"]).drop_duplicates("run_id")["run_id"].tolist()
         i = runs.index(run_id) if run_id in runs else 0
-        before = runs[i - 1] if i > 0 else (flags[0].before_run or "")
+        before = runs[i - 1] if i > 0 else ""
         changed = (what_changed(ident.loc[before], ident.loc[run_id])
                    if before in ident.index and run_id in ident.index else ())
         out.append(Event(part, scen, metric, setup, run_id, before, flags[0].date,

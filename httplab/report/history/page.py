@@ -55,7 +55,6 @@ class Flag:
     before: float
     after: float
     pvalue: float
-    before_run: str = ""   # the series' run just before run_id (attribution: what changed between them)
 
     @property
     def change(self) -> float:
@@ -111,9 +110,8 @@ def build(data_root: Path, reports_dir: Path | None = None, raw_root: Path | Non
         hist.tested += 1
         for cp in changepoints.detect(g["estimate"].astype(float).to_numpy()):
             row = g.iloc[cp.index]
-            before = str(g.iloc[cp.index - 1]["run_id"]) if cp.index > 0 else ""
             hist.flags.append(Flag(part, scen, server, metric, setup, row["run_id"], row["commit_short"], row["date"],
-                                   cp.mean_before, cp.mean_after, cp.pvalue, before))
+                                   cp.mean_before, cp.mean_after, cp.pvalue))
             frame.loc[g.index[cp.index], "flag"] = f"{cp.forward_change:+.0%} (p {cp.pvalue:.2g})"
     return hist
 
