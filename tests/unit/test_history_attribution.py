@@ -68,3 +68,21 @@ def test_the_index_and_the_history_page_say_it_in_words(tmp_path):
     short = md.split("## How it is read")[0]
     assert "## In short" in short and "S1: AMD EPYC, 2 cores" in short and "12 runs" in short
     assert "every server moved the same way" in short.lower()
+
+
+def test_the_design_compared_is_the_parts_not_the_runs(tmp_path):
+    """A run whose params say 3 s × 5 reps in server blocks, and whose part ran its suite's own
+    design (suite_params.<part>: 1 s × 12 sliced), is compared on the part's: two such runs on
+    either side of a step did not change design, whatever the run before's params said."""
+    own = {"suite_params": {"http1": {"duration_s": 1, "reps": 12, "blocks": "sliced"}}}
+    rng = np.random.default_rng(5)
+    for i in range(12):
+        after = i >= 6
+        ev = 150_000 * (1 + 0.01 * rng.standard_normal()) * (1.6 if after else 1.0)
+        # the runs before the step ran their whole run sliced; those after only the part
+        params = {"params": {"duration_s": 3, "reps": 5, "aa": 1, "blocks": "server" if after else "sliced"}}
+        _run(tmp_path / "data", i, AMD, {"evloop": (ev, 6.0)}, commit=f"{'b' if after else 'a'}{'0' * 9}",
+             extra={**own, **params})
+    hist = page.build(tmp_path / "data")
+    (e,) = [e for e in attribution.events(hist) if e.metric == "req_per_s"]
+    assert not any("design" in c for c in e.changed), e.changed

@@ -56,6 +56,9 @@ def _tools(row: pd.Series) -> dict[str, str]:
     return out if isinstance(out, dict) else {}
 
 
+DESIGN = ("duration_s", "reps", "blocks")   # the columns that say a part's design
+
+
 def _design(row: pd.Series) -> str:
     dur, reps = row.get("duration_s"), row.get("reps")
     parts = []
@@ -113,7 +116,14 @@ def events(hist: Any) -> list[Event]:
         runs = finite.sort_values(["start_utc", "run_id"]).drop_duplicates("run_id")["run_id"].tolist()
         i = runs.index(run_id) if run_id in runs else 0
         before = runs[i - 1] if i > 0 else ""
-        changed = (what_changed(ident.loc[before], ident.loc[run_id])
+        # the design is the part's own (a part may run its suite's design, not the run's)
+        design = finite.drop_duplicates("run_id").set_index("run_id")[list(DESIGN)]
+
+        def at(run: str) -> pd.Series:
+            row = ident.loc[run].copy()
+            row.update(design.loc[run])
+            return row
+        changed = (what_changed(at(before), at(run_id))
                    if before in ident.index and run_id in ident.index else ())
         out.append(Event(part, scen, metric, setup, run_id, before, flags[0].date,
                          tuple((s, moved[s]) for s in sort_servers(set(moved))), held, changed))

@@ -33,7 +33,7 @@ from typing import Any
 import pandas as pd
 
 from ...stats.canary import canary_parts
-from ...tidy.rawrun import part_blocks
+from ...tidy.rawrun import part_blocks, suite_params
 from ..run_status import RUNS_FILE, read_run_status
 
 FRAMES = ("estimates", "comparisons", "runs")
@@ -95,14 +95,21 @@ def setup_label(meta: dict) -> str:
 SLICED_SETUP = "; interleaved slices"
 
 
+def _number(x: Any) -> float | None:
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
+
+
 def part_designs(folders: list[Path]) -> pd.DataFrame:
-    """One row per run and part its meta.json names: run_id, suite (the part), blocks."""
+    """One row per run and part its meta.json names: run_id, suite (the part), and the design the
+    part ran in (blocks, duration_s, reps: a part may run its suite's own, suite_params.<part>)."""
     rows = []
     for d in folders:
         run_id, _, meta = _run_doc(d)
-        rows += [{"run_id": run_id, "suite": str(p), "blocks": part_blocks(meta, str(p))}
-                 for p in meta.get("suites") or ()]
-    return pd.DataFrame(rows, columns=["run_id", "suite", "blocks"])
+        for p in meta.get("suites") or ():
+            own = suite_params(meta, str(p))
+            rows.append({"run_id": run_id, "suite": str(p), "blocks": part_blocks(meta, str(p)),
+                         "duration_s": _number(own.get("duration_s")), "reps": _number(own.get("reps"))})
+    return pd.DataFrame(rows, columns=["run_id", "suite", "blocks", "duration_s", "reps"])
 
 
 # column -> how it is read from a run.json's meta (the raw meta.json). A new column (a canary figure,
@@ -220,8 +227,9 @@ def connect(data_root: str | Path = "data", reports_dir: str | Path | None = Non
         # each figure beside its part's canary floor, and as a multiple of it (the same point on a
         # faster machine reads a larger req/s and, to the canary's extent, the same multiple)
         # (the setup and design of each figure's part: a part may have run in its own design)
-        con.execute("CREATE OR REPLACE VIEW history AS SELECT e.*, i.* EXCLUDE (run_id, setup, blocks), "
+        con.execute("CREATE OR REPLACE VIEW history AS SELECT e.*, i.* EXCLUDE (run_id, setup, blocks, duration_s, reps), "
                     "COALESCE(p.blocks, i.blocks) AS blocks, "
+                    "COALESCE(p.duration_s, i.duration_s) AS duration_s, COALESCE(p.reps, i.reps) AS reps, "
                     f"i.setup || CASE WHEN COALESCE(p.blocks, i.blocks) = 'sliced' THEN '{SLICED_SETUP}' ELSE '' END AS setup, "
                     "c.canary_floor_req_per_s, c.canary_cpu_mops_per_s, "
                     "e.estimate / c.canary_floor_req_per_s AS estimate_per_canary "
