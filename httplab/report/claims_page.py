@@ -28,6 +28,7 @@ from ..lab.servers import pairs_named
 from ..stats.claims import OUTCOMES, VERDICTS, outcome_reason, verdict
 from ..stats.write import read_stats
 from .run_status import read_run_status, RUNS_FILE
+from .scenarios import ids_worded
 
 CLAIMS_PAGE_MD = "claims.md"
 _RANK = {"confirmed": 0, "same direction, different size": 0, "partly": 0, "refuted": 0, "not comparable": 1, "untested": 2}
@@ -184,7 +185,7 @@ def render_md(chosen: pd.DataFrame, caveats: dict[str, str] | None = None) -> st
             read_in = getattr(r, "read_in", None) or [r.run_id]
             link = ", ".join(f"[`{run}`]({run}/{suites.get(str(seed), '')}.html)" + (" †" if run in caveats else "")
                              for run in read_in)
-            cells = [r.what, r.seed_text, f"**{r.verdict}**", link, pairs_named(str(r.ours)), r.reason, r.others]
+            cells = [r.what, r.seed_text, f"**{r.verdict}**", link, ids_worded(pairs_named(str(r.ours))), r.reason, r.others]
             lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
         lines.append("")
     read = chosen["read_in"] if "read_in" in chosen else chosen["run_id"].map(lambda r: [r])

@@ -1,6 +1,7 @@
 """Human labels for scenarios and the table layout of each suite (which runs go in which table)."""
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -117,3 +118,47 @@ def uncovered(runs: pd.DataFrame, sections: list[Section]) -> pd.DataFrame:
     for s in sections:
         covered[select(runs, s.where).index] = True
     return runs[~covered]
+
+
+# ---------------------------------------------------------------- a scenario id in words
+
+# The ids the suites' matrices give their scenarios ([h1_|h2_]method_route[_s<bytes>|_b<bytes>]
+# [_close][_pipe<n>]_c<conns>[_m<streams>]), so that a text that carries only the id (the claim
+# ledger's points, a history series) can be printed in the words of the tables. The routes are the
+# matrices' paths; an id outside the pattern is printed as it is.
+_ID = re.compile(r"\b(?:(?P<part>[a-z0-9]+)/)?(?:(?P<tls>h[12])_)?(?P<method>get|post)_(?P<route>[a-z]+)"
+                 r"(?:_s(?P<size>\d+)|_b(?P<body>\d+))?(?P<close>_close)?(?:_pipe(?P<pipe>\d+))?"
+                 r"_c(?P<conns>\d+)(?:_m(?P<streams>\d+))?\b")
+_ROUTE_PATH = {("GET", "root"): "/", ("GET", "query"): "/something?foo=bar",
+               ("GET", "json"): "/something?json=true", ("POST", "json"): "/something"}
+_PART_WORDS = {"http1": "HTTP/1.1 ", "h2c": "h2c ", "h3": "HTTP/3 "}   # https's ids carry h1_/h2_
+
+
+def _id_words(m: re.Match[str]) -> str:
+    method = m["method"].upper()
+    head = _PART_WORDS.get(m["part"] or "", "")
+    head += {"h1": "HTTPS/1.1 ", "h2": "HTTPS/2 "}.get(m["tls"] or "", "")
+    head += f"{method} {_ROUTE_PATH.get((method, m['route']), '/' + m['route'])}"
+    if m["size"]:
+        head += f" {fmt_size(int(m['size']))}"
+    if m["body"]:
+        head += f" {fmt_size(int(m['body']))} body"
+    extra = [f"{int(m['conns'])} conns"]
+    if m["close"]:
+        extra.append("Connection: close")
+    if m["pipe"]:
+        extra.append(f"pipeline {int(m['pipe'])}")
+    if m["streams"]:
+        extra.append("one stream each" if m["streams"] == "1" else f"{int(m['streams'])} streams")
+    return f"{head} ({', '.join(extra)})"
+
+
+def scenario_words(scenario: str) -> str:
+    """'get_echo_s1024_c100' -> 'GET /echo 1 KiB (100 conns)'; an id outside the pattern as it is."""
+    m = _ID.fullmatch(scenario)
+    return _id_words(m) if m else scenario
+
+
+def ids_worded(text: str) -> str:
+    """Every scenario id in a text ('h2c/get_ping_c100 vs http1/get_ping_c100: +20% …') in words."""
+    return _ID.sub(_id_words, text)

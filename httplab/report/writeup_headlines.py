@@ -11,12 +11,14 @@ each claim best), so the index and the claims page can never disagree. Pure func
 from __future__ import annotations
 
 import html
+import re
 
 import pandas as pd
 
 from ..lab import suites as lab_suites
 from ..lab.servers import pairs_named
 from ..stats.claims import VERDICTS
+from .scenarios import ids_worded
 
 READ_MARK = "vs the write-up's"   # what a point's text holds once it was read (stats.claims.read_point)
 
@@ -36,6 +38,11 @@ def lead_point(ours: str, scenario: str) -> str:
     read = [p for p in points if READ_MARK in p]
     mine = [p for p in read if scenario and p.split(":", 1)[0].split(" ", 1)[0] == scenario]
     return (mine or read or points or ["—"])[0]
+
+
+def _code(escaped: str) -> str:
+    """`run id` spans of the ledger's Markdown as HTML code."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", escaped)
 
 
 def short_reason(reason: str) -> str:
@@ -61,12 +68,12 @@ def headlines_table(chosen: pd.DataFrame, titles: dict[str, str] | None = None,
     rows = []
     for seed, g in chosen.groupby(chosen["seed"].astype(str), sort=True):
         lead = g.iloc[0]
-        point = pairs_named(lead_point(str(lead["ours"]), headline_scenario(seed)))
+        point = ids_worded(pairs_named(lead_point(str(lead["ours"]), headline_scenario(seed))))
         why = short_reason(str(lead["reason"]))
         rows.append(
             f"<tr><th>{html.escape(seed)} {html.escape(titles.get(seed, ''))}</th>"
             f"<td>{html.escape(str(lead['what']))}: <em>{html.escape(str(lead['seed_text']))}</em></td>"
-            f"<td>{html.escape(point)}</td>"
+            f"<td>{_code(html.escape(point))}</td>"
             f"<td><strong>{html.escape(str(lead['verdict']))}</strong>"
             + (f"<br><span class=\"why\">{html.escape(why)}</span>" if why else "") + "</td>"
             f"<td>{html.escape(seed_counts(chosen, seed))}</td></tr>")

@@ -20,6 +20,7 @@ import pandas as pd
 
 from ...lab import suites as lab_suites
 from ...lab.servers import base_of, colour, display_name, is_aa_copy, sort_servers
+from ..scenarios import scenario_words
 from ..plots import count_tick, describe, description, new_figure, png_bytes, set_value_axis, styled
 from . import attribution, changepoints
 from .store import connect, frame as query, history_frame
@@ -38,7 +39,7 @@ def headline_points() -> list[tuple[str, str]]:
 
 
 def point_label(part: str, scenario: str) -> str:
-    return f"{part}: {SCENARIO_WORDS.get(scenario, scenario)}"
+    return f"{part}: {SCENARIO_WORDS.get(scenario) or scenario_words(scenario)}"
 
 
 @dataclass(frozen=True)
