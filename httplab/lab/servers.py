@@ -15,6 +15,7 @@ import re
 import colorsys
 import hashlib
 from collections.abc import Iterable
+from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
 
@@ -85,17 +86,29 @@ def tcp_twin(server: str) -> str | None:
     return m.tcp_twin + server[len(base_of(server)):]
 
 
+# The cores the run being reported gave each server that has no count of its own (<server>@<n>),
+# where it gave them more than one: a report of a many-core run names the C server with ", 12
+# cores" / "×12" (twelve worker processes, its manifest's `how`), so that it never shares a name
+# with the one-process C server of the two-core runs. Set once per report by the report's context
+# (report.engine.open_report, name_servers_for_run); None names servers as their manifests do.
+_RUN_CORES: ContextVar[int | None] = ContextVar("run_cores", default=None)
+
+
+def name_servers_for_run(server_cores: int | None) -> None:
+    """Name the servers of a run that gave each of them `server_cores` CPUs (None or 1: no count)."""
+    _RUN_CORES.set(server_cores if server_cores and server_cores > 1 else None)
+
+
 def display_name(server: str) -> str:
     """Human name of a server id (the manifest's `display`); unknown ids are returned as given.
     An A/A copy is named after its original ("<display>, A/A copy")."""
     original = aa_of(server)
     if original is not None:
         return display_name(original) + ", A/A copy"
-    n = cores_of(server)
-    if n is not None:
-        return f"{display_name(base_of(server))}, {n} core{'s' if n != 1 else ''}"
-    m = manifests().get(server)
-    return m.display if m else server
+    n = cores_of(server) or _RUN_CORES.get()
+    m = manifests().get(base_of(server))
+    name = m.display if m else base_of(server)
+    return f"{name}, {n} core{'s' if n != 1 else ''}" if n else name
 
 
 def short_name(server: str) -> str:
@@ -103,11 +116,10 @@ def short_name(server: str) -> str:
     original = aa_of(server)
     if original is not None:
         return short_name(original) + " A/A"
-    n = cores_of(server)
-    if n is not None:
-        return f"{short_name(base_of(server))} ×{n}"
-    m = manifests().get(server)
-    return m.short if m else server
+    n = cores_of(server) or _RUN_CORES.get()
+    m = manifests().get(base_of(server))
+    name = m.short if m else base_of(server)
+    return f"{name} ×{n}" if n else name
 
 
 def language(server: str) -> str | None:

@@ -13,7 +13,7 @@ import pandas as pd
 from ..lab.suites import suite as lab_suite, suite_of_part
 from ..lab.suites import suite_module as suite_code  # a notebook's R.suite_code(suite): its suite's report.py
 from ..lab.paths import repo_root, resolve
-from ..lab.servers import contestants, display_name
+from ..lab.servers import contestants, cores_of, display_name, name_servers_for_run
 from .quality import NoiseFloor, floor_sentence, no_aa_reason, noise_floor
 from ..tidy.rawrun import RawRun
 from ..tidy.runs_select import default_run_dir
@@ -81,6 +81,12 @@ def open_report(suite: str, run_dir: str | Path | None = None, out_dir: str | Pa
     if abs(built_at - confidence) > 1e-12:
         raise ValueError(f"{odir} holds statistics at confidence {built_at}, the report asks for {confidence}: "
                          f"rebuild it with `python -m httplab build {rdir} {odir} --confidence {confidence}`")
+    # every name the report prints, with the cores this run gave its servers (lab.servers): the
+    # run's server CPUs, unless every server of the run was pinned to a count of its own (the
+    # scaling plans' <server>@<n>, whose report names the count per point)
+    from ..lab.hoststate import parse_cpu_list
+    plain = any(cores_of(str(s)) is None for s in full.runs["server"].unique()) if not full.runs.empty else True
+    name_servers_for_run(len(parse_cpu_list(str(full.meta.get("server_cpus") or "")) or []) if plain else None)
     return ReportContext(root, full.suite(suite), suite, odir, confidence, baseline, full, stats)
 
 
@@ -455,25 +461,13 @@ def compared_servers(ctx: ReportContext) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*contestants(present), ctx.baseline]))
 
 
-def run_name(ctx: ReportContext, server: str) -> str:
-    """A server's display name as this run ran it: where the run gave its servers more than one CPU,
-    a server not pinned to a count of its own (<server>@<n>) is named with the cores it had (the C
-    server with ", 12 cores": twelve worker processes, the manifest's `how`), so that the one-process
-    C of the two-core runs and the twelve-worker C of a many-core run never share a name."""
-    from ..lab.hoststate import parse_cpu_list
-    from ..lab.servers import cores_of
-    n = len(parse_cpu_list(str(ctx.run.meta.get("server_cpus") or "")) or [])
-    name = display_name(server)
-    return f"{name}, {n} cores" if n > 1 and cores_of(server) is None else name
-
-
 def compared_title(ctx: ReportContext) -> str:
     """'<contestants> vs <baseline>' in display names, for the report's title (contestants joined by
     'and'); a side the run has no data for says so, so that a title never names a comparison the
     report cannot show."""
     present = set(ctx.runs["server"]) if not ctx.runs.empty else set()
-    mine = [run_name(ctx, s) for s in contestants(present)]
-    base = run_name(ctx, ctx.baseline) if ctx.baseline else ""
+    mine = [display_name(s) for s in contestants(present)]
+    base = display_name(ctx.baseline) if ctx.baseline else ""
     left = " and ".join(mine) if mine else "no contestant (no data)"
     if not base:
         return left

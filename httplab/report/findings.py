@@ -19,7 +19,7 @@ from ..stats.write import KEEPALIVE_SCORE
 from ..lab.servers import display_name, language, pairs_named, short_name, tier
 from ..lab.suites import suite_of_part
 from .cells import mean_ci_of, ratio_ci_of
-from .engine import ReportContext, compared_servers, run_name
+from .engine import ReportContext, compared_servers
 from .fmt import fmt_mean_ci
 from .quality import client_bound_points
 from .tables import bound_figure, estimate_bound, to_markdown
@@ -384,7 +384,7 @@ def findings_markdown(ctx: ReportContext) -> str:
         table = claims_table(ctx)
         servers = compared_servers(ctx)
         a = seed_contestant(ctx, servers[0])
-        names = " vs ".join(run_name(ctx, s) for s in (a, ctx.baseline))
+        names = " vs ".join(display_name(s) for s in (a, ctx.baseline))
         lead = (f"Seed {seed.number}, *{seed.title}* ({seed.setup}), made the claims on the left; on the "
                 f"right, this run's {names} on the same scenarios, every Δ with its 95 % interval. "
                 + headline(ctx, seed, a))

@@ -11,7 +11,7 @@ import pandas as pd
 from ..stats import MIN_RUNS
 from ..lab.servers import contestants, display_name
 from ..tidy.rawrun import server_warmups, suite_params
-from .engine import ReportContext, run_name
+from .engine import ReportContext
 from .method_words import stand_in_sentence
 from .quality import no_aa_reason
 
@@ -146,7 +146,7 @@ def settings_table(ctx: ReportContext) -> pd.DataFrame:
         ("Pinning", f"server on CPU {meta.get('server_cpus', '?')}, load generator on CPU "
                     f"{meta.get('client_cpus', '?')} ({meta.get('client_threads', '?')} load-tool thread per client CPU), taskset"),
         ("Host", _host_line(meta)),
-        ("Servers", ", ".join(run_name(ctx, s) for s in tools if "~" not in s) or "—"),
+        ("Servers", ", ".join(display_name(s) for s in tools if "~" not in s) or "—"),
         ("Stand-in", stand_in_sentence()),
         ("Intervals", f"{ctx.confidence:.0%} t intervals on the log scale (figures: geometric means; Δ: "
                       f"ratios paired by rep); none below {MIN_RUNS} runs"),

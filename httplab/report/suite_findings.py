@@ -19,11 +19,11 @@ import math
 
 import pandas as pd
 
-from ..lab.servers import is_aa_copy, short_name
+from ..lab.servers import display_name, is_aa_copy, short_name
 from ..stats import format_delta
 from ..stats.select import select
 from .cells import mean_ci_of, ratio_ci_of
-from .engine import ReportContext, compared_servers, run_name
+from .engine import ReportContext, compared_servers
 from .findings import _run_reasons
 from .fmt import fmt_mean_ci
 from .scenarios import declared_sections, scenario_labels
@@ -74,7 +74,7 @@ def ranking_table(ctx: ReportContext, scenario: str) -> pd.DataFrame:
         best = next((o for o in order if o != s), None)
         cmp_ = ctx.stats.compare(COST, (ctx.suite, scenario, s), (ctx.suite, scenario, best)) if best else None
         rows.append({
-            "Server": run_name(ctx, s),
+            "Server": display_name(s),
             "CPU-µs per request (95 % CI)": _figure(ctx, scenario, s, COST, fmt=",.2f"),
             "Requests per core-second": cap,
             "req/s": bound_figure(fmt_mean_ci(mean_ci_of(rps)), estimate_bound(rps)),
@@ -124,7 +124,7 @@ def findings_markdown(ctx: ReportContext) -> str:
              to_markdown(ranking_table(ctx, scen)), ""]
     lines = section_lines(ctx, a, b) if a != b else []
     if lines:
-        parts += [f"{run_name(ctx, a)} against {run_name(ctx, b)}, CPU-µs per request over each section's points "
+        parts += [f"{display_name(a)} against {display_name(b)}, CPU-µs per request over each section's points "
                   "(a negative Δ: the first is cheaper):", ""]
         parts += [f"- {x}" for x in lines] + [""]
     parts += [f"- {r}" for r in _run_reasons(ctx)]

@@ -163,16 +163,39 @@ def test_the_right_labels_pass(tmp_path, planted):
     assert mislabels(tmp_path, ROOT / "data" / HTTP1_RUN) == []
 
 
-@pytest.mark.parametrize("server_cpus, server, named", [
-    ("0", "evloop", "C (evloop)"),                       # the two-core runs: one process, its plain name
-    ("0-11", "evloop", "C (evloop), 12 cores"),          # the 16-core runs: twelve workers, said so
-    ("0-11", "evloop@1", "C (evloop), 1 core"),          # pinned to its own count: that count
-    ("0-11", "go", "Go net/http, 12 cores"),
+@pytest.mark.parametrize("server_cpus, server, named, short", [
+    ("0", "evloop", "C (evloop)", "C"),                          # the two-core runs: one process, its plain name
+    ("0-11", "evloop", "C (evloop), 12 cores", "C ×12"),         # the 16-core runs: twelve workers, said so
+    ("0-11", "evloop@1", "C (evloop), 1 core", "C ×1"),          # pinned to its own count: that count
+    ("0-11", "go", "Go net/http, 12 cores", "Go ×12"),
+    ("0-11", "evloop~aa", "C (evloop), 12 cores, A/A copy", "C ×12 A/A"),
 ])
-def test_a_server_is_named_with_the_cores_its_run_gave_it(server_cpus, server, named):
-    """'C' is one process in the two-core runs and twelve workers in the 16-core ones: the report's
-    title, Servers row and findings name the cores (issue: the same name stood for both)."""
-    from types import SimpleNamespace
-    from httplab.report.engine import run_name
-    ctx = SimpleNamespace(run=SimpleNamespace(meta={"server_cpus": server_cpus}))
-    assert run_name(ctx, server) == named  # type: ignore[arg-type]
+def test_a_server_is_named_with_the_cores_its_run_gave_it(server_cpus, server, named, short):
+    """'C' is one process in the two-core runs and twelve workers in the 16-core ones: every name a
+    report prints (title, Servers row, findings, and every table's columns and rows) says the cores
+    (issue: the same name stood for both). The report's context sets it once per report."""
+    from httplab.lab.hoststate import parse_cpu_list
+    from httplab.lab.servers import display_name, name_servers_for_run, short_name
+    try:
+        name_servers_for_run(len(parse_cpu_list(server_cpus) or []))
+        assert display_name(server) == named
+        assert short_name(server) == short
+    finally:
+        name_servers_for_run(None)
+
+
+def test_a_16_core_report_names_its_columns_with_the_cores():
+    """The committed seed-conditions run's context: its tables' columns read "C ×12", not "C"."""
+    from httplab.report import engine as R
+    from httplab.lab.servers import name_servers_for_run, short_name
+    run = "20261126T013741Z-vm"
+    if not (ROOT / "data" / run / "estimates.parquet").is_file():
+        pytest.skip("the run is not in data/")
+    try:
+        ctx = R.open_report("http1", run_dir=ROOT / "raw" / run, out_dir=ROOT / "data" / run, baseline="go")
+        assert short_name("evloop") == "C ×12" and short_name("evloop@1") == "C ×1"
+        from httplab.report.tables import cost_table
+        cells = cost_table(ctx.runs, **ctx.stat_args()).to_string()
+        assert "C (evloop), 12 cores" in cells and "Go net/http, 12 cores" in cells
+    finally:
+        name_servers_for_run(None)

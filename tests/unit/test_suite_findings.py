@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from httplab.lab.servers import short_name
+from httplab.lab.servers import display_name, short_name
 from httplab.report import engine as R
 from httplab.report import suite_findings as SF
 
@@ -33,12 +33,12 @@ def test_servers_are_ranked_by_cpu_per_request_with_the_bound_marked(ctx):
     assert costs == sorted(costs) and len(costs) >= 3
     for server in table["Server"]:
         est = ctx.stats.estimate(("h3", scen, next(s for s in set(ctx.runs["server"])
-                                                 if R.run_name(ctx, s) == server)), "req_per_s")
+                                                 if display_name(s) == server)), "req_per_s")
         cell = table.loc[table["Server"] == server, "req/s"].iloc[0]
         assert cell.startswith("≥ ") == (float(est["client_bound_share"]) >= 0.5), (server, cell)
     # each row's Δ is against the cheapest other server: the first row's against the second, the rest
     # against the first
-    names = {R.run_name(ctx, s): short_name(s) for s in set(ctx.runs["server"])}
+    names = {display_name(s): short_name(s) for s in set(ctx.runs["server"])}
     deltas = table["CPU-µs Δ vs the cheapest other"].tolist()
     assert deltas[0].endswith(" vs " + names[table["Server"].iloc[1]])
     assert all(d.endswith(" vs " + names[table["Server"].iloc[0]]) for d in deltas[1:])
