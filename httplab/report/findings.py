@@ -292,6 +292,14 @@ def languages_table(ctx: ReportContext) -> pd.DataFrame:
 
 # ---------------------------------------------------------------- why they differ
 
+def seed_machine(ctx: ReportContext) -> str:
+    """The write-up's machine as it states it (its suite.toml [seed] conditions), never more: seed
+    003 states no hardware."""
+    s = suite_of_part(ctx.suite)
+    stated = str((s.seed_doc if s is not None else {}).get("conditions") or "")
+    return stated or SEED_MACHINE
+
+
 def reasons(ctx: ReportContext) -> list[str]:
     """The sentences saying why this run's numbers differ from the seed's, each from the run."""
     meta = ctx.run.meta
@@ -303,16 +311,16 @@ def reasons(ctx: ReportContext) -> list[str]:
                f"the load generator with four threads on CPU {c_cpus}, 10 s runs; the C server is read against "
                "the claims single-threaded, as the seed's event loop was, and runs beside that with one worker "
                "per server core. Our ratio ÷ the seed's is therefore a like-for-like figure; what is left "
-               f"between them is the machine ({SEED_MACHINE} in the seed) and the servers' versions."]
+               f"between them is the machine (the seed's: {seed_machine(ctx)}) and the servers' versions."]
         return out + _run_reasons(ctx)
-    out = [f"**Cores.** The seed ran on one laptop ({SEED_MACHINE}). Here every server is pinned to "
+    out = [f"**Cores.** The seed's set-up: {seed_machine(ctx)}. Here every server is pinned to "
            f"{_cores(len(parse_cpu_list(s_cpus) or []))} (CPU {s_cpus}) and the load generator to "
            f"{_cores(len(parse_cpu_list(c_cpus) or []))} "
            f"(CPU {c_cpus}) of a {host.get('cores', '?')}-core {host.get('cpu_model', 'machine')}: a server "
            "that spreads over many cores (Go's runtime, a thread pool) loses what it had in the seed, a "
            "single-threaded event loop loses nothing, "
-           + ("so each number here says what a server does with one core, the seed's with twelve shared "
-              "with the load generator."
+           + ("so each number here says what a server does with one core, the seed's with every core it "
+              "shared with the load generator."
               if ranking_seed(ctx.suite) is not None else "so ratios against such servers are larger here.")
            + " Our ratio is therefore not set over the seed's: only a run under the seed's conditions "
              "(`run_all.sh --seed-conditions`, on a machine of 8 CPUs or more) can confirm or refute these claims."]
@@ -375,7 +383,7 @@ def findings_markdown(ctx: ReportContext) -> str:
     if ranking is not None:
         table = languages_table(ctx)
         lead = (f"Seed {ranking['number']}, *{ranking['title']}*, ranked five languages by their standard-library servers' "
-                "average req/s on a 12-core laptop. Below, each language's stdlib server in this run, every "
+                f"average req/s ({seed_machine(ctx)}). Below, each language's stdlib server in this run, every "
                 "server pinned to the same core.")
     else:
         seed = seed_of(ctx.suite)

@@ -101,7 +101,12 @@ class Claim:
 
 # ---------------------------------------------------------------- the declarations
 
-EXPECTS = ("higher", "lower", "same", "not lower", "not higher")
+EXPECTS = ("higher", "lower", "same", "not lower", "not higher", "higher, any size", "lower, any size")
+# "higher, any size" / "lower, any size": a claim of a direction without a size ("xKit wins every
+# scenario"), judged on its sign only: a clear difference the claimed way confirms it, the other way
+# refutes it, and so does a tie the interval shows (inside the equivalence margin); an interval that
+# holds no change but is wider than the margin cannot tell.
+ANY_SIZE = ", any size"
 PEAK_UNITS = {"req_per_s": "req/s", "bytes_per_s": "B/s"}
 
 
@@ -280,7 +285,7 @@ def expected(ratio: float, override: str | None = None) -> str:
 
 def agrees(reading: str, want: str) -> bool:
     """Whether a point's reading is what the claim expects ("not lower": higher or the same)."""
-    return reading == want or (want == "not lower" and reading in ("higher", "same")) \
+    return reading == want.removesuffix(ANY_SIZE) or (want == "not lower" and reading in ("higher", "same")) \
         or (want == "not higher" and reading in ("lower", "same"))
 
 
@@ -347,6 +352,15 @@ def judge_point(reading: str, want: str, lo: float, hi: float, seed_ratio: float
         if outside_margin(lo, hi):
             return "refuted"
         return "too wide to tell"
+    if want.endswith(ANY_SIZE):
+        if reading not in ("higher", "lower", "same", "inside the noise floor"):
+            return reading
+        if reading == want.removesuffix(ANY_SIZE):
+            return "confirmed"
+        if reading in ("higher", "lower"):
+            return "refuted"
+        # no clear difference: a tie the interval shows is no win; a wide one cannot tell
+        return "refuted" if within_margin(lo, hi) else "too wide to tell"
     if not is_read(reading, want):
         return reading
     if want in ("not lower", "not higher"):
@@ -432,13 +446,21 @@ def verdict(outcomes: Iterable[str]) -> tuple[str, int, int]:
     return v, len(judged), confirmed
 
 
+def _wanted_text(wanted: list[str]) -> str:
+    """'higher, higher, lower', or 'higher at all 12 points' where every point wants the same."""
+    if len(wanted) > 1 and len(set(wanted)) == 1:
+        return f"{wanted[0]} at all {len(wanted)} points"
+    return ", ".join(wanted)
+
+
 def outcome_reason(outcomes: list[str], wanted: list[str]) -> str:
     """The reason of a judged claim: its points' outcomes counted, what the write-up's figures
     said they should read, and the points that could not be judged."""
     judged = [o for o in outcomes if o in OUTCOMES]
     counted = ", ".join(f"{judged.count(o)} {o}" for o in OUTCOMES if o in judged)
-    reason = (f"of {len(judged)} point{'s' if len(judged) != 1 else ''} judged on sign and size: {counted} "
-              f"(the write-up's figures read {', '.join(wanted)}; equivalence margin ±{EQUIVALENCE_MARGIN:.0%})")
+    on = "sign" if wanted and all(w.endswith(ANY_SIZE) for w in wanted) else "sign and size"
+    reason = (f"of {len(judged)} point{'s' if len(judged) != 1 else ''} judged on {on}: {counted} "
+              f"(the write-up's figures read {_wanted_text(wanted)}; equivalence margin ±{EQUIVALENCE_MARGIN:.0%})")
     unread = [o for o in outcomes if o not in OUTCOMES]
     if unread:
         reason += f"; {len(unread)} not judged ({', '.join(sorted(set(unread)))})"

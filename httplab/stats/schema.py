@@ -84,7 +84,7 @@ run_id             | str   |          | the run
 claim_id           | str   |          | the claim (claims.claim_id)
 point              | str   |          | the point as the ledger names it (its scenario; both cells where they differ)
 reading            | str   |          | higher, lower, same, inside the noise floor, too wide to tell, not run, fewer than 5 runs or client-bound: capacity only
-expected           | str   |          | what the write-up's figure says the point should read (higher, lower, same, not lower, not higher)
+expected           | str   |          | what the write-up's figure says the point should read (higher, lower, same, not lower, not higher, higher or lower at any size)
 outcome            | str   |          | the point judged on sign and size: confirmed, same direction, different size, refuted; else the reading that kept it from being judged (httplab.stats.claims.judge_point)
 seed_ratio         | float |          | the write-up's ratio (A over B; a trend: its lead at A over its lead at B)
 ratio              | float |          | our ratio (A over B); NaN when the point was not read

@@ -34,7 +34,14 @@ def test_every_write_up_is_in_the_ledger():
     # with HTTPS/1.1 GET /echo 1 KiB, and the mean latency of HTTPS/1.1 and HTTPS/2 GET /ping
     assert by[("003", "rank")] == 4 and by[("002", "versus")] == 8
     # the mean-latency columns beside 000's and 001's req/s tables
-    assert by[("000", "versus")] == 5 and by[("001", "versus")] == 5
+    # (000 also: "xKit wins every scenario", over all twelve rows of its three tables)
+    assert by[("000", "versus")] == 6 and by[("001", "versus")] == 5
+    every = next(c for c in claims if c.claim_id == "000/versus/6")
+    assert every.expect == "higher, any size" and len(every.points) == 12
+    # 001's transfer at 64 KiB against seed 000's over HTTP/1.1 (1.16 against 2.20 GB/s)
+    transfer = next(c for c in claims if c.claim_id == "001/curve/7")
+    assert transfer.points[0].a[:2] == ("h2c", "post_echo_b65536_c100") and transfer.points[0].b[:2] == ("http1", "post_echo_b65536_c100")
+    assert abs(transfer.points[0].seed_ratio - 1.16 / 2.20) < 0.01
     assert all(by[(s, "curve")] >= 4 for s in ("000", "001", "002", "003"))
     # how the lead moves (000: grows with connections; 001: HTTP/2 amplifies it; 002: TLS erases it)
     # (000 also: the lead from 1 KiB to 4 KiB, on GET /echo and on POST /echo)
@@ -129,6 +136,13 @@ def test_verdicts_count_the_points_judged_on_sign_and_size():
     ("inside the noise floor", "same", 0.95, 0.99, 1.0, "confirmed"),
     ("same", "not lower", 0.9, 1.1, 1.0, "confirmed"),       # no size claimed: the sign decides
     ("lower", "not lower", 0.7, 0.8, 1.0, "refuted"),
+    # "wins every scenario": a direction without a size, judged on the sign alone
+    ("higher", "higher, any size", 1.80, 2.10, 1.18, "confirmed"),   # far past the write-up's +18 %: still a win
+    ("lower", "higher, any size", 0.55, 0.70, 1.18, "refuted"),
+    ("same", "higher, any size", 0.97, 1.04, 1.18, "refuted"),       # a tie inside the margin is no win
+    ("same", "higher, any size", 0.85, 1.20, 1.18, "too wide to tell"),
+    ("inside the noise floor", "higher, any size", 1.01, 1.05, 1.18, "refuted"),
+    ("client-bound: capacity only", "higher, any size", math.nan, math.nan, 1.18, "client-bound: capacity only"),
 ])
 def test_a_point_is_judged_on_its_size_as_well_as_its_sign(reading, want, lo, hi, seed, outcome):
     assert C.judge_point(reading, want, lo, hi, seed) == outcome
