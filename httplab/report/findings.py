@@ -476,8 +476,12 @@ def _chart_points(ctx: ReportContext) -> list[tuple[str, float, float | None, fl
     if seed is None or len(servers) < 2:
         return []
     a, b = seed_contestant(ctx, servers[0]), ctx.baseline
+    seen: set[str] = set()
     for c in seed.claims:
         for p in c.points:
+            if p.scenario in seen:
+                continue   # a claim over rows another claim holds ("wins every scenario"): each point once
+            seen.add(p.scenario)
             row = _compare(ctx, p.scenario, a, b)
             if row is None or not math.isfinite(row["ratio"]):
                 continue
