@@ -109,7 +109,7 @@ def _ranked(est: pd.DataFrame, delta: Callable[[str, str], str]) -> list[dict[st
     return rows
 
 
-def _rows(stats: RunStats, part: str, scenario: str, metric: str = METRIC) -> list[dict[str, Any]]:
+def ranked_rows(stats: RunStats, part: str, scenario: str, metric: str = METRIC) -> list[dict[str, Any]]:
     """Each contender's estimate of `metric` on the point, lowest first, with its Δ against the
     lowest other server (the comparisons frame's row and verdict)."""
     est = stats.estimates
@@ -192,8 +192,8 @@ def which_server_table(runs: Sequence[tuple[str, RunStats]],
         lat = LATENCY_PARTS.get(proto)
         mode = IDLE_MODES.get(proto)
         cells = [
-            _best_cell(_newest(runs, lambda s: _rows(s, part, scenario)), _cost, "no current run measured it"),
-            _best_cell(_newest(runs, lambda s: _rows(s, lat, OFFERED_SCENARIO, LATENCY_METRIC)) if lat else None,
+            _best_cell(_newest(runs, lambda s: ranked_rows(s, part, scenario)), _cost, "no current run measured it"),
+            _best_cell(_newest(runs, lambda s: ranked_rows(s, lat, OFFERED_SCENARIO, LATENCY_METRIC)) if lat else None,
                        _p99, "no current run measured it" if lat else "the latency suite has no such part"),
             _best_cell(_newest(idle, lambda f: idle_rows(f, mode)) if mode else None, _kib,
                        "no current run measured it" if mode else "measured over cleartext only"),
@@ -215,7 +215,7 @@ def others_table(runs: Sequence[tuple[str, RunStats]]) -> str:
     (paired by rep, with the verdict), from the same run as the which-server table's."""
     body = []
     for proto, part, scenario in PROTOCOLS:
-        found = _newest(runs, lambda s: _rows(s, part, scenario))
+        found = _newest(runs, lambda s: ranked_rows(s, part, scenario))
         if found is None:
             continue
         rid, rows = found

@@ -15,15 +15,14 @@ Every number is a row of data/<run_id>/'s estimates and comparisons (ctx.stats).
 """
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 
-from ..lab.servers import display_name, is_aa_copy, short_name
+from ..lab.servers import display_name, short_name
 from ..stats import format_delta
 from ..stats.select import select
 from .cells import mean_ci_of, ratio_ci_of
 from .engine import ReportContext, compared_servers
+from .first_screen import ranked_rows
 from .findings import _run_reasons
 from .fmt import fmt_mean_ci
 from .scenarios import declared_sections, scenario_labels
@@ -42,13 +41,10 @@ def headline_scenario(ctx: ReportContext) -> str | None:
     return scen if scen in ran else None
 
 
-def _servers(ctx: ReportContext, scenario: str) -> list[str]:
-    """The servers with a CPU-µs figure on the point, cheapest first (no A/A copy, no floor)."""
-    est = ctx.stats.estimates
-    mine = est[(est["suite"] == ctx.suite) & (est["scenario"] == scenario) & (est["metric"] == COST)]
-    mine = mine[[not is_aa_copy(str(s)) and not str(s).startswith("floor") and math.isfinite(float(e))
-                 for s, e in zip(mine["server"], mine["estimate"])]]
-    return [str(s) for s in mine.sort_values("estimate")["server"]]
+def _servers(ctx: ReportContext, scenario: str) -> list[dict]:
+    """The contenders with a CPU-µs figure on the point, cheapest first, each with its Δ against the
+    cheapest other server (first_screen.ranked_rows, as the index's which-server table ranks them)."""
+    return ranked_rows(ctx.stats, ctx.suite, scenario, COST)
 
 
 def _figure(ctx: ReportContext, scenario: str, server: str, metric: str, scale: float = 1.0,
@@ -65,22 +61,18 @@ def ranking_table(ctx: ReportContext, scenario: str) -> pd.DataFrame:
     """Every server on the headline point, cheapest first: CPU-µs per request, the capacity it implies
     (requests per core-second), req/s (≥ … ⚑ where client-bound), P99, and the CPU Δ against the
     cheapest other server."""
-    order = _servers(ctx, scenario)
     rows = []
-    for s in order:
-        cost = ctx.stats.estimate((ctx.suite, scenario, s), COST)
-        cap = f"{1e6 / float(cost['estimate']):,.0f}" if cost is not None and float(cost["estimate"]) > 0 else "—"
+    for r in _servers(ctx, scenario):
+        s, best = str(r["server"]), r["best_other"]
+        cap = f"{1e6 / r['est']:,.0f}" if r["est"] > 0 else "—"
         rps = ctx.stats.estimate((ctx.suite, scenario, s), "req_per_s")
-        best = next((o for o in order if o != s), None)
-        cmp_ = ctx.stats.compare(COST, (ctx.suite, scenario, s), (ctx.suite, scenario, best)) if best else None
         rows.append({
             "Server": display_name(s),
             "CPU-µs per request (95 % CI)": _figure(ctx, scenario, s, COST, fmt=",.2f"),
             "Requests per core-second": cap,
             "req/s": bound_figure(fmt_mean_ci(mean_ci_of(rps)), estimate_bound(rps)),
             "P99, ms": _figure(ctx, scenario, s, P99, scale=1e3, fmt=",.2f"),
-            "CPU-µs Δ vs the cheapest other": (f"{format_delta(ratio_ci_of(cmp_))} vs {short_name(best)}"
-                                              if cmp_ is not None and best else "—"),
+            "CPU-µs Δ vs the cheapest other": f"{r['delta']} vs {short_name(best)}" if best else "—",
         })
     return pd.DataFrame(rows)
 
